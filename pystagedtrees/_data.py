@@ -1,0 +1,175 @@
+"""Turn pandas data into integer codes, the form every kernel works on.
+
+Levels are strings at the API (as R factor levels are); each column becomes
+int32 codes into its level list, with -1 for a missing value.  Level order
+follows R's ``as.factor``: a categorical column keeps its category order
+(unused categories included), numeric and boolean columns are sorted by
+value, and string columns are sorted (Python's ordering, not R's locale
+collation: use a categorical to impose another order).
+"""
+import numbers
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["column_levels", "encode_column", "encode_frame", "check_frame"]
+
+
+def check_frame(data, name="data"):
+    """Raise unless ``data`` is a non-empty DataFrame with unique column names."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`{name}` must be a pandas DataFrame; got {type(data).__name__}."
+        )
+    if data.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty: it has no rows.")
+    if data.shape[1] == 0:
+        raise ValueError(f"`{name}` is empty: it has no columns.")
+    if not data.columns.is_unique:
+        dup = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
+        raise ValueError(f"`{name}` has duplicated column names: {dup}.")
+
+
+def _numeric_values_as_levels(values, column):
+    """Strings of the values of a numeric column, refusing non-integral floats."""
+    arr = np.asarray(values, dtype=float)
+    if np.any(arr != np.round(arr)):
+        raise TypeError(
+            f"column {column!r} holds non-categorical floats (e.g. "
+            f"{float(arr[arr != np.round(arr)][0])!r}); discretize it first, "
+            "e.g. with pandas.cut, or convert it to a categorical."
+        )
+    return arr.astype(np.int64)
+
+
+def _observed_values(col):
+    """The non-missing values of a column, as a plain Series."""
+    return col[col.notna()]
+
+
+def column_levels(col, column=None):
+    """Levels of one column, in the order R's ``as.factor`` would give.
+
+    Parameters
+    ----------
+    col : pandas.Series
+    column : str, optional
+        Name used in error messages (defaults to the Series name).
+
+    Returns
+    -------
+    list of str
+    """
+    column = col.name if column is None else column
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return [str(c) for c in col.cat.categories]
+    values = _observed_values(col)
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return [str(v) for v in sorted(pd.unique(values.astype(bool)))]
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        ints = _numeric_values_as_levels(values.to_numpy(), column)
+        return [str(v) for v in np.unique(ints)]
+    uniq = pd.unique(values.to_numpy())
+    if all(isinstance(v, (bool, np.bool_)) for v in uniq):
+        return [str(v) for v in sorted(uniq)]
+    if all(isinstance(v, numbers.Integral) for v in uniq):
+        return [str(v) for v in sorted(int(v) for v in uniq)]
+    return sorted(str(v) for v in uniq)
+
+
+def _value_strings(col, column):
+    """The values of a column as level strings (None for missing)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
+        return cats[col.cat.codes.to_numpy()]  # code -1 picks the trailing None
+    out = np.full(len(col), None, dtype=object)
+    mask = col.notna().to_numpy()
+    values = col.to_numpy()[mask]
+    if pd.api.types.is_bool_dtype(col.dtype):
+        out[mask] = [str(bool(v)) for v in values]
+    elif pd.api.types.is_numeric_dtype(col.dtype):
+        out[mask] = _numeric_values_as_levels(values, column).astype(str)
+    else:
+        out[mask] = [str(v) for v in values]
+    return out
+
+
+def encode_column(col, levels, column=None):
+    """Codes of a column against a given list of levels.
+
+    Parameters
+    ----------
+    col : pandas.Series
+    levels : sequence of str
+        The known levels; a value not among them is an error.
+    column : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of int32
+        The 0-based level codes, -1 where the value is missing.
+    """
+    column = col.name if column is None else column
+    levels = [str(lev) for lev in levels]
+    if isinstance(col.dtype, pd.CategoricalDtype) and [
+        str(c) for c in col.cat.categories
+    ] == levels:
+        return col.cat.codes.to_numpy().astype(np.int32)
+    strings = _value_strings(col, column)
+    missing = pd.isna(strings)
+    codes = pd.Categorical(strings, categories=levels).codes.astype(np.int32)
+    unknown = (codes < 0) & ~missing
+    if unknown.any():
+        bad = strings[np.flatnonzero(unknown)[0]]
+        raise ValueError(
+            f"column {column!r} has value {bad!r} that is not a level of the "
+            f"model; known levels: {levels}."
+        )
+    return codes
+
+
+def encode_frame(data, columns=None, levels=None, name="data"):
+    """Encode the columns of a DataFrame as an int32 code matrix.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    columns : sequence of str, optional
+        The columns to encode, in this order (default: all, in data order).
+    levels : dict of str to list of str, optional
+        Known levels per column; when given, values outside them are an error
+        and the codes refer to them.  Otherwise the levels are read from the
+        data (see :func:`column_levels`).
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int32, shape (n_rows, n_columns), C-contiguous
+        Level codes, -1 for missing values.
+    levels : dict of str to list of str
+        The levels of each encoded column, in column order.
+    """
+    check_frame(data, name)
+    if columns is None:
+        columns = list(data.columns)
+    else:
+        columns = list(columns)
+        unknown = [c for c in columns if c not in data.columns]
+        if unknown:
+            raise ValueError(
+                f"`{name}` has no column(s) {unknown}; its columns are "
+                f"{list(data.columns)}."
+            )
+    out_levels = {}
+    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32)
+    for j, column in enumerate(columns):
+        col = data[column]
+        if levels is None or column not in levels:
+            col_levels = column_levels(col, column)
+        else:
+            col_levels = [str(lev) for lev in levels[column]]
+        out_levels[column] = col_levels
+        codes[:, j] = encode_column(col, col_levels, column)
+    return codes, out_levels
