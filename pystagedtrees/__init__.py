@@ -1,0 +1,43 @@
+"""pystagedtrees: staged event trees and Bayesian network classifiers.
+
+The functions mirror the R package stagedtrees: same names, same defaults,
+same results on the same data.  ``lambda`` and ``class`` are spelled
+``lambda_`` and ``class_``.  Every function whose first argument is a model
+is also a method of :class:`Sevt`.
+"""
+from pystagedtrees.model import LogLik, Sevt
+from pystagedtrees.counting import make_ctables
+from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
+from pystagedtrees.fit import join_unobserved, sevt_fit
+from pystagedtrees.construct import full, indep, sevt
+from pystagedtrees.stage_ops import (
+    get_stage,
+    join_stages,
+    rename_stage,
+    stages,
+    stndnaming,
+    summary,
+)
+from pystagedtrees import datasets
+
+__all__ = [
+    "Sevt",
+    "LogLik",
+    "sevt",
+    "full",
+    "indep",
+    "sevt_fit",
+    "join_unobserved",
+    "make_ctables",
+    "logLik",
+    "AIC",
+    "BIC",
+    "sevt_df",
+    "stages",
+    "get_stage",
+    "join_stages",
+    "rename_stage",
+    "stndnaming",
+    "summary",
+    "datasets",
+]

@@ -1,0 +1,53 @@
+"""Counting kernels: contingency tables of situations, sums of rows by stage.
+
+Rows reach a situation of variable ``i`` through the path of their first
+``i`` values.  The kernels never enumerate all situations: each row carries
+the id of its observed situation (a dense 0..m-1 numbering of the situations
+that occur), and the next variable's ids are derived from the occupied cells
+``(situation, level)`` of the current one.
+"""
+from libc.stdint cimport int32_t, int64_t
+
+ctypedef double float64_t
+
+
+def situation_level_counts(const int64_t[::1] group, const int32_t[::1] codes,
+                           const float64_t[::1] weight, float64_t[:, ::1] out):
+    """Add ``weight[r]`` to ``out[group[r], codes[r]]`` for every complete row.
+
+    A row is skipped when its group is -1 (it left the tree at an earlier
+    missing value) or its code is -1 (missing here).  The caller guarantees
+    ``group < out.shape[0]`` and ``codes < out.shape[1]``.
+    """
+    cdef Py_ssize_t r, n = group.shape[0]
+    with nogil:
+        for r in range(n):
+            if group[r] >= 0 and codes[r] >= 0:
+                out[group[r], codes[r]] += weight[r]
+
+
+def next_situation_ids(const int64_t[::1] group, const int32_t[::1] codes,
+                       const int64_t[::1] cell_id, Py_ssize_t n_levels,
+                       int64_t[::1] out):
+    """Id of each row's situation one variable further down the tree.
+
+    ``cell_id[g * n_levels + x]`` is the new id of cell ``(g, x)`` (-1 when the
+    cell holds no weight); rows that are incomplete get -1.
+    """
+    cdef Py_ssize_t r, n = group.shape[0]
+    with nogil:
+        for r in range(n):
+            if group[r] >= 0 and codes[r] >= 0:
+                out[r] = cell_id[group[r] * n_levels + codes[r]]
+            else:
+                out[r] = -1
+
+
+def sum_rows_by_stage(const float64_t[:, ::1] counts, const int32_t[::1] stage,
+                      float64_t[:, ::1] out):
+    """``out[stage[r], :] += counts[r, :]``; the caller checks the stage ids."""
+    cdef Py_ssize_t r, a, n = counts.shape[0], k = counts.shape[1]
+    with nogil:
+        for r in range(n):
+            for a in range(k):
+                out[stage[r], a] += counts[r, a]

@@ -1,0 +1,273 @@
+"""Storage of the stages of one variable: integer ids per situation.
+
+Situations are numbered as in R stagedtrees (the root variable varies
+slowest).  A variable with at most :data:`DENSE_MAX` situations stores one
+stage id per situation, as R does.  Beyond that the vector is *sparse*: the
+listed situations (those seen in data) carry their own ids and every other
+situation shares one default stage (the unobserved stage), so unobserved
+situations cost nothing.
+
+Stage ids are ``0..S-1``, all in use, and their order is the order of the
+model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
+:class:`StageLabels`, aligned with the ids.
+"""
+import numpy as np
+
+DENSE_MAX = 1 << 20
+"""Largest number of situations of a variable stored one id per situation."""
+
+MAX_SITUATIONS = 1 << 62
+"""Situation indices are int64: larger trees are refused."""
+
+
+class StageVector:
+    """Stage id of every situation of one variable (dense or sparse).
+
+    Parameters
+    ----------
+    n_situations : int
+    stage : ndarray of int32
+        Ids of the listed situations (all of them when dense).
+    sit : ndarray of int64 or None
+        Sorted indices of the listed situations; None when dense.
+    default : int
+        Id of the situations not listed (sparse only; -1 when all listed).
+    """
+
+    __slots__ = ("n_situations", "stage", "sit", "default")
+
+    def __init__(self, n_situations, stage, sit=None, default=-1):
+        self.n_situations = int(n_situations)
+        self.stage = np.ascontiguousarray(stage, dtype=np.int32)
+        self.sit = None if sit is None else np.ascontiguousarray(sit, dtype=np.int64)
+        self.default = int(default) if sit is not None else -1
+
+    @classmethod
+    def build(cls, n_situations, sit, stage, default):
+        """Vector with ``stage`` on situations ``sit`` and ``default`` elsewhere.
+
+        Chooses the dense form when the variable is small enough.
+        """
+        sit = np.asarray(sit, dtype=np.int64)
+        stage = np.asarray(stage, dtype=np.int32)
+        if n_situations <= DENSE_MAX:
+            dense = np.full(n_situations, default, dtype=np.int32)
+            dense[sit] = stage
+            return cls(n_situations, dense)
+        if len(sit) == n_situations:
+            default = -1
+        return cls(n_situations, stage, sit, default)
+
+    @property
+    def is_dense(self):
+        return self.sit is None
+
+    def copy(self):
+        return StageVector(
+            self.n_situations,
+            self.stage.copy(),
+            None if self.sit is None else self.sit.copy(),
+            self.default,
+        )
+
+    def lookup(self, situations):
+        """Stage ids of the given situation indices."""
+        situations = np.asarray(situations, dtype=np.int64)
+        if self.sit is None:
+            return self.stage[situations]
+        pos = np.searchsorted(self.sit, situations)
+        pos_clipped = np.minimum(pos, len(self.sit) - 1) if len(self.sit) else pos
+        if len(self.sit) == 0:
+            return np.full(situations.shape, self.default, dtype=np.int32)
+        hit = self.sit[pos_clipped] == situations
+        return np.where(hit, self.stage[pos_clipped], self.default).astype(np.int32)
+
+    def dense(self, what="stage vector"):
+        """One id per situation; refuses when it would not fit in memory."""
+        if self.sit is None:
+            return self.stage
+        raise dense_too_large(self.n_situations, what)
+
+    def first_situation_of_default(self):
+        """Smallest situation index that is not listed (sparse), or None."""
+        n_listed = len(self.sit)
+        if n_listed == self.n_situations:
+            return None
+        gaps = np.flatnonzero(self.sit != np.arange(n_listed, dtype=np.int64))
+        return int(gaps[0]) if len(gaps) else n_listed
+
+    def first_appearance(self):
+        """Stage ids in order of first appearance along the situations."""
+        values, first = np.unique(self.stage, return_index=True)
+        first = first.astype(np.int64)
+        if self.sit is not None:
+            first = self.sit[first]
+            gap = self.first_situation_of_default()
+            if gap is not None:
+                if self.default in values:
+                    idx = np.searchsorted(values, self.default)
+                    first[idx] = min(first[idx], gap)
+                else:
+                    values = np.append(values, self.default)
+                    first = np.append(first, gap)
+        return values[np.argsort(first, kind="stable")].astype(np.int32)
+
+    def ids_in_use(self):
+        """Sorted distinct ids used by some situation."""
+        used = np.unique(self.stage)
+        if self.sit is not None and self.default >= 0 and len(self.sit) < self.n_situations:
+            used = np.union1d(used, [self.default])
+        return used.astype(np.int32)
+
+    def remap(self, mapping):
+        """New vector with every id ``s`` replaced by ``mapping[s]``."""
+        mapping = np.asarray(mapping, dtype=np.int32)
+        default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
+        return StageVector(
+            self.n_situations,
+            mapping[self.stage],
+            None if self.sit is None else self.sit.copy(),
+            default,
+        )
+
+    def assign(self, situations, stage_id):
+        """New vector where the given situations carry ``stage_id``."""
+        situations = np.asarray(situations, dtype=np.int64)
+        if self.sit is None:
+            dense = self.stage.copy()
+            dense[situations] = stage_id
+            return StageVector(self.n_situations, dense)
+        sit = np.union1d(self.sit, situations)
+        stage = self.lookup(sit)
+        stage[np.isin(sit, situations)] = stage_id
+        return StageVector(self.n_situations, stage, sit, self.default)
+
+    def with_default_outside(self, situations, stage_id):
+        """New vector keeping ``situations``' ids and ``stage_id`` everywhere else."""
+        situations = np.asarray(situations, dtype=np.int64)
+        kept = self.lookup(situations)
+        if self.sit is None:
+            dense = np.full(self.n_situations, stage_id, dtype=np.int32)
+            dense[situations] = kept
+            return StageVector(self.n_situations, dense)
+        return StageVector(self.n_situations, kept, situations.copy(), stage_id)
+
+
+def dense_too_large(n_situations, what):
+    """The error raised when a dense vector of ``n_situations`` is asked for."""
+    return ValueError(
+        f"the {what} would have {n_situations} entries (one per situation), "
+        f"more than the {DENSE_MAX} this library expands; the tree is stored "
+        "compactly (unobserved situations share one stage): use get_stage() "
+        "on the paths you need instead."
+    )
+
+
+def _numeric_label(label):
+    """The integer a label spells canonically ("12" -> 12), else -1."""
+    if label.isdigit() and label.isascii() and (label == "0" or label[0] != "0"):
+        return int(label)
+    return -1
+
+
+class StageLabels:
+    """Labels of the stages of one variable, aligned with the stage ids.
+
+    Labels that are canonical non-negative integers ("1", "27") are stored as
+    numbers, so a variable with a hundred thousand stages costs one int64
+    array; any other label ("UNOBSERVED", "Sex3") is kept as a string.
+    """
+
+    __slots__ = ("_num", "_names")
+
+    def __init__(self, numbers, names=()):
+        # _num[i] >= 0 is the label str(_num[i]); -(j + 1) is _names[j]
+        self._num = np.ascontiguousarray(numbers, dtype=np.int64)
+        self._names = list(names)
+
+    @classmethod
+    def from_strings(cls, labels):
+        nums = np.empty(len(labels), dtype=np.int64)
+        names = []
+        for i, label in enumerate(labels):
+            label = str(label)
+            value = _numeric_label(label)
+            if value >= 0:
+                nums[i] = value
+            else:
+                if label in names:
+                    nums[i] = -(names.index(label) + 1)
+                else:
+                    names.append(label)
+                    nums[i] = -len(names)
+        return cls(nums, names)
+
+    @classmethod
+    def numbered(cls, numbers):
+        return cls(np.asarray(numbers, dtype=np.int64))
+
+    def __len__(self):
+        return len(self._num)
+
+    def __getitem__(self, i):
+        value = self._num[i]
+        return str(value) if value >= 0 else self._names[-value - 1]
+
+    def tolist(self):
+        return [self[i] for i in range(len(self))]
+
+    def as_array(self):
+        """Labels as a numpy object array (for vectorised expansion)."""
+        out = np.empty(len(self._num), dtype=object)
+        numeric = self._num >= 0
+        out[numeric] = self._num[numeric].astype(str)
+        for i in np.flatnonzero(~numeric):
+            out[i] = self._names[-self._num[i] - 1]
+        return out
+
+    def index(self, label):
+        """Id of ``label``, or -1 when no stage has it."""
+        label = str(label)
+        value = _numeric_label(label)
+        if value < 0:
+            if label not in self._names:
+                return -1
+            value = -(self._names.index(label) + 1)
+        hits = np.flatnonzero(self._num == value)
+        return int(hits[0]) if len(hits) else -1
+
+    def __contains__(self, label):
+        return self.index(label) >= 0
+
+    def take(self, ids):
+        """Labels of the given ids, in that order."""
+        nums = self._num[np.asarray(ids, dtype=np.int64)]
+        used = sorted({int(-v - 1) for v in nums if v < 0})
+        remap = {-(old + 1): -(new + 1) for new, old in enumerate(used)}
+        nums = np.array([remap.get(int(v), int(v)) for v in nums], dtype=np.int64) if used else nums.copy()
+        return StageLabels(nums, [self._names[i] for i in used])
+
+    def replace(self, i, label):
+        """Copy with the label of id ``i`` changed."""
+        out = StageLabels(self._num.copy(), self._names)
+        value = _numeric_label(str(label))
+        if value < 0:
+            if label not in out._names:
+                out._names = out._names + [str(label)]
+            value = -(out._names.index(label) + 1)
+        out._num[i] = value
+        return out
+
+    def append(self, label):
+        """Copy with one more stage, labelled ``label``."""
+        out = StageLabels(np.append(self._num, 0), self._names)
+        return out.replace(len(self._num), label)
+
+
+def new_label(labels):
+    """R's ``new_label``: the first ``str(k)``, ``k >= 1 + len(labels)``, not in ``labels``."""
+    labels = {str(lab) for lab in labels}
+    k = 1 + len(labels)
+    while str(k) in labels:
+        k += 1
+    return str(k)

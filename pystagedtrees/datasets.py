@@ -1,0 +1,56 @@
+"""Datasets shipped with the package (R's ``Titanic`` and generated data)."""
+import numpy as np
+import pandas as pd
+
+__all__ = ["titanic_table", "titanic"]
+
+# R datasets::Titanic, counts in R's column-major order (Class varies fastest)
+_TITANIC_COUNTS = [
+    0, 0, 35, 0, 0, 0, 17, 0, 118, 154, 387, 670, 4, 13, 89, 3,
+    5, 11, 13, 0, 1, 13, 14, 0, 57, 14, 75, 192, 140, 80, 76, 20,
+]
+_TITANIC_LEVELS = {
+    "Class": ["1st", "2nd", "3rd", "Crew"],
+    "Sex": ["Male", "Female"],
+    "Age": ["Child", "Adult"],
+    "Survived": ["No", "Yes"],
+}
+
+
+def titanic_table():
+    """R's ``Titanic`` as a table of counts (a Series with a MultiIndex).
+
+    Returns
+    -------
+    pandas.Series
+        Counts indexed by Class, Sex, Age, Survived (levels in R's order).
+
+    Examples
+    --------
+    >>> t = titanic_table()
+    >>> int(t.sum()), list(t.index.names)
+    (2201, ['Class', 'Sex', 'Age', 'Survived'])
+    """
+    names = list(_TITANIC_LEVELS)
+    sizes = [len(lev) for lev in _TITANIC_LEVELS.values()]
+    # column-major cell order: the first variable varies fastest
+    codes = np.unravel_index(np.arange(int(np.prod(sizes))), sizes, order="F")
+    index = pd.MultiIndex(levels=list(_TITANIC_LEVELS.values()), codes=codes, names=names)
+    return pd.Series(_TITANIC_COUNTS, index=index, name="Freq", dtype=float)
+
+
+def titanic():
+    """R's ``Titanic`` as one row per passenger (categorical columns).
+
+    Examples
+    --------
+    >>> df = titanic()
+    >>> df.shape
+    (2201, 4)
+    """
+    table = titanic_table()
+    repeats = table.to_numpy().astype(np.int64)
+    frame = table.index.to_frame(index=False).loc[np.repeat(np.arange(len(table)), repeats)]
+    return pd.DataFrame(
+        {v: pd.Categorical(frame[v], categories=lev) for v, lev in _TITANIC_LEVELS.items()}
+    ).reset_index(drop=True)

@@ -1,0 +1,259 @@
+"""The staged event tree object, :class:`Sevt` (R's ``sevt``).
+
+A staged event tree over ordered categorical variables ``X1, ..., Xp``:
+every situation (a path of values of the variables before ``Xi``) belongs to
+a stage, and situations in the same stage share the conditional distribution
+of ``Xi``.
+
+Internally each variable (the root included, as a variable with a single
+situation) has a :class:`~pystagedtrees._stagevec.StageVector` of integer
+stage ids and :class:`~pystagedtrees._stagevec.StageLabels`; counts and
+probabilities are numpy arrays indexed by those ids.  R-style string labels
+appear only at the API surface.
+
+Functions of this package whose first argument is a model are also methods
+of :class:`Sevt` (registered with :func:`sevt_method`), so
+``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.
+"""
+import numpy as np
+import pandas as pd
+
+from pystagedtrees._stagevec import DENSE_MAX, dense_too_large
+
+__all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt"]
+
+
+class LogLik(float):
+    """A log-likelihood value with R's ``df`` and ``nobs`` attributes.
+
+    Examples
+    --------
+    >>> ll = LogLik(-10.5, df=3, nobs=20)
+    >>> float(ll), ll.df, ll.nobs
+    (-10.5, 3, 20)
+    """
+
+    def __new__(cls, value, df, nobs):
+        obj = super().__new__(cls, value)
+        obj.df = int(df)
+        obj.nobs = float(nobs) if nobs != int(nobs) else int(nobs)
+        return obj
+
+    def __repr__(self):
+        return f"'log Lik.' {float(self):.10g} (df={self.df})"
+
+    def __reduce__(self):
+        return (LogLik, (float(self), self.df, self.nobs))
+
+
+def sevt_method(func):
+    """Make ``func(object, ...)`` also available as ``Sevt.func``."""
+    setattr(Sevt, func.__name__, func)
+    return func
+
+
+class Sevt:
+    """A staged event tree (R: ``sevt``).
+
+    Build one with :func:`~pystagedtrees.full`, :func:`~pystagedtrees.indep`
+    or :func:`~pystagedtrees.sevt`; the constructor is internal.
+
+    Attributes
+    ----------
+    tree : dict of str to list of str
+        The variables in tree order, with their levels.
+    ctables : dict of str to pandas.DataFrame or None
+        Contingency tables: one row per situation, one column per level.
+    stage_prob : dict of str to dict of str to pandas.Series or None
+        Stage probabilities (R's ``prob``), each Series carrying its
+        unsmoothed sample size in ``attrs["n"]``.
+    lambda_ : float or None
+        Additive smoothing used in the last fit.
+    name_unobserved : list of str or None
+        Labels of the stages that gather unobserved situations.
+    ll : LogLik or None
+        The stored log-likelihood.
+    data_raw : pandas.DataFrame or None
+        The data last used to fit.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> df = pd.DataFrame({"A": ["a", "b", "a"], "B": ["x", "x", "y"]})
+    >>> model = st.full(df, lambda_=1)
+    >>> model.tree
+    {'A': ['a', 'b'], 'B': ['x', 'y']}
+    >>> model.stages()
+    {'B': ['1', '2']}
+    """
+
+    def __init__(self, tree, stages, labels):
+        self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
+        self._vars = list(self._tree)
+        self._k = np.array([len(lev) for lev in self._tree.values()], dtype=np.int64)
+        self._prob = None
+        self._stages = list(stages)
+        self._labels = list(labels)
+        for i in range(len(self._stages)):
+            self.set_stages(i, self._stages[i], self._labels[i])
+        # fit state: per-variable arrays aligned with stage ids
+        self._ctab_sit = None  # list of int64 arrays of observed situations
+        self._ctab = None  # list of (m_i, k_i) float64 counts
+        self._prob = None  # list of (S_i, k_i) float64 probabilities
+        self._n = None  # list of (S_i,) float64 unsmoothed sample sizes
+        self.lambda_ = None
+        self.name_unobserved = None
+        self.ll = None
+        self.data_raw = None
+
+    # -- structure ----------------------------------------------------------
+    @property
+    def tree(self):
+        return {v: list(lev) for v, lev in self._tree.items()}
+
+    @property
+    def variables(self):
+        """The variable names in tree order."""
+        return list(self._vars)
+
+    def n_situations(self, i):
+        """Number of situations of the variable at position ``i``."""
+        return int(np.prod(self._k[:i], dtype=object))
+
+    def var_index(self, var, name="var"):
+        """Position of a variable in the tree, with a clear error."""
+        try:
+            return self._vars.index(var)
+        except ValueError:
+            raise ValueError(
+                f"`{name}` must be a variable of the model; got {var!r}, model "
+                f"variables are {self._vars}."
+            ) from None
+
+    def stage_ids(self, i, labels, name="stage"):
+        """Ids of the given stage labels of variable ``i``, with a clear error."""
+        ids = []
+        for lab in labels:
+            sid = self._labels[i].index(lab)
+            if sid < 0:
+                raise ValueError(
+                    f"`{name}` {lab!r} is not a stage of variable "
+                    f"{self._vars[i]!r}; its stages are {self._labels[i].tolist()}."
+                )
+            ids.append(sid)
+        return ids
+
+    @property
+    def is_fitted(self):
+        return self._prob is not None
+
+    def copy(self):
+        """A deep copy (arrays are copied, the raw data is shared)."""
+        out = Sevt.__new__(Sevt)
+        out.__dict__.update(self.__dict__)
+        out._stages = [s.copy() for s in self._stages]
+        out._labels = list(self._labels)  # StageLabels are never mutated
+        for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
+            value = getattr(self, field)
+            setattr(out, field, None if value is None else [a.copy() for a in value])
+        out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
+        return out
+
+    def reindex_stages(self, i, ids):
+        """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
+
+        Stages not listed must be unused; probabilities follow their stage.
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        mapping = np.full(len(self._labels[i]), -1, dtype=np.int32)
+        mapping[ids] = np.arange(len(ids), dtype=np.int32)
+        self._stages[i] = self._stages[i].remap(mapping)
+        self._labels[i] = self._labels[i].take(ids)
+        if self._prob is not None and self._prob[i] is not None:
+            self._prob[i] = self._prob[i][ids]
+            self._n[i] = self._n[i][ids]
+
+    def set_stages(self, i, vector, labels):
+        """Install a new stage vector for variable ``i``, dropping unused labels."""
+        self._stages[i] = vector
+        self._labels[i] = labels
+        used = vector.ids_in_use()
+        if len(used) < len(labels):
+            self.reindex_stages(i, used)
+
+    def erase_fit(self):
+        """Drop probabilities and log-likelihood (structure changed)."""
+        self._prob = None
+        self._n = None
+        self.ll = None
+
+    # -- R-style views --------------------------------------------------------
+    def _stage_label_vector(self, i):
+        sv = self._stages[i]
+        labels = self._labels[i].as_array()
+        return labels[sv.dense(f"stage vector of {self._vars[i]!r}")].tolist()
+
+    @property
+    def ctables(self):
+        if self._ctab is None:
+            return None
+        return dense_ctables(self, self._ctab_sit, self._ctab)
+
+    @property
+    def stage_prob(self):
+        if self._prob is None:
+            return None
+        out = {}
+        for i, v in enumerate(self._vars):
+            per_stage = {}
+            for sid in range(len(self._labels[i])):
+                label = "1" if i == 0 else self._labels[i][sid]
+                ser = pd.Series(self._prob[i][sid], index=self._tree[v], name=label)
+                ser.attrs["n"] = float(self._n[i][sid])
+                per_stage[label] = ser
+            out[v] = per_stage
+        return out
+
+    def __repr__(self):
+        return _tree_string(self, max_vars=5)
+
+
+def _tree_string(model, max_vars):
+    """R's tree summary line: ``A[2] -> B[3] -> ... [2 omitted]``."""
+    parts = [f"{v}[{len(lev)}]" for v, lev in list(model._tree.items())[:max_vars]]
+    text = " -> ".join(parts)
+    omitted = len(model._vars) - max_vars
+    if omitted > 0:
+        text += f" -> ... [{omitted} omitted]"
+    head = "Staged event tree (fitted)" if model.is_fitted else "Staged event tree"
+    lines = [head, text]
+    if model.ll is not None:
+        lines.append(f"'log Lik.' {float(model.ll):.10g} (df={model.ll.df})")
+    return "\n".join(lines)
+
+
+def dense_ctables(model, situations, counts):
+    """R-style tables (a row per situation) from the observed rows' counts."""
+    out = {}
+    for i, v in enumerate(model.variables):
+        n_sit = model.n_situations(i)
+        if n_sit > DENSE_MAX:
+            raise dense_too_large(n_sit, f"contingency table of {v!r}")
+        table = np.zeros((n_sit, model._k[i]))
+        table[situations[i]] = counts[i]
+        out[v] = pd.DataFrame(table, columns=pd.Index(model._tree[v], name=v))
+    return out
+
+
+def check_sevt(obj, name="object", fitted=False):
+    """Raise unless ``obj`` is a :class:`Sevt` (fitted, if asked)."""
+    if not isinstance(obj, Sevt):
+        raise TypeError(
+            f"`{name}` must be a staged event tree (Sevt); got {type(obj).__name__}."
+        )
+    if fitted and obj._prob is None:
+        raise ValueError(
+            f"`{name}` has no stage probabilities: fit it first with sevt_fit()."
+        )
+    return obj

@@ -1,0 +1,108 @@
+"""Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
+import numpy as np
+
+from pystagedtrees.model import LogLik, check_sevt, sevt_method
+
+__all__ = ["logLik", "AIC", "BIC", "sevt_df", "compute_loglik"]
+
+
+def _stage_loglik(model, i):
+    """Log-likelihood contribution of variable ``i`` (long-double sum, as R)."""
+    counts = model._ctab[i]
+    if counts.size == 0:
+        return np.longdouble(0)
+    prob = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
+    positive = counts > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = counts * np.log(prob)
+    bad = positive & ~(prob > 0)  # zero or undefined probability of an observed count
+    if bad.any():
+        return np.longdouble(-np.inf)
+    # R sums the per-situation matrix column by column
+    return np.sum(np.where(positive, terms, 0.0).T.ravel(), dtype=np.longdouble)
+
+
+def sevt_df(object):
+    """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
+
+    Unobserved stages count, as in R.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> st.sevt_df(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}, full=True))
+    3
+    """
+    check_sevt(object)
+    return int(sum(len(lab) * (k - 1) for lab, k in zip(object._labels, object._k)))
+
+
+def compute_loglik(model):
+    """The log-likelihood recomputed from the counts and probabilities."""
+    if model._ctab is None:
+        raise ValueError(
+            "`object` has no contingency tables: fit it with data "
+            "(sevt_fit(object, data)) before asking for its log-likelihood."
+        )
+    check_sevt(model, fitted=True)
+    total = np.longdouble(0)
+    for i in range(len(model._vars)):
+        total += _stage_loglik(model, i)
+    nobs = float(model._ctab[0].sum())
+    return LogLik(float(total), sevt_df(model), nobs)
+
+
+@sevt_method
+def logLik(object):
+    """Log-likelihood of a fitted staged tree (R: ``logLik.sevt``).
+
+    Returns the stored value when there is one, else recomputes it.
+
+    Returns
+    -------
+    LogLik
+        A float with attributes ``df`` (free parameters, unobserved stages
+        included) and ``nobs`` (number of observations at the root).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=0)
+    >>> ll = st.logLik(model)
+    >>> round(float(ll), 6), ll.df, ll.nobs
+    (-5151.517117, 30, 2201)
+    """
+    check_sevt(object)
+    if object.ll is not None:
+        return object.ll
+    return compute_loglik(object)
+
+
+@sevt_method
+def AIC(object):
+    """Akaike information criterion, ``-2 ll + 2 df``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.indep(st.datasets.titanic_table())
+    >>> round(st.AIC(model), 4) == round(-2 * float(st.logLik(model)) + 2 * 7, 4)
+    True
+    """
+    ll = logLik(object)
+    return -2.0 * float(ll) + 2.0 * ll.df
+
+
+@sevt_method
+def BIC(object):
+    """Bayesian information criterion, ``-2 ll + log(nobs) df``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> round(st.BIC(st.full(st.datasets.titanic_table())), 5)
+    10533.93425
+    """
+    ll = logLik(object)
+    return -2.0 * float(ll) + np.log(ll.nobs) * ll.df

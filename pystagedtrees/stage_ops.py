@@ -1,0 +1,311 @@
+"""Reading and editing stages: ``stages``, ``get_stage``, ``join_stages``,
+``rename_stage``, ``stndnaming``, ``summary`` (R: R/stages.R, R/join_stages.R)."""
+import numpy as np
+import pandas as pd
+
+from pystagedtrees._data import encode_column
+from pystagedtrees._stagevec import StageLabels
+from pystagedtrees.model import LogLik, check_sevt, sevt_method
+
+__all__ = ["stages", "get_stage", "join_stages", "rename_stage", "stndnaming", "summary"]
+
+
+def _non_root(model, var, name="var"):
+    i = model.var_index(var, name)
+    if i == 0:
+        raise ValueError(
+            f"`{name}` {var!r} is the root variable, which has a single stage; "
+            "pick one of " f"{model.variables[1:]}."
+        )
+    return i
+
+
+@sevt_method
+def stages(object, var=None):
+    """The stage labels of every situation (R: ``stages``, ``object$stages``).
+
+    Parameters
+    ----------
+    object : Sevt
+    var : str, optional
+        One variable; default all variables but the root.
+
+    Returns
+    -------
+    dict of str to list of str, or list of str when ``var`` is given
+        One label per situation, in R's situation order.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> st.stages(st.full(st.datasets.titanic_table()), "Sex")
+    ['1', '2', '3', '4']
+    """
+    check_sevt(object)
+    if var is not None:
+        return object._stage_label_vector(_non_root(object, var))
+    return {v: object._stage_label_vector(i) for i, v in enumerate(object.variables) if i > 0}
+
+
+def _path_codes(model, path, name):
+    """Level codes (n_paths x m) of paths over the first m variables."""
+    if isinstance(path, pd.DataFrame):
+        names = list(path.columns)
+        frame = path
+    elif isinstance(path, dict):
+        names = list(path)
+        frame = pd.DataFrame({v: [path[v]] for v in names})
+    else:
+        values = list(path)
+        names = model.variables[: len(values)]
+        frame = pd.DataFrame({v: [x] for v, x in zip(names, values)})
+    m = len(names)
+    if m == 0 or m >= len(model.variables) or set(names) != set(model.variables[:m]):
+        raise ValueError(
+            f"`{name}` must give the levels of the first m variables "
+            f"({model.variables[:-1]}), 1 <= m < {len(model.variables)}; got {names}."
+        )
+    codes = np.column_stack(
+        [encode_column(frame[v].astype(str), model.tree[v], v) for v in model.variables[:m]]
+    )
+    if (codes < 0).any():
+        raise ValueError(f"`{name}` has missing values.")
+    return codes
+
+
+def situation_index(model, codes):
+    """R's situation indices (0-based) of paths given as level codes."""
+    idx = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in range(codes.shape[1]):
+        idx = idx * model._k[j] + codes[:, j]
+    return idx
+
+
+@sevt_method
+def get_stage(object, path):
+    """Stage of the situation reached by a path (R: ``get_stage``).
+
+    Parameters
+    ----------
+    object : Sevt
+    path : dict, sequence or pandas.DataFrame
+        Levels of the first m variables (a dict by name, a sequence in tree
+        order, or a DataFrame with one path per row).
+
+    Returns
+    -------
+    str or list of str
+        The stage label of variable m+1 in that situation (a list for a
+        DataFrame).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> st.get_stage(model, {"Class": "2nd", "Sex": "Female"})
+    '4'
+    """
+    check_sevt(object)
+    codes = _path_codes(object, path, "path")
+    i = codes.shape[1]
+    ids = object._stages[i].lookup(situation_index(object, codes))
+    labels = object._labels[i].as_array()[ids].tolist()
+    return labels if isinstance(path, pd.DataFrame) else labels[0]
+
+
+def join_stage_ids(model, i, keep, drop):
+    """Join stage ``drop`` into ``keep`` of variable ``i``, in place.
+
+    Probabilities and the log-likelihood are updated as R's
+    ``join_stages_unsafe`` does: counts are reconstructed from the stored
+    probabilities and sample sizes, so results (and ties) follow R's
+    arithmetic.
+    """
+    mapping = np.arange(len(model._labels[i]), dtype=np.int32)
+    mapping[drop] = keep
+    model._stages[i] = model._stages[i].remap(mapping)
+    if model._prob is not None and model._prob[i] is not None:
+        k = int(model._k[i])
+        lam = model.lambda_ or 0.0
+        p1, p2 = model._prob[i][keep].copy(), model._prob[i][drop].copy()
+        n1, n2 = model._n[i][keep], model._n[i][drop]
+        n1 = 1.0 if np.isnan(n1) else n1
+        n2 = 1.0 if np.isnan(n2) else n2
+        c1 = np.nan_to_num(p1) * (n1 + lam * k) - lam
+        c2 = np.nan_to_num(p2) * (n2 + lam * k) - lam
+        merged = c1 + c2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            new_p = (merged + lam) / np.sum(merged + lam)
+        model._prob[i][keep] = new_p
+        model._n[i][keep] = n1 + n2
+        if model.ll is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                old = np.sum(np.where(c2 > 0, c2 * np.log(p2), 0.0)) + np.sum(
+                    np.where(c1 > 0, c1 * np.log(p1), 0.0)
+                )
+                new = np.sum(np.where(merged > 0, merged * np.log(new_p), 0.0))
+            model.ll = LogLik(float(model.ll) - old + new, model.ll.df - (k - 1), model.ll.nobs)
+    keep_ids = [s for s in range(len(model._labels[i])) if s != drop]
+    model.reindex_stages(i, keep_ids)
+
+
+@sevt_method
+def join_stages(object, var, s1, s2):
+    """Join two stages of a variable; the result keeps the name ``s1`` (R: ``join_stages``).
+
+    Parameters
+    ----------
+    object : Sevt
+    var : str
+    s1, s2 : str
+        Stage labels of ``var``.
+
+    Returns
+    -------
+    Sevt
+        A new model; if ``object`` is fitted, probabilities and the
+        log-likelihood are updated.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> st.join_stages(model, "Sex", "1", "2").stages("Sex")
+    ['1', '1', '3', '4']
+    """
+    check_sevt(object)
+    i = _non_root(object, var)
+    keep, drop = object.stage_ids(i, [str(s1), str(s2)])
+    model = object.copy()
+    if keep != drop:
+        join_stage_ids(model, i, keep, drop)
+    return model
+
+
+@sevt_method
+def rename_stage(object, var, stage, new):
+    """Rename a stage of a variable (R: ``rename_stage``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> st.rename_stage(model, "Sex", "2", "NEW").stages("Sex")
+    ['1', 'NEW', '3', '4']
+    """
+    check_sevt(object)
+    i = _non_root(object, var)
+    (sid,) = object.stage_ids(i, [str(stage)])
+    new = str(new)
+    if new in object._labels[i] and object._labels[i].index(new) != sid:
+        raise ValueError(
+            f"`new` {new!r} is already a stage of {var!r}: use join_stages to merge."
+        )
+    model = object.copy()
+    model._labels[i] = model._labels[i].replace(sid, new)
+    return model
+
+
+@sevt_method
+def stndnaming(object, uniq=False, prefix=False, ignore=None):
+    """Rename stages "1", "2", ... in order of first appearance (R: ``stndnaming``).
+
+    Parameters
+    ----------
+    object : Sevt
+    uniq : bool, default False
+        Number stages across variables, so labels are unique in the tree.
+    prefix : bool, default False
+        Prefix every label with its variable name.
+    ignore : list of str, optional
+        Labels left as they are (default: the model's unobserved names).
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> m = st.full(st.datasets.titanic_table())
+    >>> m = st.join_stages(m, "Sex", "3", "1")
+    >>> st.stndnaming(m).stages("Sex")
+    ['1', '2', '1', '3']
+    """
+    check_sevt(object)
+    ignore = set(object.name_unobserved or []) if ignore is None else {str(s) for s in ignore}
+    model = object.copy()
+    start = 0
+    for i in range(1, len(model.variables)):
+        labels = model._labels[i]
+        order = model._stages[i].first_appearance()
+        renamed = [s for s in order if labels[s] not in ignore]
+        numbers = np.arange(start + 1, start + 1 + len(renamed))
+        if prefix:
+            strings = labels.tolist()
+            for s, num in zip(renamed, numbers):
+                strings[s] = f"{model.variables[i]}{num}"
+            model._labels[i] = StageLabels.from_strings(strings)
+        elif len(renamed) == len(labels):
+            nums = np.empty(len(labels), dtype=np.int64)
+            nums[np.asarray(renamed, dtype=np.int64)] = numbers
+            model._labels[i] = StageLabels.numbered(nums)
+        else:
+            strings = labels.tolist()
+            for s, num in zip(renamed, numbers):
+                strings[s] = str(num)
+            model._labels[i] = StageLabels.from_strings(strings)
+        if uniq:
+            start += len(renamed)
+    return model
+
+
+class SevtSummary:
+    """What :func:`summary` returns: per variable, a table of its stages."""
+
+    def __init__(self, model, tables):
+        self.model = model
+        self.tables = tables
+
+    def __repr__(self):
+        lines = [repr(self.model), ""]
+        for v, table in self.tables.items():
+            lines += [f"---- {v}", table.to_string(index=False), ""]
+        return "\n".join(lines)
+
+
+@sevt_method
+def summary(object):
+    """Per-variable tables: stage, number of situations, sample size, probabilities.
+
+    Returns
+    -------
+    SevtSummary
+        ``.tables[var]`` is a DataFrame with columns ``stage``, ``npaths``,
+        ``sample.size`` and one column per level.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> s = st.summary(st.indep(st.datasets.titanic_table()))
+    >>> s.tables["Sex"][["stage", "npaths", "sample.size"]].to_dict("list")
+    {'stage': ['1'], 'npaths': [4], 'sample.size': [2201.0]}
+    """
+    check_sevt(object)
+    tables = {}
+    for i, v in enumerate(object.variables):
+        labels = object._labels[i]
+        vector = object._stages[i]
+        if vector.is_dense:
+            npaths = np.bincount(vector.stage, minlength=len(labels))
+        else:
+            npaths = np.bincount(vector.stage, minlength=len(labels)).astype(object)
+            if vector.default >= 0:
+                npaths[vector.default] += vector.n_situations - len(vector.sit)
+        table = pd.DataFrame({"stage": labels.tolist() if i else ["1"], "npaths": npaths})
+        if object.is_fitted:
+            table["sample.size"] = object._n[i]
+            for a, level in enumerate(object.tree[v]):
+                table[level] = object._prob[i][:, a]
+        tables[v] = table
+    return SevtSummary(object, tables)
