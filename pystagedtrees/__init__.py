@@ -10,6 +10,7 @@ from pystagedtrees.counting import make_ctables
 from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
 from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import full, indep, sevt
+from pystagedtrees.inference import path_probability, predict, prob
 from pystagedtrees.stage_ops import (
     get_stage,
     join_stages,
@@ -39,5 +40,8 @@ __all__ = [
     "rename_stage",
     "stndnaming",
     "summary",
+    "path_probability",
+    "prob",
+    "predict",
     "datasets",
 ]

@@ -1,0 +1,281 @@
+"""Probabilities and predictions from a fitted staged tree (R: R/probability.R, R/predict.R).
+
+All computations are vectorised over rows: a row's log-probability is
+accumulated variable by variable along its path.  Variables missing in a
+row (before its last observed variable) are summed out by enumerating
+their levels, as R does.
+"""
+import numpy as np
+import pandas as pd
+
+from pystagedtrees._data import check_frame, encode_column
+from pystagedtrees._stagevec import DENSE_MAX
+from pystagedtrees.model import check_sevt, sevt_method
+
+__all__ = ["path_probability", "prob", "predict"]
+
+
+def _log_tables(model):
+    with np.errstate(divide="ignore"):
+        return [np.log(p) for p in model._prob]
+
+
+def path_logprob(model, codes, log_tables=None):
+    """Log-probability of complete paths over the first ``codes.shape[1]`` variables.
+
+    ``codes`` holds no missing value.  Undefined probabilities (empty stages
+    without smoothing) give NaN, as in R.
+    """
+    log_tables = _log_tables(model) if log_tables is None else log_tables
+    n, m = codes.shape
+    total = np.zeros(n)
+    sit = np.zeros(n, dtype=np.int64)
+    for i in range(m):
+        column = codes[:, i]
+        total += log_tables[i][model._stages[i].lookup(sit), column]
+        if i + 1 < m:
+            sit = sit * model._k[i] + column
+    return total
+
+
+def _logsumexp_rows(values):
+    """log(sum(exp(values))) per row, NaN counted as -inf; all -inf gives -inf."""
+    values = np.where(np.isnan(values), -np.inf, values)
+    top = values.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(values - safe[:, None]).sum(axis=1))
+
+
+def marginal_logprob(model, codes, log_tables=None):
+    """Log-probability of partially observed rows (missing codes are -1).
+
+    Only variables up to a row's last observed one matter; missing ones
+    before it are summed out.  A row with nothing observed has log-probability 0.
+    """
+    log_tables = _log_tables(model) if log_tables is None else log_tables
+    n, p = codes.shape
+    present = codes >= 0
+    out = np.zeros(n)
+    if present.all():
+        return path_logprob(model, codes, log_tables)
+    masks, group = np.unique(present, axis=0, return_inverse=True)
+    group = group.ravel()
+    for g, mask in enumerate(masks):
+        rows = np.flatnonzero(group == g)
+        if not mask.any():
+            continue
+        upto = int(np.flatnonzero(mask)[-1]) + 1
+        prefix = codes[rows, :upto]
+        missing = np.flatnonzero(~mask[:upto])
+        if len(missing) == 0:
+            out[rows] = path_logprob(model, prefix, log_tables)
+            continue
+        sizes = [int(model._k[j]) for j in missing]
+        completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes)).T
+        expanded = np.repeat(prefix, len(completions), axis=0)
+        expanded[:, missing] = np.tile(completions, (len(rows), 1))
+        lp = path_logprob(model, expanded, log_tables).reshape(len(rows), len(completions))
+        out[rows] = _logsumexp_rows(lp)
+    return out
+
+
+def _encode_rows(model, frame, name):
+    """Codes (n x p) of a frame over the model's variables; absent columns are missing."""
+    check_frame(frame, name)
+    unknown = [c for c in frame.columns if c not in model.variables]
+    if unknown:
+        raise ValueError(
+            f"`{name}` has variable(s) {unknown} that are not in the model "
+            f"{model.variables}."
+        )
+    codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
+    for i, v in enumerate(model.variables):
+        if v in frame.columns:
+            codes[:, i] = encode_column(frame[v], model.tree[v], v)
+    return codes
+
+
+def _as_frame(x, name):
+    if isinstance(x, pd.DataFrame):
+        return x
+    if isinstance(x, (dict, pd.Series)):
+        return pd.DataFrame({str(k): [v] for k, v in dict(x).items()})
+    raise TypeError(
+        f"`{name}` must be a dict (variable -> level) or a DataFrame; got "
+        f"{type(x).__name__}."
+    )
+
+
+@sevt_method
+def path_probability(object, x, log=False):
+    """Probability of complete paths (R's internal ``path_probability``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    x : dict, sequence or pandas.DataFrame
+        A value for every variable (by name, or a sequence in tree order).
+    log : bool, default False
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> round(st.path_probability(model, ["Crew", "Male", "Adult", "No"]), 6)
+    0.304407
+    """
+    check_sevt(object, fitted=True)
+    single = not isinstance(x, pd.DataFrame)
+    if single and not isinstance(x, (dict, pd.Series)):
+        values = list(x)
+        if len(values) != len(object.variables):
+            raise ValueError(
+                f"`x` must give one level per variable ({len(object.variables)}); "
+                f"got {len(values)}."
+            )
+        x = dict(zip(object.variables, values))
+    codes = _encode_rows(object, _as_frame(x, "x"), "x")
+    if (codes < 0).any():
+        raise ValueError("`x` must give a level for every variable of the model.")
+    result = path_logprob(object, codes)
+    result = result if log else np.exp(result)
+    return float(result[0]) if single else result
+
+
+@sevt_method
+def prob(object, x, conditional_on=None, log=False, na0=True):
+    """Probability of events, marginal or conditional (R: ``prob``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    x : dict or pandas.DataFrame
+        Values of some variables (a dict for one event, a DataFrame for one
+        event per row); the others are summed out.
+    conditional_on : dict or pandas.DataFrame, optional
+        The conditioning event (a DataFrame must have as many rows as ``x``).
+        Its variables must differ from those of ``x``.
+    log : bool, default False
+        Return log-probabilities.
+    na0 : bool, default True
+        Return 0 where the probability is undefined (conditioning on an
+        event of probability 0, or an empty stage without smoothing).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=0)
+    >>> round(st.prob(model, {"Survived": "Yes"}, conditional_on={"Class": "1st"}), 6)
+    0.624615
+    """
+    check_sevt(object, fitted=True)
+    single = not isinstance(x, pd.DataFrame)
+    frame = _as_frame(x, "x").reset_index(drop=True)
+    log_tables = _log_tables(object)
+    cond_lp = 0.0
+    if conditional_on is not None:
+        cond = _as_frame(conditional_on, "conditional_on").reset_index(drop=True)
+        overlap = sorted(set(cond.columns) & set(frame.columns))
+        if overlap:
+            raise ValueError(
+                f"`x` and `conditional_on` must name different variables; both "
+                f"have {overlap}."
+            )
+        if len(cond) == 1 and len(frame) > 1:
+            cond = cond.loc[np.zeros(len(frame), dtype=int)].reset_index(drop=True)
+        if len(cond) != len(frame):
+            raise ValueError(
+                f"`conditional_on` must have one row or as many rows as `x` "
+                f"({len(frame)}); got {len(cond)}."
+            )
+        frame = pd.concat([frame, cond], axis=1)
+        cond_lp = marginal_logprob(object, _encode_rows(object, cond, "conditional_on"), log_tables)
+    joint = marginal_logprob(object, _encode_rows(object, frame, "x"), log_tables)
+    with np.errstate(invalid="ignore"):
+        result = joint - cond_lp
+    result = np.where(np.isnan(result), -np.inf if na0 else np.nan, result)
+    result = result if log else np.exp(result)
+    return float(result[0]) if single else result
+
+
+def _all_combinations(model):
+    sizes = [int(k) for k in model._k]
+    total = int(np.prod(sizes, dtype=object))
+    if total > DENSE_MAX:
+        raise ValueError(
+            f"`newdata` is needed: the model has {total} level combinations, "
+            "too many to predict them all."
+        )
+    codes = np.array(np.unravel_index(np.arange(total), sizes, order="F")).T
+    return pd.DataFrame(
+        {v: pd.Categorical.from_codes(codes[:, i], model.tree[v]) for i, v in enumerate(model.variables)}
+    )
+
+
+@sevt_method
+def predict(object, newdata=None, class_=None, prob=False, log=False):
+    """Predict a variable from the others (R: ``predict.sevt``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    newdata : pandas.DataFrame, optional
+        Rows to predict; variables absent or missing in a row are summed
+        out.  Default: every combination of levels.
+    class_ : str, optional
+        The variable to predict (default: the root).
+    prob : bool, default False
+        Return the conditional class probabilities instead of labels.
+    log : bool, default False
+        With ``prob``, return log-probabilities.
+
+    Returns
+    -------
+    pandas.Categorical or pandas.DataFrame
+        The most probable class per row (the first one on ties; NaN where
+        every class has probability 0), or a DataFrame of probabilities with
+        one column per class level.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), order=["Survived", "Class", "Sex", "Age"], lambda_=1)
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"Class": ["1st", "Crew"], "Sex": ["Female", "Male"], "Age": ["Adult", "Adult"]})
+    >>> list(st.predict(model, rows))
+    ['Yes', 'No']
+    """
+    check_sevt(object, fitted=True)
+    class_ = object.variables[0] if class_ is None else class_
+    c = object.var_index(class_, "class_")
+    frame = _all_combinations(object) if newdata is None else newdata
+    codes = _encode_rows(object, frame, "newdata")
+    log_tables = _log_tables(object)
+    levels = object.tree[class_]
+    scores = np.empty((codes.shape[0], len(levels)))
+    for a in range(len(levels)):
+        codes[:, c] = a
+        scores[:, a] = marginal_logprob(object, codes, log_tables)
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    norm = _logsumexp_rows(scores)
+    with np.errstate(invalid="ignore"):
+        log_post = scores - norm[:, None]
+    undefined = ~np.isfinite(norm)
+    log_post[undefined] = np.nan
+    if prob:
+        values = log_post if log else np.exp(log_post)
+        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
+    best = np.where(undefined, -1, np.argmax(np.where(undefined[:, None], 0, log_post), axis=1))
+    return pd.Categorical.from_codes(best, levels)
