@@ -1,0 +1,96 @@
+"""Validation and encoding of the data given to the learners."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from pystagedtrees._data import check_frame, encode_frame
+
+__all__ = ["Encoded", "encode_dataset", "check_class", "encode_for_model"]
+
+
+@dataclass
+class Encoded:
+    """A dataset as level codes: ``codes[:, j]`` is ``columns[j]``, -1 is NA."""
+
+    columns: list
+    codes: np.ndarray
+    levels: dict
+    class_var: str
+
+    @property
+    def class_index(self):
+        return self.columns.index(self.class_var)
+
+    @property
+    def features(self):
+        return [c for c in self.columns if c != self.class_var]
+
+    def index(self, names):
+        return [self.columns.index(v) for v in names]
+
+    def dims(self, names):
+        return [len(self.levels[v]) for v in names]
+
+    def take_rows(self, rows):
+        return Encoded(self.columns, np.ascontiguousarray(self.codes[rows]),
+                       self.levels, self.class_var)
+
+
+def check_class(class_, dataset, name="dataset"):
+    """Raise unless ``class_`` names one column of ``dataset``."""
+    if not isinstance(class_, str):
+        raise TypeError(
+            f"`class_` must be a column name (str); got {type(class_).__name__}."
+        )
+    if class_ not in dataset.columns:
+        raise ValueError(
+            f"`class_` {class_!r} is not a column of `{name}`; its columns are "
+            f"{list(map(str, dataset.columns))}."
+        )
+
+
+def encode_dataset(class_, dataset, name="dataset", columns=None):
+    """Encode every column (R requires all of them to be factors).
+
+    Categorical, string, integer and boolean columns are accepted; a float
+    column with non-integral values raises TypeError (discretize first).
+    ``columns`` restricts the encoding to those columns (class included).
+    """
+    check_frame(dataset, name)
+    check_class(class_, dataset, name)
+    non_str = [c for c in dataset.columns if not isinstance(c, str)]
+    if non_str:
+        raise TypeError(
+            f"`{name}` column names must be strings; got {non_str[:3]}."
+        )
+    if columns is not None:
+        missing = [c for c in columns if c not in dataset.columns]
+        if missing:
+            raise ValueError(
+                f"`{name}` lacks the model variable(s) {missing}."
+            )
+    codes, levels = encode_frame(dataset, columns=columns, name=name)
+    cols = list(levels)
+    empty = [c for c in cols if len(levels[c]) == 0]
+    if empty:
+        raise ValueError(f"`{name}` column(s) {empty} have no observed value.")
+    return Encoded(cols, codes, levels, class_)
+
+
+def encode_for_model(model, newdata, name="newdata"):
+    """Codes of the model's features in ``newdata`` against the model's levels.
+
+    Returns an (n, p) int32 array with the features in model order.
+    """
+    check_frame(newdata, name)
+    missing = [f for f in model.features if f not in newdata.columns]
+    if missing:
+        raise ValueError(
+            f"Some features missing from `{name}`: {missing}."
+        )
+    if not model.features:
+        return np.empty((newdata.shape[0], 0), dtype=np.int32)
+    levels = {f: model.levels[f] for f in model.features}
+    codes, _ = encode_frame(newdata, columns=list(model.features), levels=levels,
+                            name=name)
+    return codes

@@ -1,0 +1,253 @@
+"""The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
+import numpy as np
+
+__all__ = [
+    "BNCModel",
+    "families",
+    "features",
+    "class_var",
+    "params",
+    "narcs",
+    "nparams",
+    "modelstring",
+    "as_parentslist",
+]
+
+
+class BNCModel:
+    """A Bayesian network classifier: its structure and, once fitted, its CPTs.
+
+    Learners (:func:`nb`, :func:`tan_cl`, ...) return an unfitted model (R's
+    ``bnc_dag``); :func:`lp` returns a fitted copy (R's ``bnc_bn``).  Every
+    feature has the class among its parents.
+
+    Attributes
+    ----------
+    class_var : str
+    features : tuple of str
+        The features in model order.
+    families : dict of str to tuple of str
+        For each feature ``(feature, feature parents..., class)``, then the
+        class's ``(class,)`` last.
+    levels : dict of str to list of str or None
+        The levels of each variable, known once fitted.
+    params : dict of str to numpy.ndarray or None
+        The CPTs, one axis per family variable in family order; the child
+        axis sums to one.
+    models : list of BNCModel or None
+        The one-dependence estimators of an AODE ensemble, else None.
+    greedy_scores_log : list of float
+        Cross-validated accuracies of the accepted steps of a greedy search.
+    """
+
+    def __init__(self, class_var, features, families, levels=None, params=None,
+                 models=None, learner=None, lp_args=None, greedy_scores_log=()):
+        self.class_var = class_var
+        self.features = tuple(features)
+        self.families = {v: tuple(f) for v, f in families.items()}
+        self.levels = levels
+        self.params = params
+        self.models = models
+        # How to redo the structure (name, kwargs) and the parameters, for cv.
+        self.learner = learner
+        self.lp_args = lp_args
+        self.greedy_scores_log = list(greedy_scores_log)
+
+    @property
+    def is_fitted(self):
+        if self.models is not None:
+            return all(m.is_fitted for m in self.models)
+        return self.params is not None
+
+    @property
+    def is_aode(self):
+        return self.models is not None
+
+    @property
+    def classes(self):
+        """The class levels (fitted models only)."""
+        return list(self.levels[self.class_var])
+
+    def copy_structure(self, **changes):
+        """A new model with the same structure and the given fields replaced."""
+        fields = dict(
+            class_var=self.class_var, features=self.features,
+            families=self.families, levels=self.levels, params=self.params,
+            models=self.models, learner=self.learner, lp_args=self.lp_args,
+            greedy_scores_log=self.greedy_scores_log,
+        )
+        fields.update(changes)
+        return BNCModel(**fields)
+
+    def __repr__(self):
+        kind = "AODE ensemble" if self.is_aode else "Bayesian network classifier"
+        state = "fitted" if self.is_fitted else "structure only"
+        arcs = "" if self.is_aode else f", {narcs(self)} arcs"
+        return (
+            f"<{kind} ({state}): class {self.class_var!r}, "
+            f"{len(self.features)} features{arcs}>"
+        )
+
+
+def _check_model(x, name="x", fitted=False):
+    if not isinstance(x, BNCModel):
+        raise TypeError(
+            f"`{name}` must be a BNCModel (from nb, tan_cl, lp, ...); got "
+            f"{type(x).__name__}."
+        )
+    if fitted and not x.is_fitted:
+        raise ValueError(
+            f"`{name}` has no parameters yet; fit them first with lp(x, dataset, smooth)."
+        )
+    return x
+
+
+def _check_not_ensemble(x, what):
+    if x.is_aode:
+        raise TypeError(
+            f"{what} is not defined for an AODE ensemble; inspect its "
+            "one-dependence estimators in `x.models` instead."
+        )
+
+
+def families(x):
+    """The family of each variable: ``(var, parents...)``, class family last.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, families
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> families(nb("c", d))
+    {'x': ('x', 'c'), 'c': ('c',)}
+    """
+    _check_model(x)
+    _check_not_ensemble(x, "families()")
+    return dict(x.families)
+
+
+def features(x):
+    """The features of the model, in model order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, features
+    >>> features(nb("c", pd.DataFrame({"x": ["u"], "c": ["a"], "y": ["v"]})))
+    ['x', 'y']
+    """
+    return list(_check_model(x).features)
+
+
+def class_var(x):
+    """The name of the class variable.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, class_var
+    >>> class_var(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"]})))
+    'c'
+    """
+    return _check_model(x).class_var
+
+
+def params(x):
+    """The CPTs of a fitted model, in families order (class last).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, params
+    >>> d = pd.DataFrame({"c": ["a", "a", "b"], "x": ["u", "v", "v"]})
+    >>> params(lp(nb("c", d), d, smooth=0))["c"]
+    array([0.66666667, 0.33333333])
+    """
+    _check_model(x, fitted=True)
+    _check_not_ensemble(x, "params()")
+    return dict(x.params)
+
+
+def narcs(x):
+    """The number of arcs of the network.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, narcs
+    >>> narcs(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"], "y": ["v"]})))
+    2
+    """
+    _check_model(x)
+    _check_not_ensemble(x, "narcs()")
+    return sum(len(f) - 1 for f in x.families.values())
+
+
+def nparams(x):
+    """Number of free parameters, ``sum_i (r_i - 1) * prod r_parents``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, nparams
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> nparams(lp(nb("c", d), d, smooth=1))  # (2-1) + (2-1)*2
+    3
+    """
+    _check_model(x, fitted=True)
+    if x.is_aode:
+        return sum(nparams(m) for m in x.models)
+    return int(sum((t.shape[0] - 1) * int(np.prod(t.shape[1:])) for t in x.params.values()))
+
+
+def _topological_order(fams):
+    """Variables in an order where parents come first; ties by families order."""
+    placed, order = set(), []
+    pending = list(fams)
+    while pending:
+        ready = [v for v in pending if all(p in placed for p in fams[v][1:])]
+        if not ready:
+            raise ValueError("the families contain a directed cycle.")
+        for v in ready:
+            placed.add(v)
+            order.append(v)
+        pending = [v for v in pending if v not in placed]
+    return order
+
+
+def modelstring(x):
+    """The network in bnlearn's model-string format, families separated by spaces.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, modelstring
+    >>> modelstring(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"]})))
+    '[c] [x|c]'
+    """
+    _check_model(x)
+    _check_not_ensemble(x, "modelstring()")
+    parts = []
+    for v in _topological_order(x.families):
+        parents = x.families[v][1:]
+        parts.append(f"[{v}|{':'.join(parents)}]" if parents else f"[{v}]")
+    return " ".join(parts)
+
+
+def as_parentslist(x):
+    """The parents of each variable, in a topological order (class first).
+
+    This is the form a staged tree builder takes (``as_sevt``): keys are the
+    variables in a valid order, values their parents (feature parents, then
+    the class).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, as_parentslist
+    >>> as_parentslist(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"]})))
+    {'c': [], 'x': ['c']}
+    """
+    _check_model(x)
+    _check_not_ensemble(x, "as_parentslist()")
+    return {v: list(x.families[v][1:]) for v in _topological_order(x.families)}

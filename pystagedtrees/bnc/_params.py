@@ -1,0 +1,217 @@
+"""Parameter learning: smoothed maximum likelihood, MANB and WANBIA."""
+import math
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import gammaln, logsumexp
+
+from pystagedtrees.bnc._counts import family_counts
+from pystagedtrees.bnc._dataset import encode_dataset
+from pystagedtrees.bnc._model import _check_model
+
+__all__ = ["lp", "cpt", "fit_cpts", "check_smooth"]
+
+
+def check_smooth(smooth, name="smooth"):
+    """Return ``smooth`` as a float, raising unless it is a number >= 0."""
+    if isinstance(smooth, bool) or not isinstance(smooth, numbers.Real):
+        raise TypeError(f"`{name}` must be a non-negative number; got {smooth!r}.")
+    smooth = float(smooth)
+    if not smooth >= 0 or math.isinf(smooth):
+        raise ValueError(f"`{name}` must be a finite number >= 0; got {smooth!r}.")
+    return smooth
+
+
+def normalise_columns(table):
+    """Divide each column of ``table`` by its sum over the first axis.
+
+    A column summing to zero becomes uniform (R's ``normalize``).
+    """
+    sums = table.sum(axis=0, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = table / sums
+    out[:, (sums == 0).reshape(sums.shape[1:])] = 1.0 / table.shape[0]
+    return out
+
+
+def cpt(counts, smooth):
+    """Conditional probability table ``(N + a) / (sum_x N + r a)`` over axis 0."""
+    return normalise_columns(counts + smooth)
+
+
+def family_table(enc, family):
+    """Counts over the variables of ``family``, shaped by their levels."""
+    dims = enc.dims(family)
+    counts = family_counts(
+        enc.codes, np.asarray(enc.index(family), dtype=np.intp),
+        np.asarray(dims, dtype=np.intp),
+    )
+    return counts.reshape(dims)
+
+
+def fit_cpts(fams, enc, smooth):
+    """The smoothed CPT of every family, keyed by its variable."""
+    return {v: cpt(family_table(enc, fam), smooth) for v, fam in fams.items()}
+
+
+def _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia):
+    awnb = awnb_trees is not None or awnb_bootstrap is not None
+    chosen = [awnb, manb_prior is not None, bool(wanbia)]
+    if sum(chosen) > 1:
+        raise ValueError(
+            "Either MANB, AWNB, WANBIA or none of them can be used: pass at most "
+            "one of `awnb_trees`/`awnb_bootstrap`, `manb_prior`, `wanbia`."
+        )
+    if awnb:
+        raise NotImplementedError(
+            "AWNB weights need R's rpart trees, which are not ported yet; use "
+            "`manb_prior` or `wanbia`, or no weighting."
+        )
+
+
+def _is_naive_bayes(model):
+    return all(len(model.families[f]) == 2 for f in model.features)
+
+
+def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None,
+       wanbia=None):
+    """Learn the parameters of a classifier structure.
+
+    Parameters
+    ----------
+    x : BNCModel
+        A structure (or fitted model, whose parameters are re-learned).
+    dataset : pandas.DataFrame
+        Categorical data holding the class and every feature of ``x``.
+    smooth : float
+        Dirichlet (Laplace) pseudo-count ``a >= 0``:
+        ``theta = (N_x,pa + a) / (N_pa + r a)``; a parent configuration with
+        no data (when ``a = 0``) gets a uniform distribution.
+    awnb_trees, awnb_bootstrap : optional
+        AWNB weighting; not available in this port (raises).
+    manb_prior : float, optional
+        Prior probability of each arc of a naive Bayes (MANB averaging).
+    wanbia : bool, optional
+        Weight the features of a naive Bayes by maximising the conditional
+        log-likelihood (WANBIA).
+
+    Returns
+    -------
+    BNCModel
+        A fitted copy of ``x``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp
+    >>> d = pd.DataFrame({"c": ["a", "a", "b"], "x": ["u", "v", "v"]})
+    >>> m = lp(nb("c", d), d, smooth=1)
+    >>> m.params["x"]  # P(x | c): column c=a is (1+1, 1+1)/4, c=b is (0+1, 1+1)/3
+    array([[0.5       , 0.33333333],
+           [0.5       , 0.66666667]])
+    """
+    _check_model(x)
+    smooth = check_smooth(smooth)
+    _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
+    variables = [*x.features, x.class_var]
+    enc = encode_dataset(x.class_var, dataset, columns=variables)
+    lp_args = dict(smooth=smooth, manb_prior=manb_prior, wanbia=wanbia)
+    if x.is_aode:
+        models = [_fit(m, enc, smooth) for m in x.models]
+        return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
+    fitted = _fit(x, enc, smooth)
+    if manb_prior is not None or wanbia:
+        if not _is_naive_bayes(x):
+            raise ValueError("MANB and WANBIA apply to naive Bayes structures only.")
+    if manb_prior is not None:
+        fitted = _manb(fitted, enc, smooth, manb_prior)
+    if wanbia:
+        fitted = _wanbia(fitted, enc)
+    return fitted.copy_structure(lp_args=lp_args)
+
+
+def _fit(model, enc, smooth):
+    params = fit_cpts(model.families, enc, smooth)
+    levels = {v: enc.levels[v] for v in model.families}
+    return model.copy_structure(params=params, levels=levels)
+
+
+def _manb(model, enc, smooth, prior):
+    """Model averaging over the arcs of a naive Bayes (Dash & Cooper, 2002)."""
+    if not isinstance(prior, numbers.Real) or not 0 <= prior <= 1:
+        raise ValueError(f"`manb_prior` must be a probability in [0, 1]; got {prior!r}.")
+    if smooth <= 0:
+        raise ValueError("MANB needs `smooth` > 0.")
+    a = smooth
+    params = dict(model.params)
+    posteriors = {}
+    with np.errstate(divide="ignore"):
+        log_prior, log_not = np.log(prior), np.log1p(-prior)
+    for f in model.features:
+        n_xc = family_table(enc, model.families[f])  # (r, rc)
+        r, rc = n_xc.shape
+        n_c, n_x, n = n_xc.sum(axis=0), n_xc.sum(axis=1), n_xc.sum()
+        lpa = (rc * gammaln(r * a) - gammaln(r * a + n_c).sum()
+               + (gammaln(a + n_xc) - gammaln(a)).sum())
+        lpna = gammaln(r * a) - gammaln(r * a + n) + (gammaln(a + n_x) - gammaln(a)).sum()
+        with_arc, without = lpa + log_prior, lpna + log_not
+        p = math.exp(with_arc - logsumexp([with_arc, without]))
+        posteriors[f] = p
+        theta_x = (n_x + a) / (n_x + a).sum()
+        with np.errstate(divide="ignore"):
+            mixed = np.logaddexp(np.log(p) + np.log(params[f]),
+                                 np.log1p(-p) + np.log(theta_x)[:, None])
+        params[f] = np.exp(mixed)
+    out = model.copy_structure(params=params)
+    out.manb_arc_posterior = posteriors
+    return out
+
+
+def apply_weights(params, weights):
+    """``theta^w`` renormalised over the child, per feature (class untouched)."""
+    out = dict(params)
+    for f, w in weights.items():
+        out[f] = normalise_columns(params[f] ** w)
+    return out
+
+
+def _wanbia(model, enc):
+    """Feature weights maximising the conditional log-likelihood (Zaidi et al., 2013).
+
+    The weights come from a naive Bayes with smooth = 1, as in bnclassify,
+    then weight the CPTs of ``model``.
+    """
+    feats = list(model.features)
+    if not feats:
+        return model
+    unit = fit_cpts(model.families, enc, 1.0)
+    cls = enc.codes[:, enc.class_index]
+    rows = cls >= 0
+    cls = cls[rows]
+    n, n_class = len(cls), len(model.classes)
+    # log theta_i(x_ni, c) for every row and class; an NA feature gives 0.
+    logs = np.zeros((len(feats), n, n_class))
+    for i, f in enumerate(feats):
+        x = enc.codes[rows, enc.columns.index(f)]
+        seen = x >= 0
+        logs[i, seen] = np.log(unit[f][x[seen]])
+    log_prior = np.log(unit[model.class_var])
+    at_truth = np.arange(n)
+
+    def objective(w):
+        lj = log_prior + np.tensordot(w, logs, axes=1)
+        post_log = lj - logsumexp(lj, axis=1, keepdims=True)
+        cll = post_log[at_truth, cls].sum()
+        post = np.exp(post_log)
+        grad = -logs[:, at_truth, cls].sum(axis=1) + np.einsum("inc,nc->i", logs, post)
+        return -cll, grad
+
+    res = minimize(objective, np.ones(len(feats)), jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, 1.0)] * len(feats),
+                   options=dict(maxcor=5, ftol=1e7 * np.finfo(float).eps, gtol=0,
+                                maxiter=100))
+    weights = dict(zip(feats, res.x))
+    out = model.copy_structure(params=apply_weights(model.params, weights))
+    out.wanbia_weights = weights
+    return out

@@ -1,0 +1,287 @@
+"""Prediction: log-joint per class, posteriors, MAP with R's random ties."""
+import math
+import string
+
+import numpy as np
+
+from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
+from pystagedtrees.bnc._infer import log_joint, max_col
+from pystagedtrees.bnc._model import _check_model, nparams
+from pystagedtrees.bnc._random import resolve_rng
+
+__all__ = [
+    "predict",
+    "compute_log_joint",
+    "posterior_from_log_joint",
+    "map_random",
+    "logLik",
+    "AIC",
+    "BIC",
+]
+
+
+def _compiled(model, columns):
+    """Flat log-CPTs and index tables for the ``log_joint`` kernel.
+
+    ``columns`` names the code columns the kernel will read.
+    """
+    key = tuple(columns)
+    cache = model.__dict__.setdefault("_compiled_cache", {})
+    if key not in cache:
+        where = {v: j for j, v in enumerate(columns)}
+        ptr, cols, strides, offsets, chunks = [0], [], [], [], []
+        offset = 0
+        with np.errstate(divide="ignore"):
+            for f in model.features:
+                table = model.params[f]
+                # C-order strides of the CPT; the class axis is last (stride 1).
+                step = np.cumprod((table.shape[1:] + (1,))[::-1])[::-1]
+                for v, s in zip(model.families[f][:-1], step[:-1]):
+                    cols.append(where[v])
+                    strides.append(s)
+                ptr.append(len(cols))
+                offsets.append(offset)
+                chunks.append(np.log(table).ravel())
+                offset += table.size
+            log_prior = np.log(model.params[model.class_var])
+        as_idx = lambda a: np.asarray(a, dtype=np.intp)  # noqa: E731
+        cache[key] = (
+            as_idx(ptr), as_idx(cols), as_idx(strides), as_idx(offsets),
+            np.concatenate(chunks) if chunks else np.zeros(0),
+            np.ascontiguousarray(log_prior, dtype=np.float64),
+        )
+    return cache[key]
+
+
+def _log_joint_complete(model, codes, columns):
+    ptr, cols, strides, offsets, log_cpts, log_prior = _compiled(model, columns)
+    out = np.empty((codes.shape[0], len(log_prior)))
+    log_joint(codes, ptr, cols, strides, offsets, log_cpts, log_prior, out)
+    return out
+
+
+def _log_joint_with_missing(model, codes, columns):
+    """``ln P(c, x_observed)``: the missing features are summed out.
+
+    Rows are grouped by which features are missing; families touching a
+    missing feature are multiplied in probability space with einsum, the
+    others are added in log space.
+    """
+    where = {v: j for j, v in enumerate(columns)}
+    n_class = len(model.params[model.class_var])
+    out = np.empty((codes.shape[0], n_class))
+    patterns, group = np.unique(codes < 0, axis=0, return_inverse=True)
+    for g, pattern in enumerate(patterns):
+        rows = np.flatnonzero(group.ravel() == g)
+        sub = codes[rows]
+        missing = {v for v in model.features if pattern[where[v]]}
+        letters = {v: string.ascii_letters[i] for i, v in enumerate(sorted(missing))}
+        with np.errstate(divide="ignore"):
+            total = np.tile(np.log(model.params[model.class_var]), (len(rows), 1))
+        operands, subscripts = [], []
+        for f in model.features:
+            fam = model.families[f]
+            table = model.params[f]
+            observed = [i for i, v in enumerate(fam[:-1]) if v not in missing]
+            hidden = [i for i, v in enumerate(fam[:-1]) if v in missing]
+            moved = np.transpose(table, observed + hidden + [len(fam) - 1])
+            index = tuple(sub[:, where[fam[i]]] for i in observed)
+            factor = moved[index] if index else np.broadcast_to(
+                moved, (len(rows),) + moved.shape)
+            if hidden:
+                operands.append(factor)
+                subscripts.append("Z" + "".join(letters[fam[i]] for i in hidden) + "Y")
+            else:
+                with np.errstate(divide="ignore"):
+                    total = total + np.log(factor)
+        if operands:
+            marginal = np.einsum(",".join(subscripts) + "->ZY", *operands,
+                                 optimize=True)
+            with np.errstate(divide="ignore"):
+                total = total + np.log(marginal)
+        out[rows] = total
+    return out
+
+
+def _model_log_joint(model, codes, columns):
+    complete = (codes >= 0).all(axis=1)
+    if complete.all():
+        return _log_joint_complete(model, codes, columns)
+    out = np.empty((codes.shape[0], len(model.params[model.class_var])))
+    if complete.any():
+        out[complete] = _log_joint_complete(
+            model, np.ascontiguousarray(codes[complete]), columns)
+    out[~complete] = _log_joint_with_missing(model, codes[~complete], columns)
+    return out
+
+
+def compute_log_joint(model, codes, columns=None):
+    """``ln P(c, x)`` for every row of ``codes`` and every class.
+
+    ``codes`` holds the model's features (in ``columns`` order, default the
+    model's feature order) as level codes, -1 for missing.
+    """
+    columns = list(model.features) if columns is None else list(columns)
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    if not model.is_aode:
+        return _model_log_joint(model, codes, columns)
+    # R averages the SPODEs in probability space, literally.
+    total = None
+    for sp in model.models:
+        p = np.exp(_model_log_joint(sp, codes, columns))
+        total = p if total is None else total + p
+    with np.errstate(divide="ignore"):
+        return np.log(total / len(model.models))
+
+
+def posterior_from_log_joint(lj):
+    """Normalise log-joints per row into class posteriors.
+
+    As R: ``lj - logsumexp(lj)`` with logsumexp ``m + log1p(sum exp(x - m))``
+    over all but the first maximum; a row that cannot be normalised (all
+    ``-inf``) becomes uniform.
+    """
+    n, n_class = lj.shape
+    first = lj.argmax(axis=1)
+    top = lj[np.arange(n), first]
+    with np.errstate(invalid="ignore", over="ignore"):
+        rest = np.exp(lj - top[:, None])
+        rest[np.arange(n), first] = 0.0
+        lse = top + np.log1p(rest.sum(axis=1))
+        p = np.exp(lj - lse[:, None])
+    p[np.isnan(p).any(axis=1)] = 1.0 / n_class
+    return p
+
+
+def map_random(scores, draws, take_exp=False):
+    """Column of the row maximum; near-ties broken at random as R's ``max.col``.
+
+    ``draws`` supplies ``unif_rand()``; it is consumed only on tied rows,
+    row by row, as R does.
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    n = scores.shape[0]
+    pred = np.empty(n, dtype=np.int32)
+    tie = np.empty(n, dtype=np.int8)
+    max_col(scores, take_exp, pred, tie)
+    for i in np.flatnonzero(tie):
+        row = np.exp(scores[i]) if take_exp else scores[i]
+        pred[i] = _max_col_row(row, draws)
+    return pred
+
+
+def _max_col_row(row, draws):
+    if np.isnan(row).any():
+        return -1
+    finite = np.abs(row[np.isfinite(row)])
+    tol = 1e-5 * (finite.max() if finite.size else 0.0)
+    best, a, ties = 0, row[0], 1
+    for c in range(1, len(row)):
+        b = row[c]
+        if b > a + tol:
+            best, a, ties = c, b, 1
+        elif b >= a - tol:
+            ties += 1
+            if ties * draws.unif_rand() < 1.0:
+                best = c
+    return best
+
+
+def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
+    """Predict the class of each row of ``newdata``.
+
+    Parameters
+    ----------
+    x : BNCModel
+        A fitted model (from :func:`lp` or :func:`bnc`).
+    newdata : pandas.DataFrame
+        Must hold every feature of ``x``, with values among its levels;
+        missing values are summed out of the joint distribution.
+    prob : bool
+        Return the class posteriors (rows sum to one) instead of labels.
+    random_state : None, int or numpy.random.Generator
+        Breaks exact (1e-5 relative) ties between the most probable classes.
+    rng : {"numpy", "R"}
+        With ``"R"`` ties are broken with R's generator after
+        ``set.seed(seed)``.
+    seed : int, optional
+        The R seed (``rng="R"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Class labels (str), or an ``(n, n_classes)`` array of posteriors
+        whose columns follow ``x.classes``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, predict
+    >>> d = pd.DataFrame({"c": ["a", "a", "b"], "x": ["u", "u", "v"]})
+    >>> m = lp(nb("c", d), d, smooth=1)
+    >>> predict(m, pd.DataFrame({"x": ["u", "v"]}))
+    array(['a', 'b'], dtype=object)
+    >>> predict(m, pd.DataFrame({"x": ["u"]}), prob=True).round(4)
+    array([[0.8571, 0.1429]])
+    """
+    _check_model(x, fitted=True)
+    codes = encode_for_model(x, newdata)
+    post = posterior_from_log_joint(compute_log_joint(x, codes))
+    if prob:
+        return post
+    draws = resolve_rng(random_state, rng, seed)
+    labels = np.asarray(x.classes, dtype=object)
+    return labels[map_random(post, draws)]
+
+
+def _log_lik(x, dataset):
+    _check_model(x, fitted=True)
+    enc = encode_dataset(x.class_var, dataset, columns=[*x.features, x.class_var])
+    classes = enc.codes[:, -1]
+    if (classes < 0).any():
+        raise ValueError("`dataset` has missing class values; the log-likelihood needs them.")
+    lj = compute_log_joint(x, enc.codes[:, :-1])
+    return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
+
+
+def logLik(x, dataset):  # noqa: N802 (R's name)
+    """Log-likelihood ``sum_n ln P(c_n, x_n)`` of a fitted model on ``dataset``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, logLik
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> round(logLik(lp(nb("c", d), d, smooth=0), d), 6)  # ln(1/2) twice
+    -1.386294
+    """
+    return _log_lik(x, dataset)[0]
+
+
+def AIC(x, dataset):  # noqa: N802
+    """``logLik - nparams`` (bnclassify's sign convention: larger is better).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, AIC
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> round(AIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - 3
+    -4.386294
+    """
+    return _log_lik(x, dataset)[0] - nparams(x)
+
+
+def BIC(x, dataset):  # noqa: N802
+    """``logLik - ln(N)/2 * nparams`` (larger is better).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, BIC
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> round(BIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - ln(2)/2 * 3
+    -2.426015
+    """
+    ll, n = _log_lik(x, dataset)
+    return ll - math.log(n) / 2 * nparams(x)
