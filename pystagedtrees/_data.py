@@ -118,7 +118,7 @@ def encode_column(col, levels, column=None):
         return col.cat.codes.to_numpy().astype(np.int32)
     strings = _value_strings(col, column)
     missing = pd.isna(strings)
-    codes = pd.Categorical(strings, categories=levels).codes.astype(np.int32)
+    codes = pd.Index(levels).get_indexer(strings).astype(np.int32)
     unknown = (codes < 0) & ~missing
     if unknown.any():
         bad = strings[np.flatnonzero(unknown)[0]]

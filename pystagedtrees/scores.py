@@ -105,4 +105,4 @@ def BIC(object):
     10533.93425
     """
     ll = logLik(object)
-    return -2.0 * float(ll) + np.log(ll.nobs) * ll.df
+    return -2.0 * float(ll) + float(np.log(ll.nobs)) * ll.df

@@ -1,0 +1,98 @@
+"""prob / predict: probabilities sum to one, marginalisation, R's conventions."""
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+import pystagedtrees as st
+from strategies import categorical_frames
+
+SETTINGS = settings(max_examples=30, deadline=None)
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=3), hst.sampled_from([1, 2]), hst.booleans())
+def test_prob_of_all_completions_sums_to_one(data, lambda_, use_full):
+    model = (st.full if use_full else st.indep)(data, lambda_=lambda_)
+    grid = pd.DataFrame(list(itertools.product(*model.tree.values())), columns=model.variables)
+    np.testing.assert_allclose(st.prob(model, grid).sum(), 1.0, rtol=1e-10)
+    # conditional on the first variable's first level, the rest sums to 1 too
+    first, level = model.variables[0], model.tree[model.variables[0]][0]
+    rest = grid[grid[first] == level].drop(columns=first)
+    total = st.prob(model, rest, conditional_on={first: level}).sum()
+    np.testing.assert_allclose(total, 1.0, rtol=1e-10)
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=3), hst.data())
+def test_marginal_equals_sum_of_joint(data, draw):
+    model = st.full(data, lambda_=1)
+    grid = pd.DataFrame(list(itertools.product(*model.tree.values())), columns=model.variables)
+    var = draw.draw(hst.sampled_from(model.variables))
+    level = draw.draw(hst.sampled_from(model.tree[var]))
+    expected = st.prob(model, grid[grid[var] == level]).sum()
+    np.testing.assert_allclose(st.prob(model, {var: level}), expected, rtol=1e-10)
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4))
+def test_predict_rows_sum_to_one(data):
+    model = st.full(data, lambda_=1)
+    probs = st.predict(model, data.drop(columns=model.variables[0]), prob=True)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
+    labels = st.predict(model, data.drop(columns=model.variables[0]))
+    assert list(labels.categories) == model.tree[model.variables[0]]
+    np.testing.assert_array_equal(labels.codes, probs.to_numpy().argmax(axis=1))
+
+
+def test_predict_equals_bayes_rule_from_joint():
+    model = st.full(st.datasets.titanic_table(), order=["Survived", "Class", "Sex", "Age"], lambda_=1)
+    row = {"Class": "3rd", "Sex": "Male", "Age": "Child"}
+    joint = np.array([st.prob(model, {**row, "Survived": s}) for s in ["No", "Yes"]])
+    probs = st.predict(model, pd.DataFrame([row]), prob=True).to_numpy()[0]
+    np.testing.assert_allclose(probs, joint / joint.sum(), rtol=1e-12)
+    logp = st.predict(model, pd.DataFrame([row]), prob=True, log=True).to_numpy()[0]
+    np.testing.assert_allclose(np.exp(logp), probs, rtol=1e-12)
+
+
+def test_predict_with_missing_values_sums_them_out():
+    model = st.full(st.datasets.titanic_table(), order=["Survived", "Class", "Sex", "Age"], lambda_=1)
+    partial = pd.DataFrame({"Class": ["1st"], "Sex": [None], "Age": ["Adult"]})
+    joint = np.array([st.prob(model, {"Class": "1st", "Age": "Adult", "Survived": s}) for s in ["No", "Yes"]])
+    probs = st.predict(model, partial, prob=True).to_numpy()[0]
+    np.testing.assert_allclose(probs, joint / joint.sum(), rtol=1e-12)
+
+
+def test_prob_matches_r_readme():
+    # R README: stndnaming(stages_bhc(full(Titanic))) gives 0.3107124; here the
+    # full model, where the value is the empirical frequency 654 / 2092
+    model = st.full(st.datasets.titanic_table())
+    np.testing.assert_allclose(st.prob(model, {"Survived": "Yes"}, {"Age": "Adult"}), 654 / 2092)
+
+
+def test_path_probability_is_product_of_stage_probabilities():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    sp = model.stage_prob
+    path = ["Crew", "Female", "Adult", "Yes"]
+    expected = (
+        sp["Class"]["1"]["Crew"]
+        * sp["Sex"][st.get_stage(model, path[:1])]["Female"]
+        * sp["Age"][st.get_stage(model, path[:2])]["Adult"]
+        * sp["Survived"][st.get_stage(model, path[:3])]["Yes"]
+    )
+    np.testing.assert_allclose(st.path_probability(model, path), expected, rtol=1e-12)
+
+
+def test_prob_errors():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="different variables"):
+        st.prob(model, {"Age": "Adult"}, conditional_on={"Age": "Child"})
+    with pytest.raises(ValueError, match="not in the model"):
+        st.prob(model, {"Colour": "red"})
+    with pytest.raises(ValueError, match="fit it first"):
+        st.predict(st.sevt(st.datasets.titanic_table()))
+    with pytest.raises(TypeError, match="dict"):
+        st.prob(model, "Age")

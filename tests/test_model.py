@@ -1,0 +1,183 @@
+"""The staged tree object: construction, fitting, scores, stage operations."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+import pystagedtrees as st
+import pystagedtrees._stagevec as stagevec
+from pystagedtrees.scores import compute_loglik
+from strategies import categorical_frames
+
+SETTINGS = settings(max_examples=40, deadline=None)
+
+
+@SETTINGS
+@given(categorical_frames(), hst.sampled_from([0, 1, 2]), hst.booleans(), hst.booleans())
+def test_stored_loglik_equals_recomputed(data, lambda_, use_full, join):
+    builder = st.full if use_full else st.indep
+    model = builder(data, lambda_=lambda_, join_unobserved=join)
+    recomputed = compute_loglik(model)
+    np.testing.assert_allclose(float(model.ll), float(recomputed), rtol=1e-12)
+    assert model.ll.df == recomputed.df and model.ll.nobs == recomputed.nobs
+
+
+@SETTINGS
+@given(categorical_frames())
+def test_available_case_counts(data):
+    # R counts a row for the variables before its first missing value
+    model = st.full(data)
+    complete_prefix = np.ones(len(data), dtype=bool)
+    for v in model.variables:
+        complete_prefix &= data[v].notna().to_numpy()
+        assert model.ctables[v].to_numpy().sum() == complete_prefix.sum()
+
+
+@SETTINGS
+@given(categorical_frames(with_na=False), hst.integers(0, 2**32 - 1))
+def test_row_order_does_not_matter(data, seed):
+    shuffled = data.sample(frac=1.0, random_state=np.random.RandomState(seed % 2**32))
+    a, b = st.full(data, lambda_=1), st.full(shuffled, lambda_=1)
+    assert a.stages() == b.stages()
+    np.testing.assert_allclose(float(a.ll), float(b.ll), rtol=1e-12)
+
+
+@SETTINGS
+@given(categorical_frames(), hst.data())
+def test_joins_never_raise_loglik_and_update_incrementally(data, draw):
+    model = st.full(data, lambda_=0)
+    var = draw.draw(hst.sampled_from(model.variables[1:]))
+    labels = sorted(set(model.stages(var)))
+    if len(labels) < 2:
+        return
+    s1, s2 = draw.draw(hst.permutations(labels))[:2]
+    joined = st.join_stages(model, var, s1, s2)
+    assert float(joined.ll) <= float(model.ll) + 1e-9
+    np.testing.assert_allclose(float(joined.ll), float(compute_loglik(joined)), rtol=1e-10, atol=1e-10)
+    refit = st.sevt_fit(joined)
+    np.testing.assert_allclose(float(joined.ll), float(refit.ll), rtol=1e-10, atol=1e-10)
+    assert joined.ll.df == st.logLik(model).df - (len(model.tree[var]) - 1)
+
+
+def test_table_and_rows_give_the_same_model():
+    table = st.full(st.datasets.titanic_table(), lambda_=1)
+    rows = st.full(st.datasets.titanic(), lambda_=1)
+    assert table.stages() == rows.stages()
+    np.testing.assert_allclose(float(table.ll), float(rows.ll), rtol=1e-12)
+
+
+def test_titanic_values_from_the_r_spec():
+    # stagedtrees-spec.md section 7 (base-R reimplementation, matching R's README)
+    model = st.full(st.datasets.titanic_table())
+    assert model.stages("Survived") == [str(i) for i in range(1, 13)] + ["UNOBSERVED", "14", "UNOBSERVED", "16"]
+    np.testing.assert_allclose(float(model.ll), -5151.517117, atol=1e-6)
+    assert model.ll.df == 30
+    np.testing.assert_allclose(st.BIC(model), 10533.93425, atol=1e-5)
+    indep = st.indep(st.datasets.titanic_table())
+    np.testing.assert_allclose(float(indep.ll), -5773.348733, atol=1e-6)
+    assert indep.ll.df == 7
+    assert st.indep(st.datasets.titanic_table(), join_unobserved=False).ll.df == 6
+
+
+@pytest.mark.parametrize("lambda_", [0, 1])
+def test_sparse_storage_gives_the_same_model(monkeypatch, lambda_):
+    dense = st.full(st.datasets.titanic(), lambda_=lambda_)
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
+    sparse = st.full(st.datasets.titanic(), lambda_=lambda_)
+    assert not sparse._stages[3].is_dense
+    np.testing.assert_allclose(float(sparse.ll), float(dense.ll), rtol=1e-12)
+    assert sparse.ll.df == dense.ll.df
+    for i in range(4):
+        assert sparse._labels[i].tolist() == dense._labels[i].tolist()
+        np.testing.assert_array_equal(sparse._prob[i], dense._prob[i])
+    rows = st.datasets.titanic().drop(columns="Class").iloc[:50]
+    pd.testing.assert_frame_equal(
+        st.predict(sparse, rows, class_="Class", prob=True),
+        st.predict(dense, rows, class_="Class", prob=True),
+    )
+    assert st.stndnaming(sparse)._labels[3].tolist() == st.stndnaming(dense)._labels[3].tolist()
+
+
+def test_many_variables_stay_compact():
+    rng = np.random.default_rng(1)
+    data = pd.DataFrame({f"V{j}": rng.integers(0, 2, 500) for j in range(40)})
+    model = st.full(data, lambda_=1)
+    # one id per situation only while a variable is small; beyond, one per data row
+    assert all(len(s.stage) <= max(stagevec.DENSE_MAX, 500) for s in model._stages)
+    assert not model._stages[39].is_dense
+    np.testing.assert_allclose(float(model.ll), float(compute_loglik(model)), rtol=1e-12)
+    with pytest.raises(ValueError, match="one per situation"):
+        model.stages("V39")
+    with pytest.raises(ValueError, match="one per situation"):
+        st.full(data, join_unobserved=False)
+    probs = st.predict(model, data.iloc[:20].drop(columns="V0"), prob=True)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+
+
+def test_stage_operations_follow_r():
+    # expectations from stagedtrees' own tests (spec section 5)
+    model = st.full(st.datasets.titanic_table())
+    assert st.join_stages(model, "Sex", "1", "2").stages("Sex") == ["1", "1", "3", "4"]
+    assert st.rename_stage(model, "Sex", "2", "NEW").stages("Sex") == ["1", "NEW", "3", "4"]
+    named = st.stndnaming(st.join_stages(model, "Age", "5", "1"), uniq=True)
+    assert named.stages("Sex") == ["1", "2", "3", "4"]
+    assert named.stages("Age") == ["5", "6", "7", "8", "5", "9", "10", "11"]
+    assert st.stndnaming(model, prefix=True).stages("Sex") == ["Sex1", "Sex2", "Sex3", "Sex4"]
+    assert st.get_stage(model, ["1st", "Female"]) == "2"
+    assert model.stndnaming().stages() == st.stndnaming(model).stages()  # method form
+
+
+def test_sevt_structure_and_df():
+    tree = {"A": ["a", "b"], "B": ["1", "2", "3"], "C": ["x", "y"]}
+    assert st.sevt(tree, full=True).stages("C") == [str(i) for i in range(1, 7)]
+    assert st.sevt(tree).stages("C") == ["1"] * 6
+    assert st.sevt_df(st.sevt({"A": ["0", "1"], "B": ["0", "1"]})) == 2
+
+
+def test_partial_refit_matches_full_refit():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    joined = st.join_stages(model, "Age", "1", "2")
+    with pytest.warns(UserWarning, match="ignored"):
+        partial = st.sevt_fit(joined, scope=["Age"], lambda_=1)
+    np.testing.assert_allclose(float(partial.ll), float(st.sevt_fit(joined).ll), rtol=1e-12)
+    assert partial.lambda_ == 1
+
+
+def test_summary_and_repr():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    text = repr(model)
+    assert "Class[4] -> Sex[2] -> Age[2] -> Survived[2]" in text
+    table = st.summary(model).tables["Survived"]
+    assert table["npaths"].sum() == 16
+    assert table["sample.size"].sum() == 2201
+
+
+# -- bad input ---------------------------------------------------------------
+def test_bad_input_errors():
+    df = pd.DataFrame({"A": ["a", "b"], "B": ["x", "y"]})
+    with pytest.raises(TypeError, match="non-categorical floats"):
+        st.full(pd.DataFrame({"A": ["a", "b"], "X": [0.5, 1.5]}))
+    with pytest.raises(ValueError, match="order"):
+        st.full(df, order=["A", "Z"])
+    with pytest.raises(ValueError, match="empty"):
+        st.full(df.iloc[:0])
+    with pytest.raises(ValueError, match="lambda_"):
+        st.full(df, lambda_=-1)
+    with pytest.raises(TypeError, match="lambda_"):
+        st.full(df, lambda_="1")
+    with pytest.raises(ValueError, match="at least two variables"):
+        st.full(df[["A"]])
+    with pytest.raises(TypeError, match="DataFrame"):
+        st.full([[1, 2]])
+    model = st.full(df, lambda_=1)
+    with pytest.raises(ValueError, match=r"column 'B' has value 'w'"):
+        st.predict(model, pd.DataFrame({"B": ["w"]}))
+    with pytest.raises(ValueError, match="class_"):
+        st.predict(model, df, class_="Z")
+    with pytest.raises(ValueError, match="not a stage"):
+        st.join_stages(model, "B", "1", "9")
+    with pytest.raises(TypeError, match="Sevt"):
+        st.logLik("model")
+    with pytest.raises(ValueError, match="data"):
+        st.sevt_fit(st.sevt(df))
