@@ -51,3 +51,15 @@ def sum_rows_by_stage(const float64_t[:, ::1] counts, const int32_t[::1] stage,
         for r in range(n):
             for a in range(k):
                 out[stage[r], a] += counts[r, a]
+
+
+def first_positions(const int32_t[::1] stage, int64_t[::1] out):
+    """``out[s]`` = first index of id ``s`` in ``stage`` (left at -1 if absent).
+
+    The caller fills ``out`` with -1 and checks ``0 <= stage < len(out)``.
+    """
+    cdef Py_ssize_t r, n = stage.shape[0]
+    with nogil:
+        for r in range(n):
+            if out[stage[r]] < 0:
+                out[stage[r]] = r

@@ -13,6 +13,8 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 """
 import numpy as np
 
+from pystagedtrees._counts import first_positions
+
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
 
@@ -96,28 +98,34 @@ class StageVector:
         gaps = np.flatnonzero(self.sit != np.arange(n_listed, dtype=np.int64))
         return int(gaps[0]) if len(gaps) else n_listed
 
+    def _first_positions(self):
+        """Per id, the index (into ``stage``) of its first listed situation, or -1."""
+        n_ids = int(self.stage.max()) + 1 if len(self.stage) else 0
+        if self.sit is not None and self.default >= 0:
+            n_ids = max(n_ids, self.default + 1)
+        out = np.full(n_ids, -1, dtype=np.int64)
+        first_positions(self.stage, out)
+        return out
+
     def first_appearance(self):
         """Stage ids in order of first appearance along the situations."""
-        values, first = np.unique(self.stage, return_index=True)
-        first = first.astype(np.int64)
+        first = self._first_positions()
         if self.sit is not None:
-            first = self.sit[first]
+            listed = first >= 0
+            first[listed] = self.sit[first[listed]]
             gap = self.first_situation_of_default()
             if gap is not None:
-                if self.default in values:
-                    idx = np.searchsorted(values, self.default)
-                    first[idx] = min(first[idx], gap)
-                else:
-                    values = np.append(values, self.default)
-                    first = np.append(first, gap)
-        return values[np.argsort(first, kind="stable")].astype(np.int32)
+                first[self.default] = gap if first[self.default] < 0 else min(first[self.default], gap)
+        ids = np.flatnonzero(first >= 0)
+        return ids[np.argsort(first[ids], kind="stable")].astype(np.int32)
 
     def ids_in_use(self):
         """Sorted distinct ids used by some situation."""
-        used = np.unique(self.stage)
+        first = self._first_positions()
+        used = first >= 0
         if self.sit is not None and self.default >= 0 and len(self.sit) < self.n_situations:
-            used = np.union1d(used, [self.default])
-        return used.astype(np.int32)
+            used[self.default] = True
+        return np.flatnonzero(used).astype(np.int32)
 
     def remap(self, mapping):
         """New vector with every id ``s`` replaced by ``mapping[s]``."""
@@ -242,10 +250,14 @@ class StageLabels:
     def take(self, ids):
         """Labels of the given ids, in that order."""
         nums = self._num[np.asarray(ids, dtype=np.int64)]
-        used = sorted({int(-v - 1) for v in nums if v < 0})
-        remap = {-(old + 1): -(new + 1) for new, old in enumerate(used)}
-        nums = np.array([remap.get(int(v), int(v)) for v in nums], dtype=np.int64) if used else nums.copy()
-        return StageLabels(nums, [self._names[i] for i in used])
+        named = nums < 0
+        if not named.any():
+            return StageLabels(nums)
+        used = np.unique(-nums[named] - 1)
+        new_code = np.zeros(len(self._names), dtype=np.int64)
+        new_code[used] = -(np.arange(len(used)) + 1)
+        nums[named] = new_code[-nums[named] - 1]
+        return StageLabels(nums, [self._names[j] for j in used])
 
     def replace(self, i, label):
         """Copy with the label of id ``i`` changed."""
