@@ -18,10 +18,16 @@ from pystagedtrees.bnc._model import (
 )
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, logLik, predict
+from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
 __all__ = [
     "BNCModel",
+    "bsej",
+    "fssj",
+    "kdb",
+    "tan_hc",
+    "tan_hcsp",
     "AIC",
     "BIC",
     "aode",

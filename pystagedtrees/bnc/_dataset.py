@@ -2,6 +2,7 @@
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees._data import check_frame, encode_frame
 
@@ -30,6 +31,13 @@ class Encoded:
 
     def dims(self, names):
         return [len(self.levels[v]) for v in names]
+
+    def as_frame(self):
+        """The data as categorical columns with all the levels (as R factors)."""
+        return pd.DataFrame({
+            c: pd.Categorical.from_codes(self.codes[:, j], categories=self.levels[c])
+            for j, c in enumerate(self.columns)
+        })
 
     def take_rows(self, rows):
         return Encoded(self.columns, np.ascontiguousarray(self.codes[rows]),

@@ -9,10 +9,9 @@ import numbers
 
 import numpy as np
 
-__all__ = ["resolve_rng", "NumpyDraws"]
+__all__ = ["resolve_rng", "NumpyDraws", "RoundingDraws"]
 
 RNG_KINDS = ("numpy", "R")
-SAMPLE_KINDS = ("Rejection", "Rounding")
 
 
 class NumpyDraws:
@@ -31,13 +30,50 @@ class NumpyDraws:
         return self.generator.permutation(n)[:size]
 
 
-def resolve_rng(random_state=None, rng="numpy", seed=None, sample_kind="Rejection"):
+class RoundingDraws:
+    """R's stream under ``RNGversion("3.5.0")`` (``sample.kind="Rounding"``).
+
+    The uniforms are R's (from :class:`pystagedtrees._rrandom.RRandom`); only
+    the index draw differs: ``floor(n * unif_rand())`` instead of rejection
+    sampling.  bnclassify's own tests were written under this setting.
+
+    Examples
+    --------
+    >>> from pystagedtrees.bnc._random import RoundingDraws
+    >>> RoundingDraws(42).sample_int(5, 5).tolist()  # R 3.5: set.seed(42); sample(5) - 1
+    [4, 3, 0, 1, 2]
+    """
+
+    def __init__(self, seed):
+        from pystagedtrees._rrandom import RRandom
+
+        self.uniforms = RRandom(seed)
+
+    def unif_rand(self):
+        return self.uniforms.unif_rand()
+
+    def unif_index(self, n):
+        return int(n * self.uniforms.unif_rand())
+
+    def sample_int(self, n, size):
+        pool = list(range(n))
+        out = np.empty(size, dtype=np.int64)
+        for i in range(size):
+            j = self.unif_index(n)
+            out[i] = pool[j]
+            n -= 1
+            pool[j] = pool[n]
+        return out
+
+
+def resolve_rng(random_state=None, rng="numpy", seed=None):
     """The draw source for ``random_state`` (numpy) or ``rng="R", seed=``.
 
-    ``sample_kind`` is R's ``RNGkind(sample.kind=)``: ``"Rejection"`` (R >= 3.6)
-    or ``"Rounding"`` (``RNGversion("3.5.0")``, used by bnclassify's tests).
-    An object that already draws (from a previous call) is passed through,
-    so nested learners share one stream as in R.
+    ``rng="R"`` replays R's default generator (Mersenne-Twister, Rejection
+    sampling) after ``set.seed(seed)``.  An object that already draws (an
+    ``RRandom``, e.g. one built for R's older "Rounding" sampling, or the
+    stream of an enclosing call) is passed through as ``random_state``, so
+    nested learners share one stream as in R.
     """
     if hasattr(random_state, "unif_rand"):
         return random_state
@@ -51,8 +87,6 @@ def resolve_rng(random_state=None, rng="numpy", seed=None, sample_kind="Rejectio
         raise ValueError("`random_state` is for rng='numpy'; use `seed` with rng='R'.")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"`seed` must be an integer with rng='R'; got {seed!r}.")
-    if sample_kind not in SAMPLE_KINDS:
-        raise ValueError(f"`sample_kind` must be one of {SAMPLE_KINDS}; got {sample_kind!r}.")
     from pystagedtrees._rrandom import RRandom
 
-    return RRandom(int(seed), sample_kind=sample_kind)
+    return RRandom(int(seed))

@@ -1,0 +1,162 @@
+"""Cross-validation of fitted classifiers and the one-shot ``bnc`` learner."""
+import numpy as np
+
+from pystagedtrees.bnc._counts import col_means
+from pystagedtrees.bnc._dataset import encode_dataset
+from pystagedtrees.bnc._folds import check_folds, stratified_folds
+from pystagedtrees.bnc._model import BNCModel
+from pystagedtrees.bnc._params import lp
+from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
+from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
+from pystagedtrees.bnc._structure import aode, nb, tan_cl
+
+__all__ = ["cv", "bnc", "LEARNERS", "learn_structure"]
+
+LEARNERS = {
+    "nb": nb,
+    "tan_cl": tan_cl,
+    "tan_hc": tan_hc,
+    "tan_hcsp": tan_hcsp,
+    "kdb": kdb,
+    "fssj": fssj,
+    "bsej": bsej,
+    "aode": aode,
+}
+RANDOMISED = {"tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"}
+
+
+def learn_structure(name, class_, dataset, args, draws=None):
+    """Run the structure learner ``name`` with ``args``; wrappers draw from ``draws``."""
+    if name not in LEARNERS:
+        raise ValueError(f"unknown structure learner {name!r}; expected one of {sorted(LEARNERS)}.")
+    args = dict(args)
+    if name in RANDOMISED:
+        args["random_state"] = draws
+    return LEARNERS[name](class_, dataset, **args)
+
+
+def bnc(dag_learner, class_, dataset, smooth, dag_args=None, random_state=None, rng="numpy",
+        seed=None):
+    """Learn a structure with ``dag_learner`` and then its parameters with :func:`lp`.
+
+    Parameters
+    ----------
+    dag_learner : str
+        One of "nb", "tan_cl", "tan_hc", "tan_hcsp", "kdb", "fssj", "bsej", "aode".
+    class_ : str
+    dataset : pandas.DataFrame
+    smooth : float
+        Dirichlet pseudo-count of the final CPTs.
+    dag_args : dict, optional
+        Arguments of the structure learner (e.g. ``{"k": 5}`` for wrappers).
+    random_state, rng, seed
+        Randomness of the wrappers (see :func:`tan_hc`).
+
+    Returns
+    -------
+    BNCModel
+        A fitted model.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import bnc, narcs
+    >>> d = pd.DataFrame({"c": list("aabb"), "x": list("uvuv"), "y": list("uvvv")})
+    >>> narcs(bnc("tan_cl", "c", d, smooth=1))
+    3
+    """
+    draws = resolve_rng(random_state, rng, seed)
+    structure = learn_structure(dag_learner, class_, dataset, dag_args or {}, draws)
+    return lp(structure, dataset, smooth)
+
+
+def _as_named_models(x):
+    if isinstance(x, BNCModel):
+        return None, [x]
+    if isinstance(x, dict):
+        return list(x), list(x.values())
+    if isinstance(x, (list, tuple)) and x:
+        return None, list(x)
+    raise TypeError("`x` must be a fitted BNCModel, or a non-empty list or dict of them.")
+
+
+def _refit(model, train, dag, draws):
+    if model.lp_args is None:
+        raise ValueError("`x` must have been fitted with lp(), which cv() repeats per fold.")
+    args = {k: v for k, v in model.lp_args.items() if v is not None}
+    if dag:
+        if model.learner is None:
+            raise ValueError("`x` does not record its structure learner; use dag=False.")
+        name, learner_args = model.learner
+        structure = learn_structure(name, model.class_var, train, learner_args, draws)
+    else:
+        structure = model
+    return lp(structure, train, **args)
+
+
+def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed=None):
+    """Stratified k-fold cross-validated accuracy of fitted classifiers.
+
+    Parameters
+    ----------
+    x : BNCModel, list or dict of BNCModel
+        Fitted models (from :func:`lp`), all with the same class variable.
+    dataset : pandas.DataFrame
+    k : int
+        Number of folds, ``1 < k <= n_rows``.
+    dag : bool
+        Re-learn the structure on each training fold (True) or only the
+        parameters (False).
+    means : bool
+        Return the mean accuracy per model (True) or the folds x models matrix.
+    random_state, rng, seed
+        Folds, nested searches and prediction ties: numpy, or R's stream
+        after ``set.seed(seed)`` with ``rng="R"``.
+
+    Returns
+    -------
+    float, numpy.ndarray or dict
+        One accuracy for a single model; an array (or dict for a dict input)
+        for several; a matrix when ``means=False``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, cv
+    >>> d = pd.DataFrame({"c": list("aaaabbbb"), "x": list("uuuvvvvu")})
+    >>> acc = cv(lp(nb("c", d), d, smooth=1), d, k=2, random_state=0)
+    >>> 0 <= acc <= 1
+    True
+    """
+    names, models = _as_named_models(x)
+    class_vars = {m.class_var for m in models}
+    if len(class_vars) != 1 or not all(isinstance(m, BNCModel) for m in models):
+        raise ValueError("`x` must hold BNCModels sharing one class variable.")
+    class_ = class_vars.pop()
+    if not all(m.is_fitted for m in models):
+        raise ValueError("every element of `x` must be fitted (use lp()).")
+    enc = encode_dataset(class_, dataset)
+    k = check_folds(k, enc.codes.shape[0])
+    draws = resolve_rng(random_state, rng, seed)
+    class_codes = enc.codes[:, enc.class_index]
+    folds = stratified_folds(class_codes, len(enc.levels[class_]), k, draws)
+    acc = np.empty((len(folds), len(models)))
+    # Categorical columns keep every level in each training fold.
+    frame = enc.as_frame()
+    for i, test_rows in enumerate(folds):
+        train = frame.drop(index=test_rows)
+        test_codes = enc.codes[test_rows]
+        fitted = [_refit(m, train, dag, draws) for m in models]
+        for j, m in enumerate(fitted):
+            cols = [enc.columns.index(f) for f in m.features]
+            post = posterior_from_log_joint(compute_log_joint(m, test_codes[:, cols]))
+            labels = np.asarray(m.levels[class_])
+            truth = np.asarray(enc.levels[class_])[class_codes[test_rows]]
+            acc[i, j] = np.count_nonzero(labels[map_random(post, draws)] == truth) / len(test_rows)
+    if not means:
+        return acc
+    out = col_means(acc)
+    if names is not None:
+        return dict(zip(names, out.tolist()))
+    return float(out[0]) if len(models) == 1 else out

@@ -1,0 +1,62 @@
+"""Stratified cross-validation folds and random arg-max, drawn as bnclassify does."""
+import math
+
+import numpy as np
+
+__all__ = ["stratified_folds", "distribute_over_folds", "max_random", "check_folds"]
+
+# R's sqrt(.Machine$double.eps): scores this close count as equal.
+EQUAL_TOL = math.sqrt(np.finfo(float).eps)
+
+
+def check_folds(k, n_rows):
+    """Raise unless ``k`` is an integer with ``1 < k <= n_rows``."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"`k` (number of folds) must be an integer; got {k!r}.")
+    if not 1 < k <= n_rows:
+        raise ValueError(
+            f"`k` (number of folds) must be between 2 and the number of rows "
+            f"({n_rows}); got {k}."
+        )
+    return int(k)
+
+
+def distribute_over_folds(n, k, draws):
+    """Fold numbers (1-based) for ``n`` rows of one class.
+
+    The ``k`` fold ids are shuffled, recycled to length ``n`` and shuffled
+    again; a single row takes R's ``sample(x, 1)`` on a scalar, which is
+    uniform over ``1..x``.
+    """
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    ids = np.asarray(draws.sample_int(k, k), dtype=np.int64) + 1
+    nums = np.resize(ids, n)
+    if n == 1:
+        return np.asarray(draws.sample_int(int(nums[0]), 1), dtype=np.int64) + 1
+    return nums[np.asarray(draws.sample_int(n, n), dtype=np.int64)]
+
+
+def stratified_folds(class_codes, n_levels, k, draws):
+    """Row indices of each fold, classes spread evenly over the folds.
+
+    Rows are grouped by class level (in level order, ascending within a
+    level); folds are returned in fold-number order and a fold that received
+    no rows is dropped.  Rows with a missing class are in no fold.
+    """
+    rows, nums = [], []
+    for level in range(n_levels):
+        members = np.flatnonzero(class_codes == level)
+        rows.append(members)
+        nums.append(distribute_over_folds(len(members), k, draws))
+    rows, nums = np.concatenate(rows), np.concatenate(nums)
+    return [rows[nums == f] for f in range(1, k + 1) if np.any(nums == f)]
+
+
+def max_random(scores, draws):
+    """Index of the maximum; scores within 1.5e-8 of it tie and one is drawn."""
+    scores = np.asarray(scores, dtype=float)
+    best = np.flatnonzero(np.abs(scores - scores.max()) < EQUAL_TOL)
+    if len(best) > 1:
+        return int(best[draws.unif_index(len(best))])
+    return int(best[0])

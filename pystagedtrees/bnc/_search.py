@@ -1,0 +1,436 @@
+"""Greedy wrapper learners scored by cross-validated accuracy.
+
+tan_hc, tan_hcsp (Keogh & Pazzani, 2002), kdb (hill-climbing k-dependence),
+fssj and bsej (Pazzani, 1996), as bnclassify 0.4.8 runs them: the same
+candidate order, folds, stopping rule and random tie breaking.
+
+Scoring is incremental: per fold, the log-CPT of every family ever proposed
+is gathered once at the test rows (a "slot" of a pool), so a candidate's
+log-joint is the current structure's plus or minus a few slots.
+"""
+from itertools import combinations
+
+import numpy as np
+
+from pystagedtrees.bnc._counts import col_means
+from pystagedtrees.bnc._dataset import encode_dataset
+from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
+from pystagedtrees.bnc._infer import pool_delta, pool_sum
+from pystagedtrees.bnc._model import BNCModel
+from pystagedtrees.bnc._params import check_smooth, cpt, family_table
+from pystagedtrees.bnc._predict import _model_log_joint, map_random
+from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.bnc._structure import anb_model
+
+__all__ = ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"]
+
+
+class _Dag:
+    """A semi-naive structure during search: features and their feature parents."""
+
+    __slots__ = ("features", "parents")
+
+    def __init__(self, features, parents):
+        self.features = tuple(features)
+        self.parents = {f: tuple(parents.get(f, ())) for f in self.features}
+
+    def with_parents(self, child, new_parents):
+        parents = dict(self.parents)
+        parents[child] = parents[child] + tuple(new_parents)
+        return _Dag(self.features, parents)
+
+    def with_feature(self, feature, parents=()):
+        return _Dag(self.features + (feature,), {**self.parents, feature: tuple(parents)})
+
+    def without_feature(self, feature):
+        keep = [f for f in self.features if f != feature]
+        return _Dag(keep, {f: [p for p in self.parents[f] if p != feature] for f in keep})
+
+    def ancestors(self, node):
+        seen, stack = set(), list(self.parents[node])
+        while stack:
+            v = stack.pop()
+            if v not in seen:
+                seen.add(v)
+                stack.extend(self.parents[v])
+        return seen
+
+    def has_arc(self, parent, child):
+        return parent in self.parents[child]
+
+    def supernodes(self):
+        """Connected components of the feature graph, in graph order."""
+        adjacent = {f: set(self.parents[f]) for f in self.features}
+        for f in self.features:
+            for p in self.parents[f]:
+                adjacent[p].add(f)
+        rank = {f: i for i, f in enumerate(self.features)}
+        seen, out = set(), []
+        for f in self.features:
+            if f in seen:
+                continue
+            component, stack = set(), [f]
+            while stack:
+                v = stack.pop()
+                if v not in component:
+                    component.add(v)
+                    stack.extend(adjacent[v])
+            seen |= component
+            out.append(sorted(component, key=rank.__getitem__))
+        return out
+
+
+class _Fold:
+    __slots__ = ("train", "test", "truth", "pool", "slots", "cpts", "base", "current")
+
+    def __init__(self, train, test, truth, n_class):
+        self.train, self.test, self.truth = train, test, truth
+        self.pool = np.empty((8, len(truth), n_class))
+        self.slots = {}
+        self.cpts = {}
+        self.base = None
+        self.current = None
+
+
+class _FoldScorer:
+    """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition)."""
+
+    def __init__(self, enc, folds, smooth):
+        self.enc, self.smooth = enc, smooth
+        self.class_var = enc.class_var
+        self.col = {v: j for j, v in enumerate(enc.columns)}
+        self.n_class = len(enc.levels[enc.class_var])
+        features = [self.col[f] for f in enc.features]
+        # Missing feature values need inference per row: no incremental scoring.
+        self.incremental = not (enc.codes[:, features] < 0).any()
+        self.folds = []
+        for test_rows in folds:
+            in_train = np.ones(enc.codes.shape[0], dtype=bool)
+            in_train[test_rows] = False
+            test = np.ascontiguousarray(enc.codes[test_rows])
+            self.folds.append(_Fold(enc.take_rows(in_train), test,
+                                    test[:, enc.class_index], self.n_class))
+
+    def _family(self, dag, f):
+        return (f, *dag.parents[f], self.class_var)
+
+    def _cpt(self, fold, family):
+        if family not in fold.cpts:
+            fold.cpts[family] = cpt(family_table(fold.train, family), self.smooth)
+        return fold.cpts[family]
+
+    def _slot(self, fold, family):
+        """Pool slot holding ln theta_family at the fold's test rows."""
+        slot = fold.slots.get(family)
+        if slot is not None:
+            return slot
+        with np.errstate(divide="ignore"):
+            table = np.log(self._cpt(fold, family))
+        if len(family) == 1:
+            values = np.broadcast_to(table, (len(fold.truth), self.n_class))
+        else:
+            cols = [self.col[v] for v in family[:-1]]
+            flat = np.zeros(len(fold.truth), dtype=np.intp)
+            for j, size in zip(cols, table.shape[:-1]):
+                flat = flat * size + fold.test[:, j]
+            values = table.reshape(-1, self.n_class)[flat]
+        slot = len(fold.slots)
+        if slot == fold.pool.shape[0]:
+            grown = np.empty((2 * slot,) + fold.pool.shape[1:])
+            grown[:slot] = fold.pool
+            fold.pool = grown
+        fold.pool[slot] = values
+        fold.slots[family] = slot
+        return slot
+
+    def _slots(self, fold, dag):
+        # R adds the class prior first, then the features in family order.
+        fams = [(self.class_var,)] + [self._family(dag, f) for f in dag.features]
+        return np.array([self._slot(fold, fam) for fam in fams], dtype=np.intp)
+
+    def _log_joint(self, fold, dag):
+        if not self.incremental:
+            return self._log_joint_by_inference(fold, dag)
+        slots = self._slots(fold, dag)
+        out = np.empty((len(fold.truth), self.n_class))
+        if fold.current is not None:
+            now = set(slots.tolist())
+            minus = np.array(sorted(fold.current - now), dtype=np.intp)
+            plus = np.array([s for s in slots if s not in fold.current], dtype=np.intp)
+            if len(minus) + len(plus) < len(slots):
+                pool_delta(fold.pool, fold.base, minus, plus, slots, out)
+                return out
+        pool_sum(fold.pool, slots, out)
+        return out
+
+    def _log_joint_by_inference(self, fold, dag):
+        fams = {f: self._family(dag, f) for f in dag.features}
+        fams[self.class_var] = (self.class_var,)
+        model = BNCModel(self.class_var, dag.features, fams,
+                         params={v: self._cpt(fold, fam) for v, fam in fams.items()})
+        return _model_log_joint(model, fold.test, self.enc.columns)
+
+    def scores(self, dags, draws):
+        """Mean accuracy over folds of each structure (unnormalised MAP, R ties)."""
+        acc = np.empty((len(self.folds), len(dags)))
+        for i, fold in enumerate(self.folds):
+            for j, dag in enumerate(dags):
+                pred = map_random(self._log_joint(fold, dag), draws, take_exp=True)
+                acc[i, j] = np.count_nonzero(pred == fold.truth) / len(fold.truth)
+        return col_means(acc)
+
+    def set_current(self, dag):
+        """Make ``dag`` the base of the incremental sums."""
+        if not self.incremental:
+            return
+        for fold in self.folds:
+            slots = self._slots(fold, dag)
+            fold.base = np.empty((len(fold.truth), self.n_class))
+            pool_sum(fold.pool, slots, fold.base)
+            fold.current = set(slots.tolist())
+
+
+def _greedy_search(enc, init, step, k, epsilon, smooth, draws):
+    """Hill-climb from ``init`` while CV accuracy improves by >= ``epsilon``."""
+    class_codes = enc.codes[:, enc.class_index]
+    folds = stratified_folds(class_codes, len(enc.levels[enc.class_var]), k, draws)
+    scorer = _FoldScorer(enc, folds, smooth)
+    current, current_score, candidates, log = None, -np.inf, [init], []
+    while candidates:
+        if abs(current_score - 1) < EQUAL_TOL:
+            break
+        scores = scorer.scores(candidates, draws)
+        if not scores.max() - epsilon >= current_score:
+            break
+        best = max_random(scores, draws)
+        current, current_score = candidates[best], float(scores[best])
+        log.append(current_score)
+        scorer.set_current(current)
+        candidates = step(current, scorer, draws)
+    return current, log
+
+
+def _arcs_to_orphans(orphans, non_orphans):
+    arcs = [(parent, child) for child in orphans for parent in non_orphans]
+    if len(orphans) > 1:
+        pairs = list(combinations(orphans, 2))
+        arcs += pairs + [(b, a) for a, b in pairs]
+    return arcs
+
+
+def _discard_cycles(arcs, dag):
+    """Drop arcs into an ancestor of their tail; arcs regrouped by tail."""
+    grouped = {}
+    for parent, child in arcs:
+        grouped.setdefault(parent, []).append(child)
+    out = []
+    for parent, children in grouped.items():
+        above = dag.ancestors(parent)
+        out += [(parent, c) for c in children if c not in above]
+    return out
+
+
+def _discard_reversed(arcs):
+    """Keep an arc only if no later kept arc is its reverse (scanning upward)."""
+    kept = [True] * len(arcs)
+    later = set()
+    for i in range(len(arcs) - 1, -1, -1):
+        if arcs[i][::-1] in later:
+            kept[i] = False
+        else:
+            later.add(arcs[i])
+    return [a for a, keep in zip(arcs, kept) if keep]
+
+
+def _orphans(dag, below):
+    return [f for f in dag.features if len(dag.parents[f]) < below]
+
+
+def _augment_ode(dag, scorer, draws):
+    orphans = _orphans(dag, 1)
+    if len(orphans) <= 1:
+        return []
+    non_orphans = [f for f in dag.features if f not in orphans]
+    arcs = _discard_reversed(_discard_cycles(_arcs_to_orphans(orphans, non_orphans), dag))
+    return [dag.with_parents(child, [parent]) for parent, child in arcs]
+
+
+def _augment_kdb(kdbk):
+    def step(dag, scorer, draws):
+        orphans = _orphans(dag, kdbk)
+        # bnclassify stops with an error when fewer than kdbk features can
+        # still take a parent; the search ends here instead.
+        if len(orphans) < kdbk or not orphans:
+            return []
+        non_orphans = [f for f in dag.features if f not in orphans]
+        arcs = [a for a in _arcs_to_orphans(orphans, non_orphans) if not dag.has_arc(*a)]
+        arcs = _discard_cycles(arcs, dag)
+        return [dag.with_parents(child, [parent]) for parent, child in arcs]
+
+    return step
+
+
+def _augment_superparent(dag, scorer, draws):
+    orphans = _orphans(dag, 1)
+    if len(orphans) <= 1:
+        return []
+    children = {}
+    for f in dag.features:
+        above = dag.ancestors(f)
+        kids = [o for o in orphans if o != f and o not in above]
+        if kids:
+            children[f] = kids
+    if not children:
+        return []
+    with_all = []
+    for sp, kids in children.items():
+        d = dag
+        for c in kids:
+            d = d.with_parents(c, [sp])
+        with_all.append(d)
+    sp = list(children)[max_random(scorer.scores(with_all, draws), draws)]
+    return [dag.with_parents(c, [sp]) for c in children[sp]]
+
+
+def _forward_join(all_features):
+    def step(dag, scorer, draws):
+        absent = [f for f in all_features if f not in dag.features]
+        includes = [dag.with_feature(f) for f in absent]
+        supernodes = dag.supernodes()
+        joins = [dag.with_feature(f, s) for f in absent for s in supernodes]
+        return includes + joins
+
+    return step
+
+
+def _backward_join(dag, scorer, draws):
+    excludes = [dag.without_feature(f) for f in dag.features]
+    supernodes = dag.supernodes()
+    merges = []
+    for i, j in combinations(range(len(supernodes)), 2):
+        d = dag
+        for child in supernodes[i]:
+            d = d.with_parents(child, supernodes[j])
+        merges.append(d)
+    return excludes + merges
+
+
+def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, seed,
+                 make_init, step, extra_args):
+    enc = encode_dataset(class_, dataset)
+    k = check_folds(k, enc.codes.shape[0])
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or epsilon < 0:
+        raise ValueError(f"`epsilon` must be a number >= 0; got {epsilon!r}.")
+    smooth = check_smooth(smooth)
+    draws = resolve_rng(random_state, rng, seed)
+    init = make_init(enc.features)
+    dag, log = _greedy_search(enc, init, step(enc.features), k, float(epsilon), smooth, draws)
+    args = dict(k=k, epsilon=epsilon, smooth=smooth, **extra_args)
+    model = anb_model(class_, dag.features, dag.parents, learner=(name, args))
+    model.greedy_scores_log = log
+    return model
+
+
+def _naive_bayes(features):
+    return _Dag(features, {})
+
+
+_WRAPPER_DOC = """
+
+    Parameters
+    ----------
+    class_ : str
+        Name of the class column.
+    dataset : pandas.DataFrame
+        Categorical data; every other column is a candidate feature.
+    k : int
+        Number of cross-validation folds (stratified, drawn once per search).
+    epsilon : float
+        Minimum absolute improvement in CV accuracy to accept a step.
+    smooth : float
+        Dirichlet pseudo-count of the CPTs fitted inside the search.
+    random_state : None, int or numpy.random.Generator
+        Draws the folds and breaks ties (numpy).
+    rng : {"numpy", "R"}
+        With ``"R"`` everything random is drawn as R after ``set.seed(seed)``.
+    seed : int, optional
+        The R seed for ``rng="R"``.
+    cache_reset : ignored
+        Accepted for compatibility with bnclassify (memoisation only).
+
+    Returns
+    -------
+    BNCModel
+        The structure (fit it with :func:`lp`); ``greedy_scores_log`` holds
+        the accuracy of each accepted step.
+"""
+
+
+def tan_hc(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
+           random_state=None, rng="numpy", seed=None):
+    """Tree augmented naive Bayes by hill-climbing on CV accuracy.
+
+    Starting from naive Bayes, each step adds the arc (between features that
+    keeps a one-dependence structure) that most improves accuracy.
+    """
+    return _run_wrapper("tan_hc", class_, dataset, k, epsilon, smooth, random_state, rng,
+                        seed, _naive_bayes, lambda feats: _augment_ode, {})
+
+
+def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
+             random_state=None, rng="numpy", seed=None):
+    """Tree augmented naive Bayes by hill-climbing with super-parents.
+
+    Each step first picks the best super-parent (a feature made parent of
+    every orphan it can take), then its best single child.
+    """
+    return _run_wrapper("tan_hcsp", class_, dataset, k, epsilon, smooth, random_state,
+                        rng, seed, _naive_bayes, lambda feats: _augment_superparent, {})
+
+
+def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
+        random_state=None, rng="numpy", seed=None):
+    """k-dependence Bayesian classifier by hill-climbing on CV accuracy.
+
+    Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature parents.
+
+    Other Parameters
+    ----------------
+    kdbk : int
+        Maximum number of feature parents per feature.
+    """
+    if isinstance(kdbk, bool) or not isinstance(kdbk, (int, np.integer)) or kdbk < 1:
+        raise ValueError(f"`kdbk` must be a positive integer; got {kdbk!r}.")
+    n_features = encode_dataset(class_, dataset).codes.shape[1] - 1
+    if n_features < kdbk:
+        raise ValueError(
+            f"`kdbk` ({kdbk}) exceeds the number of features ({n_features})."
+        )
+    return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, random_state, rng,
+                        seed, _naive_bayes, lambda feats: _augment_kdb(int(kdbk)),
+                        dict(kdbk=int(kdbk)))
+
+
+def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
+         random_state=None, rng="numpy", seed=None):
+    """Forward sequential selection and joining (Pazzani, 1996).
+
+    Starts from the class alone; each step adds a feature, either on its own
+    or joined to an existing group of features (a complete sub-graph).
+    """
+    return _run_wrapper("fssj", class_, dataset, k, epsilon, smooth, random_state, rng,
+                        seed, lambda feats: _Dag((), {}), _forward_join, {})
+
+
+def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
+         random_state=None, rng="numpy", seed=None):
+    """Backward sequential elimination and joining (Pazzani, 1996).
+
+    Starts from naive Bayes; each step removes a feature or joins two groups.
+    """
+    return _run_wrapper("bsej", class_, dataset, k, epsilon, smooth, random_state, rng,
+                        seed, _naive_bayes, lambda feats: _backward_join, {})
+
+
+for _f in (tan_hc, tan_hcsp, kdb, fssj, bsej):
+    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _WRAPPER_DOC
