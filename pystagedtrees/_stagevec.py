@@ -7,11 +7,18 @@ listed situations (those seen in data) carry their own ids and every other
 situation shares one default stage (the unobserved stage), so unobserved
 situations cost nothing.
 
+A third kind, :class:`ParentStageVector`, stores the stages of a tree
+built from a Bayesian network (``as_sevt``) whose variable has too many
+situations for one id each: a stage id per configuration of the variable's
+parents, so memory is the size of the conditional probability table.
+
 Stage ids are ``0..S-1``, all in use, and their order is the order of the
 model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 :class:`StageLabels`, aligned with the ids.
 """
 import numpy as np
+
+from pystagedtrees._as_sevt import stages_by_parent_config
 
 from pystagedtrees._counts import first_positions
 
@@ -160,6 +167,136 @@ class StageVector:
             return StageVector(self.n_situations, dense)
         return StageVector(self.n_situations, kept, situations.copy(), stage_id)
 
+    def paths_per_stage(self, n_stages):
+        """Number of situations in each stage ``0..n_stages-1`` (int64)."""
+        counts = np.bincount(self.stage, minlength=n_stages).astype(np.int64)
+        if self.sit is not None and self.default >= 0:
+            counts[self.default] += self.n_situations - len(self.sit)
+        return counts
+
+    def block(self, start, length):
+        """The vector of the situations ``start .. start+length-1``, renumbered from 0.
+
+        These are the situations of one subtree: ``length`` is the product of
+        the numbers of levels of the variables between the subtree's root and
+        this variable, and ``start`` a multiple of it.
+        """
+        if self.sit is None:
+            return StageVector(length, self.stage[start:start + length].copy())
+        lo, hi = np.searchsorted(self.sit, [start, start + length])
+        return StageVector.build(length, self.sit[lo:hi] - start, self.stage[lo:hi], self.default)
+
+
+class ParentStageVector:
+    """Stage ids of a variable given by the configuration of its parents.
+
+    The stage of situation ``s`` is ``table[c]``, where ``c`` numbers the
+    levels of the parents along the path in mixed radix (earliest parent
+    slowest).  Nothing is stored per situation, so variables with
+    astronomically many situations cost the size of their parents' table.
+
+    Parameters
+    ----------
+    n_situations : int
+    lags : ndarray of int64
+        For each parent, how many variables before this one it is (1 for
+        the immediate predecessor), earliest parent first.
+    strides : ndarray of int64
+        Situation stride of each parent: the product of the numbers of
+        levels of the variables after it and before this variable.
+    radices : ndarray of int64
+        Number of levels of each parent.
+    table : ndarray of int32
+        Stage id of each configuration, ``prod(radices)`` entries.
+    """
+
+    __slots__ = ("n_situations", "lags", "strides", "radices", "table")
+
+    def __init__(self, n_situations, lags, strides, radices, table):
+        self.n_situations = int(n_situations)
+        self.lags = np.ascontiguousarray(lags, dtype=np.int64)
+        self.strides = np.ascontiguousarray(strides, dtype=np.int64)
+        self.radices = np.ascontiguousarray(radices, dtype=np.int64)
+        self.table = np.ascontiguousarray(table, dtype=np.int32)
+
+    is_dense = False
+
+    def copy(self):
+        return ParentStageVector(
+            self.n_situations, self.lags.copy(), self.strides.copy(),
+            self.radices.copy(), self.table.copy(),
+        )
+
+    def lookup(self, situations):
+        """Stage ids of the given situation indices."""
+        situations = np.ascontiguousarray(situations, dtype=np.int64)
+        flat = situations.ravel()
+        out = np.empty(flat.shape[0], dtype=np.int32)
+        stages_by_parent_config(flat, self.strides, self.radices, self.table, out)
+        return out.reshape(situations.shape)
+
+    def dense(self, what="stage vector"):
+        """One id per situation; refuses when it would not fit in memory."""
+        if self.n_situations > DENSE_MAX:
+            raise dense_too_large(self.n_situations, what)
+        return self.lookup(np.arange(self.n_situations, dtype=np.int64))
+
+    def first_appearance(self):
+        """Stage ids in order of first appearance along the situations.
+
+        The first situation of configuration ``c`` grows with ``c`` (the
+        earliest parent is the slowest digit of both), so the order of the
+        table is the order of the situations.
+        """
+        values, first = np.unique(self.table, return_index=True)
+        return values[np.argsort(first, kind="stable")].astype(np.int32)
+
+    def ids_in_use(self):
+        return np.unique(self.table).astype(np.int32)
+
+    def remap(self, mapping):
+        mapping = np.asarray(mapping, dtype=np.int32)
+        return ParentStageVector(
+            self.n_situations, self.lags, self.strides, self.radices, mapping[self.table]
+        )
+
+    def assign(self, situations, stage_id):
+        """New vector where the given situations carry ``stage_id``.
+
+        Moving single situations breaks the parent structure: possible only
+        when the variable is small enough to store densely.
+        """
+        return StageVector(self.n_situations, self.dense("stage vector to edit")).assign(
+            situations, stage_id
+        )
+
+    def with_default_outside(self, situations, stage_id):
+        """New (sparse) vector keeping ``situations``' ids and ``stage_id`` everywhere else."""
+        situations = np.asarray(situations, dtype=np.int64)
+        return StageVector.build(self.n_situations, situations, self.lookup(situations), stage_id)
+
+    def paths_per_stage(self, n_stages):
+        """Number of situations in each stage ``0..n_stages-1`` (int64)."""
+        per_config = self.n_situations // len(self.table)
+        return np.bincount(self.table, minlength=n_stages).astype(np.int64) * per_config
+
+    def block(self, start, length):
+        """The vector of the situations of one subtree (see :meth:`StageVector.block`).
+
+        Parents before the subtree's root have a fixed level there, which
+        selects a slice of the table; the other parents keep their strides.
+        """
+        fixed = self.strides >= length
+        digits = tuple(int(d) for d in (start // self.strides[fixed]) % self.radices[fixed])
+        table = self.table.reshape(tuple(self.radices))[digits].ravel()
+        keep = ~fixed
+        vector = ParentStageVector(
+            length, self.lags[keep], self.strides[keep], self.radices[keep], table
+        )
+        if length <= DENSE_MAX:
+            return StageVector(length, vector.dense())
+        return vector
+
 
 def dense_too_large(n_situations, what):
     """The error raised when a dense vector of ``n_situations`` is asked for."""
@@ -277,9 +414,13 @@ class StageLabels:
 
 
 def new_label(labels):
-    """R's ``new_label``: the first ``str(k)``, ``k >= 1 + len(labels)``, not in ``labels``."""
-    labels = {str(lab) for lab in labels}
+    """R's ``new_label``: the first ``str(k)``, ``k >= 1 + len(labels)``, not in ``labels``.
+
+    ``labels`` is counted with its repetitions, as R counts ``length(labels)``.
+    """
+    labels = [str(lab) for lab in labels]
+    taken = set(labels)
     k = 1 + len(labels)
-    while str(k) in labels:
+    while str(k) in taken:
         k += 1
     return str(k)

@@ -1,0 +1,31 @@
+"""Kernel of :func:`pystagedtrees.as_sevt`: stages from parent configurations.
+
+In the staged tree of a Bayesian network, the stage of a situation of
+variable ``Xi`` is the configuration of ``Xi``'s parents along the path.
+A situation index ``s`` (root slowest) holds the level of an earlier
+variable ``Xj`` as the digit ``(s // stride_j) % k_j``, with ``stride_j`` the
+product of the numbers of levels of the variables between ``Xj`` and ``Xi``.
+The configuration index combines the parents' digits in mixed radix,
+earliest parent slowest, so that configurations are numbered in order of
+first appearance along the situations (the numbering ``stndnaming`` gives).
+"""
+from libc.stdint cimport int32_t, int64_t
+
+
+def stages_by_parent_config(const int64_t[::1] situations, const int64_t[::1] strides,
+                            const int64_t[::1] radices, const int32_t[::1] table,
+                            int32_t[::1] out):
+    """``out[r] = table[config(situations[r])]``.
+
+    The caller guarantees ``0 <= situations[r] < n_situations`` and that
+    ``table`` has ``prod(radices)`` entries.
+    """
+    cdef Py_ssize_t r, j, n = situations.shape[0], m = strides.shape[0]
+    cdef int64_t s, config
+    with nogil:
+        for r in range(n):
+            s = situations[r]
+            config = 0
+            for j in range(m):
+                config = config * radices[j] + (s // strides[j]) % radices[j]
+            out[r] = table[config]
