@@ -295,13 +295,7 @@ def summary(object):
     tables = {}
     for i, v in enumerate(object.variables):
         labels = object._labels[i]
-        vector = object._stages[i]
-        if vector.is_dense:
-            npaths = np.bincount(vector.stage, minlength=len(labels))
-        else:
-            npaths = np.bincount(vector.stage, minlength=len(labels)).astype(object)
-            if vector.default >= 0:
-                npaths[vector.default] += vector.n_situations - len(vector.sit)
+        npaths = object._stages[i].paths_per_stage(len(labels))
         table = pd.DataFrame({"stage": labels.tolist() if i else ["1"], "npaths": npaths})
         if object.is_fitted:
             table["sample.size"] = object._n[i]
