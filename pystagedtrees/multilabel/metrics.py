@@ -1,0 +1,70 @@
+"""Multi-label scores in one call, with the usual multi-label conventions.
+
+scikit-learn already has every score used here, so nothing is
+reimplemented: example-based F1 is ``f1_score(average="samples")`` and
+example-based accuracy (Godbole & Sarawagi's Jaccard accuracy) is
+``jaccard_score(average="samples")``.  What this module fixes is the
+convention for a row with no true and no predicted label: the multi-label
+literature (and Mulan/MEKA) counts it as a perfect prediction, which
+scikit-learn does with ``zero_division=1.0``; its default would score such
+rows 0 with a warning.
+"""
+from sklearn.metrics import accuracy_score, f1_score, hamming_loss, jaccard_score
+
+__all__ = ["MULTILABEL_SCORES", "multilabel_scores"]
+
+#: Score names of :func:`multilabel_scores`, in report order; only the first
+#: is a loss (lower is better).
+MULTILABEL_SCORES = (
+    "hamming_loss",
+    "subset_accuracy",
+    "micro_f1",
+    "macro_f1",
+    "example_f1",
+    "example_accuracy",
+)
+
+
+def multilabel_scores(Y_true, Y_pred):
+    """Hamming loss, subset accuracy, micro/macro F1 and example-based F1/accuracy.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels)
+        Binary indicator matrices (0/1).
+
+    Returns
+    -------
+    dict of str to float
+        Keyed by :data:`MULTILABEL_SCORES`:
+
+        * ``hamming_loss``: share of wrong label cells;
+        * ``subset_accuracy``: share of rows predicted exactly;
+        * ``micro_f1`` / ``macro_f1``: label-based F1, pooled over all cells /
+          averaged over labels (a label never true nor predicted scores 0);
+        * ``example_f1``: mean over rows of ``2 |T & P| / (|T| + |P|)``;
+        * ``example_accuracy``: mean over rows of ``|T & P| / |T | P|``;
+
+        where ``T`` and ``P`` are a row's true and predicted label sets, and
+        a row with both empty scores 1 in the example-based measures.
+
+    Examples
+    --------
+    >>> Y_true = [[1, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 1], [0, 0, 0]]
+    >>> scores = multilabel_scores(Y_true, Y_pred)
+    >>> scores["hamming_loss"], scores["example_f1"], scores["example_accuracy"]
+    (0.3333333333333333, 0.75, 0.6666666666666666)
+    """
+    return {
+        "hamming_loss": float(hamming_loss(Y_true, Y_pred)),
+        "subset_accuracy": float(accuracy_score(Y_true, Y_pred)),
+        "micro_f1": float(f1_score(Y_true, Y_pred, average="micro", zero_division=0.0)),
+        "macro_f1": float(f1_score(Y_true, Y_pred, average="macro", zero_division=0.0)),
+        "example_f1": float(
+            f1_score(Y_true, Y_pred, average="samples", zero_division=1.0)
+        ),
+        "example_accuracy": float(
+            jaccard_score(Y_true, Y_pred, average="samples", zero_division=1.0)
+        ),
+    }

@@ -1,0 +1,421 @@
+"""Tests of pystagedtrees.multilabel: dependence degrees, cycle breaking, the
+label network, the BN-ordered classifier chain and the metrics."""
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+from scipy.stats import entropy
+from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import MultiOutputClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pystagedtrees.multilabel import (
+    BNClassifierChain,
+    break_cycles,
+    label_dependence,
+    label_network,
+)
+from pystagedtrees.multilabel.metrics import multilabel_scores
+
+
+@hst.composite
+def label_matrices(draw, max_labels=5, max_rows=60):
+    """Random 0/1 label matrices with some dependence between columns."""
+    n = draw(hst.integers(1, max_rows))
+    m = draw(hst.integers(1, max_labels))
+    rng = np.random.default_rng(draw(hst.integers(0, 2**32 - 1)))
+    Y = (rng.random((n, m)) < rng.random(m)).astype(int)
+    for j in range(1, m):  # copy an earlier column into some rows
+        copied = rng.random(n) < rng.random()
+        Y[copied, j] = Y[copied, rng.integers(j)]
+    return Y
+
+
+# ---------------------------------------------------------------- dependence
+
+
+def test_label_dependence_by_hand():
+    # l0 = 1,1,1,0 and l1 = 1,1,0,0.
+    # H(l1 | l0): l0=1 (3 rows) has l1 = 1,1,0 -> h(1/3); l0=0 (1 row) -> 0,
+    #   so H = 3/4 h(1/3) and I(l0 -> l1) = 1 - 3/4 h(1/3) = 0.3113.
+    # H(l0 | l1): l1=1 (2 rows) has l0 = 1,1 -> 0; l1=0 has l0 = 1,0 -> 1 bit,
+    #   so H = 1/2 and I(l1 -> l0) = 0.5.
+    h = lambda p: -p * math.log2(p) - (1 - p) * math.log2(1 - p)  # noqa: E731
+    Y = np.array([[1, 1], [1, 1], [1, 0], [0, 0]])
+    expected = np.array([[1.0, 1 - 0.75 * h(1 / 3)], [0.5, 1.0]])
+    np.testing.assert_allclose(label_dependence(Y), expected, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(label_matrices())
+def test_label_dependence_matches_conditional_entropy_from_crosstabs(Y):
+    # Independent computation: H(l_j | l_k) = sum_v P(l_k = v) H(l_j | l_k = v)
+    # with scipy's entropy on each conditional distribution.
+    n, m = Y.shape
+    expected = np.empty((m, m))
+    for k in range(m):
+        for j in range(m):
+            h = 0.0
+            for v in (0, 1):
+                rows = Y[:, k] == v
+                if rows.any():
+                    counts = np.bincount(Y[rows, j], minlength=2)
+                    h += rows.mean() * entropy(counts, base=2)
+            expected[k, j] = 1 - h
+    degree = label_dependence(Y)
+    np.testing.assert_allclose(degree, expected, atol=1e-9)
+    assert np.all((degree >= 0) & (degree <= 1))
+
+
+def test_label_dependence_counts_mutual_exclusion_and_keeps_names():
+    Y = pd.DataFrame({"a": [1, 0, 1, 0, 0], "not_a": [0, 1, 0, 1, 1]})
+    degree = label_dependence(Y)
+    assert list(degree.index) == list(degree.columns) == ["a", "not_a"]
+    np.testing.assert_allclose(degree.to_numpy(), 1.0)  # each determines the other
+
+
+@pytest.mark.parametrize(
+    "Y, error, match",
+    [
+        (np.array([0, 1, 1]), ValueError, "2-D"),
+        (np.array([[0, 2], [1, 0]]), ValueError, "binary"),
+        (np.array([["a", "b"], ["b", "a"]]), TypeError, "0/1"),
+        (np.zeros((0, 3)), ValueError, "at least one row"),
+    ],
+)
+def test_label_dependence_rejects_bad_labels(Y, error, match):
+    with pytest.raises(error, match=match):
+        label_dependence(Y)
+
+
+# ---------------------------------------------------------------- break_cycles
+
+nan = np.nan
+
+
+def test_break_cycles_keeps_lightest_arc_off_the_cycle():
+    # Cycle 0 -> 1 -> 2 -> 0 (0.9, 0.5, 0.2) plus a tail 2 -> 3 of weight 0.1.
+    # The tail is the lightest arc but lies on no cycle: it stays; the cycle
+    # loses its lightest arc 2 -> 0.
+    w = np.array(
+        [[nan, 0.9, nan, nan], [nan, nan, 0.5, nan], [0.2, nan, nan, 0.1], [nan] * 4]
+    )
+    dag = break_cycles(w)
+    assert sorted(dag.edges) == [(0, 1), (1, 2), (2, 3)]
+    assert dag.graph["removed_arcs"] == [(2, 0)]
+    assert dag.edges[2, 3]["weight"] == 0.1
+
+
+def test_break_cycles_two_disjoint_cycles_and_a_bridge():
+    # 0 <-> 1 (0.7 / 0.2): remove 1 -> 0.  2 -> 3 -> 4 -> 2 (0.5, 0.6, 0.55):
+    # remove 2 -> 3.  The bridge 1 -> 2 (0.01) is on no cycle: kept.
+    w = np.full((5, 5), nan)
+    w[0, 1], w[1, 0], w[1, 2] = 0.7, 0.2, 0.01
+    w[2, 3], w[3, 4], w[4, 2] = 0.5, 0.6, 0.55
+    dag = break_cycles(w)
+    assert sorted(dag.graph["removed_arcs"]) == [(1, 0), (2, 3)]
+    assert sorted(dag.edges) == [(0, 1), (1, 2), (3, 4), (4, 2)]
+
+
+def test_break_cycles_nested_cycles():
+    # Arcs 0->1 (1.0), 1->2 (0.4), 2->0 (0.6), 1->0 (0.3).  Cycles: 0->1->0
+    # (lightest 1->0, 0.3) and 0->1->2->0 (lightest 1->2, 0.4).  Removing 1->0
+    # leaves the second cycle, which then loses 1->2.
+    g = nx.DiGraph()
+    g.add_weighted_edges_from([(0, 1, 1.0), (1, 2, 0.4), (2, 0, 0.6), (1, 0, 0.3)])
+    dag = break_cycles(g)
+    assert dag.graph["removed_arcs"] == [(1, 0), (1, 2)]
+    assert sorted(dag.edges) == [(0, 1), (2, 0)]
+    assert g.number_of_edges() == 4  # the input graph is left alone
+
+
+def test_break_cycles_ties_keep_arcs_from_earlier_to_later_nodes():
+    # Complete bidirected graph, all weights equal: the documented tie rule
+    # keeps each arc i -> j with i < j, i.e. the node order.
+    dag = break_cycles(np.full((3, 3), 0.5))
+    assert sorted(dag.edges) == [(0, 1), (0, 2), (1, 2)]
+    named = break_cycles(pd.DataFrame(np.full((2, 2), 1.0), index=["b", "a"], columns=["b", "a"]))
+    assert list(named.edges) == [("b", "a")]
+
+
+def test_break_cycles_removes_self_loops_of_a_digraph():
+    g = nx.DiGraph()
+    g.add_weighted_edges_from([(0, 0, 5.0), (0, 1, 1.0)])
+    dag = break_cycles(g)
+    assert list(dag.edges) == [(0, 1)] and dag.graph["removed_arcs"] == [(0, 0)]
+
+
+@hst.composite
+def weighted_digraphs(draw):
+    n = draw(hst.integers(1, 7))
+    rng = np.random.default_rng(draw(hst.integers(0, 2**32 - 1)))
+    w = rng.integers(0, 5, size=(n, n)).astype(float)  # small ints: many ties
+    w[rng.random((n, n)) < draw(hst.floats(0, 0.8))] = nan
+    return w
+
+
+@settings(max_examples=150, deadline=None)
+@given(weighted_digraphs())
+def test_break_cycles_properties(w):
+    n = w.shape[0]
+    arcs = {(i, j): w[i, j] for i in range(n) for j in range(n) if i != j and not np.isnan(w[i, j])}
+    dag = break_cycles(w)
+    assert nx.is_directed_acyclic_graph(dag)
+    removed = dag.graph["removed_arcs"]
+    assert set(dag.edges) | set(removed) == set(arcs)
+    assert not set(dag.edges) & set(removed)
+    assert all(dag.edges[a]["weight"] == arcs[a] for a in dag.edges)
+    # Arcs on no cycle of the input are all kept.
+    original = nx.DiGraph(list(arcs))
+    original.add_nodes_from(range(n))
+    scc = {v: k for k, c in enumerate(nx.strongly_connected_components(original)) for v in c}
+    assert all(a in dag.edges for a in arcs if scc[a[0]] != scc[a[1]])
+    # When removed, each arc was on a cycle and was the lightest arc of every
+    # cycle of the graph at that time (ties: larger (tail, head) first).
+    for step, (u, v) in enumerate(removed):
+        current = nx.DiGraph(list(dag.edges) + removed[step:])
+        assert nx.has_path(current, v, u)
+        comp = {x: k for k, c in enumerate(nx.strongly_connected_components(current)) for x in c}
+        cyclic = [a for a in current.edges if comp[a[0]] == comp[a[1]]]
+        lightest = min(cyclic, key=lambda a: (arcs[a], -a[0], -a[1]))
+        assert lightest == (u, v)
+
+
+@pytest.mark.parametrize(
+    "weights, error, match",
+    [
+        (np.ones((2, 3)), ValueError, "square"),
+        (np.array([[nan, np.inf], [1.0, nan]]), ValueError, "finite"),
+        (nx.Graph([(0, 1)]), TypeError, "DiGraph"),
+        (nx.DiGraph([(0, 1)]), ValueError, "weight"),
+        (pd.DataFrame(np.ones((2, 2)), index=["a", "b"], columns=["b", "a"]), ValueError, "index"),
+    ],
+)
+def test_break_cycles_rejects_bad_input(weights, error, match):
+    with pytest.raises(error, match=match):
+        break_cycles(weights)
+
+
+# ---------------------------------------------------------------- label_network
+
+
+def _chain_labels(n=2000, seed=1):
+    """Labels from a known network A -> B -> C, A -> E (mutual exclusion), D alone.
+
+    Each child drops some of its parent's ones, so entropies decrease along
+    the arcs (A: p=.5, B: .4, C: .32, E: .35) and the heavier of two opposite
+    dependence arcs is the true one.
+    """
+    rng = np.random.default_rng(seed)
+    A = rng.random(n) < 0.5
+    B = A & (rng.random(n) < 0.8)
+    C = B & (rng.random(n) < 0.8)
+    D = rng.random(n) < 0.3
+    E = ~A & (rng.random(n) < 0.7)
+    return pd.DataFrame({"A": A, "B": B, "C": C, "D": D, "E": E}).astype(int)
+
+
+def test_label_network_recovers_a_known_chain():
+    Y = _chain_labels()
+    net = label_network(Y)
+    assert sorted(net.edges) == [("A", "B"), ("A", "E"), ("B", "C")]
+    assert net.degree("D") == 0
+    order = net.graph["order"]
+    assert sorted(order) == sorted(Y.columns)
+    assert order.index("A") < order.index("B") < order.index("C")
+    assert order.index("A") < order.index("E")
+    degree = label_dependence(Y)
+    for parent, child, weight in net.edges(data="weight"):
+        assert weight == degree.loc[parent, child]
+
+
+def test_label_network_limits():
+    Y = _chain_labels()
+    assert label_network(Y, max_parents=0).number_of_edges() == 0
+    assert label_network(Y, penalty=1e9).number_of_edges() == 0
+    limited = label_network(Y, max_children=1)
+    assert max(d for _, d in limited.out_degree) <= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    label_matrices(max_labels=6, max_rows=80),
+    hst.none() | hst.integers(0, 3),
+    hst.sampled_from(["log", None, 0, 1, 2]),
+)
+def test_label_network_properties(Y, max_children, max_parents):
+    net = label_network(Y, max_children=max_children, max_parents=max_parents)
+    n, m = Y.shape
+    assert nx.is_directed_acyclic_graph(net)
+    order = net.graph["order"]
+    assert sorted(order) == list(range(m)) and sorted(net.graph["initial_order"]) == list(range(m))
+    position = {label: i for i, label in enumerate(order)}
+    assert all(position[u] < position[v] for u, v in net.edges)
+    limit = {"log": math.floor(math.log2(n)), None: m}.get(max_parents, max_parents)
+    assert max(d for _, d in net.in_degree) <= limit
+    if max_children is not None:
+        assert max(d for _, d in net.out_degree) <= max_children
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"max_parents": "sqrt"}, TypeError, "max_parents"),
+        ({"max_parents": -1}, ValueError, "max_parents"),
+        ({"max_children": 1.5}, TypeError, "max_children"),
+        ({"penalty": -1.0}, ValueError, "penalty"),
+        ({"penalty": "aic"}, ValueError, "penalty"),
+    ],
+)
+def test_label_network_rejects_bad_parameters(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        label_network(_chain_labels(50), **kwargs)
+
+
+# ---------------------------------------------------------------- the chain
+
+# Checks written for single-output classifiers (1-D targets, 1-D predictions,
+# predict_proba of shape (n, 2)) do not apply to a multi-label-only estimator.
+SINGLE_OUTPUT_CHECKS = {
+    "check_classifiers_train": "asserts 1-D predictions",
+    "check_classifiers_classes": "fits on a 1-D target",
+    "check_classifiers_one_label": "fits on a 1-D target",
+    "check_estimator_sparse_array": "expects predict_proba of shape (n, 2)",
+    "check_estimator_sparse_matrix": "expects predict_proba of shape (n, 2)",
+}
+
+
+@parametrize_with_checks(
+    [
+        BNClassifierChain(LogisticRegression()),
+        BNClassifierChain(LogisticRegression(), order="random", random_state=0),
+    ],
+    expected_failed_checks=lambda estimator: SINGLE_OUTPUT_CHECKS,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _separable_labels(n=400, seed=0):
+    """Features and 4 labels, label j = [x_j > t_j] with distinct prevalences."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    thresholds = np.array([-1.0, -0.3, 0.4, 1.1])
+    return X, (X > thresholds).astype(int)
+
+
+def test_predictions_follow_the_original_label_order_for_a_reversed_chain():
+    X, Y = _separable_labels()
+    reversed_order = [3, 2, 1, 0]
+    chain = BNClassifierChain(LogisticRegression(), order=reversed_order).fit(X, Y)
+    np.testing.assert_array_equal(chain.order_, reversed_order)
+    # the first link sees only X; the last one sees X and the three others
+    assert chain.estimators_[0].n_features_in_ == 4
+    assert chain.estimators_[-1].n_features_in_ == 7
+    predicted = chain.predict(X)
+    assert (predicted == Y).mean(axis=0).min() > 0.95  # column j predicts label j
+    br = MultiOutputClassifier(LogisticRegression()).fit(X, Y).predict(X)
+    assert (predicted == br).mean() > 0.97
+    proba = chain.predict_proba(X)
+    np.testing.assert_allclose(proba.mean(axis=0), Y.mean(axis=0), atol=0.03)
+
+
+def test_chain_accepts_label_names_and_other_codings():
+    X, Y = _separable_labels()
+    names = ["w", "x", "y", "z"]
+    frame = pd.DataFrame(Y, columns=names)
+    by_name = BNClassifierChain(LogisticRegression(), order=["z", "x", "w", "y"]).fit(X, frame)
+    np.testing.assert_array_equal(by_name.order_, [3, 1, 0, 2])
+    signed = BNClassifierChain(LogisticRegression(), order=[3, 1, 0, 2]).fit(X, 2 * Y - 1)
+    np.testing.assert_array_equal(signed.predict(X), 2 * by_name.predict(X) - 1)
+    assert all(list(c) == [-1, 1] for c in signed.classes_)
+    words = BNClassifierChain(LogisticRegression(), order=[3, 1, 0, 2]).fit(
+        X, np.where(Y == 1, "yes", "no")
+    )
+    np.testing.assert_array_equal(words.predict(X) == "yes", by_name.predict(X) == 1)
+
+
+def test_bn_order_is_the_label_network_order():
+    Y = _chain_labels(600).to_numpy()
+    X = Y + np.random.default_rng(0).normal(scale=1.0, size=Y.shape)
+    chain = BNClassifierChain(LogisticRegression()).fit(X, Y)
+    net = label_network(Y)
+    np.testing.assert_array_equal(chain.order_, net.graph["order"])
+    assert sorted(chain.label_graph_.edges) == sorted(net.edges)
+    limited = BNClassifierChain(LogisticRegression(), max_parents=0).fit(X, Y)
+    assert limited.label_graph_.number_of_edges() == 0
+
+
+def test_random_order_is_a_seeded_permutation():
+    X, Y = _separable_labels()
+    orders = [
+        BNClassifierChain(LogisticRegression(), order="random", random_state=s).fit(X, Y).order_
+        for s in (7, 7, 8)
+    ]
+    np.testing.assert_array_equal(orders[0], orders[1])
+    assert sorted(orders[2]) == [0, 1, 2, 3]
+    assert BNClassifierChain(LogisticRegression(), order="random").fit(X, Y).label_graph_ is None
+
+
+def test_chain_on_probabilities_and_sparse_features():
+    X, Y = _separable_labels()
+    soft = BNClassifierChain(LogisticRegression(), chain_method="predict_proba").fit(X, Y)
+    assert (soft.predict(X) == Y).mean() > 0.95
+    sparse = BNClassifierChain(LogisticRegression()).fit(sp.csr_array(X), Y)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_array(X)), sparse.predict(X))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"order": [0, 1, 1, 2]}, ValueError, "permutation"),
+        ({"order": "entropy"}, ValueError, "order"),
+        ({"chain_method": "decision_function"}, ValueError, "chain_method"),
+        ({"order": "random", "random_state": "seed"}, TypeError, "random_state"),
+        ({"max_children": -2}, ValueError, "max_children"),
+    ],
+)
+def test_chain_rejects_bad_parameters(kwargs, error, match):
+    X, Y = _separable_labels(50)
+    with pytest.raises(error, match=match):
+        BNClassifierChain(LogisticRegression(), **kwargs).fit(X, Y)
+
+
+def test_chain_rejects_non_binary_labels_and_non_estimators():
+    X, Y = _separable_labels(50)
+    Y3 = Y.copy()
+    Y3[0, 1] = 2
+    with pytest.raises(ValueError, match="Only binary classification.*column 1"):
+        BNClassifierChain(LogisticRegression()).fit(X, Y3)
+    with pytest.raises(TypeError, match="estimator"):
+        BNClassifierChain("logistic").fit(X, Y)
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_multilabel_scores_by_hand():
+    Y_true = np.array([[1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 1, 0]])
+    Y_pred = np.array([[1, 0, 0, 0], [0, 0, 0, 0], [0, 1, 1, 1]])
+    # Wrong cells: row 0 col 1; row 2 cols 0, 1, 3 -> 4 of 12.
+    # Exact rows: row 1 only -> 1/3.
+    # Per row F1 = 2|T&P| / (|T|+|P|): 2/3, 1 (both empty), 2/5 -> mean 31/45.
+    # Per row Jaccard |T&P| / |T|P|: 1/2, 1, 1/4 -> mean 7/12.
+    # Micro: TP = 2 (r0c0, r2c2), FP = 2 (r2c1, r2c3), FN = 2 (r0c1, r2c0)
+    #   -> F1 = 2 TP / (2 TP + FP + FN) = 4 / 8.
+    # Macro: label F1s 2/3 (TP1 FN1), 0, 1 (TP1), 0 (FP only) -> 5/12.
+    scores = multilabel_scores(Y_true, Y_pred)
+    expected = {
+        "hamming_loss": 4 / 12,
+        "subset_accuracy": 1 / 3,
+        "example_f1": 31 / 45,
+        "example_accuracy": 7 / 12,
+        "micro_f1": 0.5,
+        "macro_f1": 5 / 12,
+    }
+    assert scores == pytest.approx(expected)
