@@ -82,39 +82,94 @@ def pool_delta(const double[:, :, ::1] pool, const double[:, ::1] base,
                 out[i, c] = s
 
 
-def max_col(const double[:, ::1] x, bint take_exp, int[::1] pred,
-            signed char[::1] tie):
-    """Row-wise argmax as R's ``max.col(ties.method="random")``.
+cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
+                                const double *u, Py_ssize_t *used,
+                                Py_ssize_t *events) noexcept nogil:
+    """R's ``max.col`` on one row of ``m`` scores, counting its tie events.
 
-    Rows where R would draw a random number are flagged in ``tie`` (and left
-    for the caller, who owns the generator); the others get ``pred``.  With
-    ``take_exp`` the scores are ``exp(x)``.  A row holding NaN is flagged.
+    With ``choose`` each tie event consumes ``u[used[0]]`` (advancing
+    ``used``) as R consumes ``unif_rand()``; otherwise ties are only counted.
+    Returns the chosen column, or -2 for a row holding NaN (R's NA).
     """
-    cdef Py_ssize_t n = x.shape[0], m = x.shape[1], i, c, best
-    cdef double large, a, b, tol
-    cdef bint flagged
+    cdef Py_ssize_t c, best = 0, ntie = 1
+    cdef double large = 0.0, a, b, tol
+    events[0] = 0
+    for c in range(m):
+        b = row[c]
+        if b != b:
+            return -2
+        if isfinite(b) and fabs(b) > large:
+            large = fabs(b)
+    tol = RELTOL * large
+    a = row[0]
+    for c in range(1, m):
+        b = row[c]
+        if b > a + tol:
+            a = b
+            best = c
+            ntie = 1
+        elif b >= a - tol:
+            ntie += 1
+            events[0] += 1
+            if choose:
+                if ntie * u[used[0]] < 1.0:
+                    best = c
+                used[0] += 1
+    return best
+
+
+def max_col(const double[:, ::1] x, int[::1] pred, Py_ssize_t[::1] events):
+    """Row-wise argmax as R's ``max.col(ties.method="random")``, first pass.
+
+    ``events[i]`` is the number of uniforms R draws on row ``i``; rows with
+    none get their final ``pred`` (-2 for a NaN row), the others need
+    :func:`max_col_ties`.
+    """
+    cdef Py_ssize_t n = x.shape[0], m = x.shape[1], i, used = 0
+    if n == 0 or m == 0:
+        return
+    cdef const double *base = &x[0, 0]
     with nogil:
         for i in range(n):
-            large = 0.0
-            flagged = False
-            for c in range(m):
-                b = exp(x[i, c]) if take_exp else x[i, c]
-                if b != b:
-                    flagged = True
+            pred[i] = _row_max(base + i * m, m, False, NULL, &used, &events[i])
+
+
+def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
+                 const double[::1] u, int[::1] pred):
+    """Second pass: resolve the tied ``rows``, in order, with the uniforms ``u``."""
+    cdef Py_ssize_t k, m = x.shape[1], used = 0, events = 0
+    if rows.shape[0] == 0:
+        return
+    cdef const double *base = &x[0, 0]
+    cdef const double *draws = &u[0]
+    with nogil:
+        for k in range(rows.shape[0]):
+            pred[rows[k]] = _row_max(base + rows[k] * m, m, True, draws, &used, &events)
+
+
+def family_index(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
+                 const Py_ssize_t[::1] dims, Py_ssize_t[::1] out):
+    """C-order index of each row's values of ``cols`` (-1 if one is missing)."""
+    cdef Py_ssize_t n = codes.shape[0], i, j, flat, v
+    with nogil:
+        for i in range(n):
+            flat = 0
+            for j in range(cols.shape[0]):
+                v = codes[i, cols[j]]
+                if v < 0:
+                    flat = -1
                     break
-                if isfinite(b) and fabs(b) > large:
-                    large = fabs(b)
-            if not flagged:
-                tol = RELTOL * large
-                a = exp(x[i, 0]) if take_exp else x[i, 0]
-                best = 0
-                for c in range(1, m):
-                    b = exp(x[i, c]) if take_exp else x[i, c]
-                    if b > a + tol:
-                        a = b
-                        best = c
-                    elif b >= a - tol:
-                        flagged = True
-                        break
-            tie[i] = flagged
-            pred[i] = -1 if flagged else best
+                flat = flat * dims[j] + v
+            out[i] = flat
+
+
+def gather_by_fold(const Py_ssize_t[::1] index, const Py_ssize_t[::1] fold,
+                   const double[:, ::1] tables, double[:, ::1] out):
+    """``out[i, c] = tables[fold[i], index[i] * C + c]``: each row reads the
+    (log-)CPT of its own fold, class last (rows with index >= 0)."""
+    cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, base
+    with nogil:
+        for i in range(n):
+            base = index[i] * m
+            for c in range(m):
+                out[i, c] = tables[fold[i], base + c]

@@ -23,21 +23,19 @@ def check_smooth(smooth, name="smooth"):
     return smooth
 
 
-def normalise_columns(table):
-    """Divide each column of ``table`` by its sum over the first axis.
+def normalise_columns(table, axis=0):
+    """Divide ``table`` by its sums over ``axis`` (the child variable).
 
     A column summing to zero becomes uniform (R's ``normalize``).
     """
-    sums = table.sum(axis=0, keepdims=True)
+    sums = table.sum(axis=axis, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = table / sums
-    out[:, (sums == 0).reshape(sums.shape[1:])] = 1.0 / table.shape[0]
-    return out
+        return np.where(sums == 0, 1.0 / table.shape[axis], table / sums)
 
 
-def cpt(counts, smooth):
-    """Conditional probability table ``(N + a) / (sum_x N + r a)`` over axis 0."""
-    return normalise_columns(counts + smooth)
+def cpt(counts, smooth, axis=0):
+    """Conditional probability table ``(N + a) / (sum_x N + r a)`` over ``axis``."""
+    return normalise_columns(counts + smooth, axis)
 
 
 def family_table(enc, family):

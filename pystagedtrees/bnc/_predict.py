@@ -5,7 +5,7 @@ import string
 import numpy as np
 
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
-from pystagedtrees.bnc._infer import log_joint, max_col
+from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, nparams
 from pystagedtrees.bnc._random import resolve_rng
 
@@ -156,35 +156,21 @@ def posterior_from_log_joint(lj):
 def map_random(scores, draws, take_exp=False):
     """Column of the row maximum; near-ties broken at random as R's ``max.col``.
 
-    ``draws`` supplies ``unif_rand()``; it is consumed only on tied rows,
-    row by row, as R does.
+    Entries within 1e-5 times the row's largest are tied; R draws a uniform
+    at each tie it meets, row by row, so ``draws`` is consumed exactly as R
+    consumes its stream.  With ``take_exp`` the scores are ``exp(scores)``.
     """
+    scores = np.exp(scores) if take_exp else scores
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     n = scores.shape[0]
     pred = np.empty(n, dtype=np.int32)
-    tie = np.empty(n, dtype=np.int8)
-    max_col(scores, take_exp, pred, tie)
-    for i in np.flatnonzero(tie):
-        row = np.exp(scores[i]) if take_exp else scores[i]
-        pred[i] = _max_col_row(row, draws)
+    events = np.empty(n, dtype=np.intp)
+    max_col(scores, pred, events)
+    tied = np.flatnonzero(events)
+    if len(tied):
+        uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
+        max_col_ties(scores, tied.astype(np.intp), uniforms, pred)
     return pred
-
-
-def _max_col_row(row, draws):
-    if np.isnan(row).any():
-        return -1
-    finite = np.abs(row[np.isfinite(row)])
-    tol = 1e-5 * (finite.max() if finite.size else 0.0)
-    best, a, ties = 0, row[0], 1
-    for c in range(1, len(row)):
-        b = row[c]
-        if b > a + tol:
-            best, a, ties = c, b, 1
-        elif b >= a - tol:
-            ties += 1
-            if ties * draws.unif_rand() < 1.0:
-                best = c
-    return best
 
 
 def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):

@@ -1,13 +1,16 @@
 """One interface over the two sources of randomness: numpy and R replay.
 
-The learners only call ``unif_rand()``, ``unif_index(n)`` (0-based) and
-``sample_int(n, size)`` (0-based, without replacement), so the same code
+The learners only call ``unif_rand()``, ``uniforms(n)`` (that many
+``unif_rand()`` at once), ``unif_index(n)`` (0-based) and ``sample_int(n,
+size)`` (0-based, without replacement), so the same code
 draws either from a numpy Generator or, for ``rng="R"``, exactly what R draws
 after ``set.seed(seed)``.
 """
 import numbers
 
 import numpy as np
+
+from pystagedtrees._rrandom import RRandom
 
 __all__ = ["resolve_rng", "NumpyDraws", "RoundingDraws"]
 
@@ -22,6 +25,9 @@ class NumpyDraws:
 
     def unif_rand(self):
         return float(self.generator.random())
+
+    def uniforms(self, n):
+        return self.generator.random(n)
 
     def unif_index(self, n):
         return int(self.generator.integers(n))
@@ -45,15 +51,16 @@ class RoundingDraws:
     """
 
     def __init__(self, seed):
-        from pystagedtrees._rrandom import RRandom
-
-        self.uniforms = RRandom(seed)
+        self.stream = RRandom(seed)
 
     def unif_rand(self):
-        return self.uniforms.unif_rand()
+        return self.stream.unif_rand()
+
+    def uniforms(self, n):
+        return self.stream.runif(n)
 
     def unif_index(self, n):
-        return int(n * self.uniforms.unif_rand())
+        return int(n * self.stream.unif_rand())
 
     def sample_int(self, n, size):
         pool = list(range(n))
@@ -66,17 +73,38 @@ class RoundingDraws:
         return out
 
 
+class RDraws:
+    """The draws the learners need, from an ``RRandom`` stream (R's defaults)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def unif_rand(self):
+        return self.stream.unif_rand()
+
+    def uniforms(self, n):
+        return self.stream.runif(n)
+
+    def unif_index(self, n):
+        return self.stream.unif_index(n)
+
+    def sample_int(self, n, size):
+        return self.stream.sample_int(n, size)
+
+
 def resolve_rng(random_state=None, rng="numpy", seed=None):
     """The draw source for ``random_state`` (numpy) or ``rng="R", seed=``.
 
     ``rng="R"`` replays R's default generator (Mersenne-Twister, Rejection
-    sampling) after ``set.seed(seed)``.  An object that already draws (an
-    ``RRandom``, e.g. one built for R's older "Rounding" sampling, or the
-    stream of an enclosing call) is passed through as ``random_state``, so
-    nested learners share one stream as in R.
+    sampling) after ``set.seed(seed)``.  ``random_state`` may also be an
+    ``RRandom`` (an R stream already in use), a :class:`RoundingDraws` (R's
+    pre-3.6 sampling) or the draws of an enclosing call, so nested learners
+    share one stream as in R.
     """
-    if hasattr(random_state, "unif_rand"):
+    if hasattr(random_state, "uniforms"):
         return random_state
+    if isinstance(random_state, RRandom):
+        return RDraws(random_state)
     if rng not in RNG_KINDS:
         raise ValueError(f"`rng` must be one of {RNG_KINDS}; got {rng!r}.")
     if rng == "numpy":
@@ -87,6 +115,4 @@ def resolve_rng(random_state=None, rng="numpy", seed=None):
         raise ValueError("`random_state` is for rng='numpy'; use `seed` with rng='R'.")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"`seed` must be an integer with rng='R'; got {seed!r}.")
-    from pystagedtrees._rrandom import RRandom
-
-    return RRandom(int(seed))
+    return RDraws(RRandom(int(seed)))

@@ -15,10 +15,17 @@ import numpy as np
 from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.bnc._infer import pool_delta, pool_sum
+from pystagedtrees.bnc._infer import (
+    family_index,
+    gather_by_fold,
+    max_col,
+    max_col_ties,
+    pool_delta,
+    pool_sum,
+)
 from pystagedtrees.bnc._model import BNCModel
-from pystagedtrees.bnc._params import check_smooth, cpt, family_table
-from pystagedtrees.bnc._predict import _model_log_joint, map_random
+from pystagedtrees.bnc._params import check_smooth, cpt
+from pystagedtrees.bnc._predict import _model_log_joint
 from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.bnc._structure import anb_model
 
@@ -80,114 +87,148 @@ class _Dag:
         return out
 
 
-class _Fold:
-    __slots__ = ("train", "test", "truth", "pool", "slots", "cpts", "base", "current")
-
-    def __init__(self, train, test, truth, n_class):
-        self.train, self.test, self.truth = train, test, truth
-        self.pool = np.empty((8, len(truth), n_class))
-        self.slots = {}
-        self.cpts = {}
-        self.base = None
-        self.current = None
-
-
 class _FoldScorer:
-    """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition)."""
+    """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition).
+
+    The test folds, one after the other, make the "pool rows".  For every
+    family ever proposed, the log-CPT fitted on each training fold is read
+    at the rows of the matching test fold, once, into a slot of ``pool``; a
+    candidate's log-joint is then the current structure's plus and minus a
+    few slots.
+    """
 
     def __init__(self, enc, folds, smooth):
         self.enc, self.smooth = enc, smooth
         self.class_var = enc.class_var
         self.col = {v: j for j, v in enumerate(enc.columns)}
         self.n_class = len(enc.levels[enc.class_var])
+        self.n_folds = len(folds)
+        sizes = [len(f) for f in folds]
+        self.fold_sizes = np.array(sizes, dtype=float)
+        self.bounds = np.cumsum([0] + sizes)
+        self.fold_of = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
+        self.codes = np.ascontiguousarray(enc.codes[np.concatenate(folds)])
+        self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
         features = [self.col[f] for f in enc.features]
-        # Missing feature values need inference per row: no incremental scoring.
-        self.incremental = not (enc.codes[:, features] < 0).any()
-        self.folds = []
-        for test_rows in folds:
-            in_train = np.ones(enc.codes.shape[0], dtype=bool)
-            in_train[test_rows] = False
-            test = np.ascontiguousarray(enc.codes[test_rows])
-            self.folds.append(_Fold(enc.take_rows(in_train), test,
-                                    test[:, enc.class_index], self.n_class))
+        # Missing feature values need inference per row: no incremental sums.
+        self.incremental = not (self.codes[:, features] < 0).any()
+        self.pool = np.empty((8, len(self.truth), self.n_class))
+        self.slots, self.fold_cpts = {}, {}
+        self.base, self.current = None, None
 
-    def _family(self, dag, f):
-        return (f, *dag.parents[f], self.class_var)
+    def _families(self, dag):
+        # R adds the class prior first, then the features in family order.
+        return [(self.class_var,)] + [(f, *dag.parents[f], self.class_var)
+                                      for f in dag.features]
 
-    def _cpt(self, fold, family):
-        if family not in fold.cpts:
-            fold.cpts[family] = cpt(family_table(fold.train, family), self.smooth)
-        return fold.cpts[family]
+    def _fold_cpts(self, family):
+        """Row index into the family's CPT, and the CPT of each training fold."""
+        cached = self.fold_cpts.get(family)
+        if cached is not None:
+            return cached
+        dims = [len(self.enc.levels[v]) for v in family]
+        size = int(np.prod(dims))
+        index = np.empty(len(self.truth), dtype=np.intp)
+        family_index(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
+                     np.array(dims[:-1], dtype=np.intp), index)
+        seen = index >= 0
+        cells = (self.fold_of[seen] * size + index[seen] * self.n_class + self.truth[seen])
+        in_fold = np.bincount(cells, minlength=self.n_folds * size).astype(float)
+        in_fold = in_fold.reshape(self.n_folds, *dims)
+        # A training fold is every other fold.
+        tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
+        self.fold_cpts[family] = index, tables.reshape(self.n_folds, size)
+        return self.fold_cpts[family]
 
-    def _slot(self, fold, family):
-        """Pool slot holding ln theta_family at the fold's test rows."""
-        slot = fold.slots.get(family)
+    def _slot(self, family):
+        """Pool slot holding the family's log-CPT at every pool row."""
+        slot = self.slots.get(family)
         if slot is not None:
             return slot
+        index, tables = self._fold_cpts(family)
+        slot = len(self.slots)
+        if slot == self.pool.shape[0]:
+            grown = np.empty((2 * slot,) + self.pool.shape[1:])
+            grown[:slot] = self.pool
+            self.pool = grown
         with np.errstate(divide="ignore"):
-            table = np.log(self._cpt(fold, family))
-        if len(family) == 1:
-            values = np.broadcast_to(table, (len(fold.truth), self.n_class))
-        else:
-            cols = [self.col[v] for v in family[:-1]]
-            flat = np.zeros(len(fold.truth), dtype=np.intp)
-            for j, size in zip(cols, table.shape[:-1]):
-                flat = flat * size + fold.test[:, j]
-            values = table.reshape(-1, self.n_class)[flat]
-        slot = len(fold.slots)
-        if slot == fold.pool.shape[0]:
-            grown = np.empty((2 * slot,) + fold.pool.shape[1:])
-            grown[:slot] = fold.pool
-            fold.pool = grown
-        fold.pool[slot] = values
-        fold.slots[family] = slot
+            gather_by_fold(index, self.fold_of, np.log(tables), self.pool[slot])
+        self.slots[family] = slot
         return slot
 
-    def _slots(self, fold, dag):
-        # R adds the class prior first, then the features in family order.
-        fams = [(self.class_var,)] + [self._family(dag, f) for f in dag.features]
-        return np.array([self._slot(fold, fam) for fam in fams], dtype=np.intp)
-
-    def _log_joint(self, fold, dag):
+    def _log_joint(self, fams):
         if not self.incremental:
-            return self._log_joint_by_inference(fold, dag)
-        slots = self._slots(fold, dag)
-        out = np.empty((len(fold.truth), self.n_class))
-        if fold.current is not None:
-            now = set(slots.tolist())
-            minus = np.array(sorted(fold.current - now), dtype=np.intp)
-            plus = np.array([s for s in slots if s not in fold.current], dtype=np.intp)
+            return self._log_joint_by_inference(fams)
+        slots = np.array([self._slot(fam) for fam in fams], dtype=np.intp)
+        out = np.empty((len(self.truth), self.n_class))
+        if self.current is not None:
+            minus = np.array([s for s in self.current if s not in slots], dtype=np.intp)
+            plus = np.array([s for s in slots if s not in self.current], dtype=np.intp)
             if len(minus) + len(plus) < len(slots):
-                pool_delta(fold.pool, fold.base, minus, plus, slots, out)
+                pool_delta(self.pool, self.base, minus, plus, slots, out)
                 return out
-        pool_sum(fold.pool, slots, out)
+        pool_sum(self.pool, slots, out)
         return out
 
-    def _log_joint_by_inference(self, fold, dag):
-        fams = {f: self._family(dag, f) for f in dag.features}
-        fams[self.class_var] = (self.class_var,)
-        model = BNCModel(self.class_var, dag.features, fams,
-                         params={v: self._cpt(fold, fam) for v, fam in fams.items()})
-        return _model_log_joint(model, fold.test, self.enc.columns)
+    def _log_joint_by_inference(self, fams):
+        out = np.empty((len(self.truth), self.n_class))
+        parts = {fam[0]: (fam, self._fold_cpts(fam)[1]) for fam in fams}
+        features = [fam[0] for fam in fams[1:]]
+        for i in range(self.n_folds):
+            params = {v: tables[i].reshape([len(self.enc.levels[u]) for u in fam])
+                      for v, (fam, tables) in parts.items()}
+            model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
+                             params=params)
+            rows = slice(self.bounds[i], self.bounds[i + 1])
+            out[rows] = _model_log_joint(model, self.codes[rows], self.enc.columns)
+        return out
 
     def scores(self, dags, draws):
-        """Mean accuracy over folds of each structure (unnormalised MAP, R ties)."""
-        acc = np.empty((len(self.folds), len(dags)))
-        for i, fold in enumerate(self.folds):
-            for j, dag in enumerate(dags):
-                pred = map_random(self._log_joint(fold, dag), draws, take_exp=True)
-                acc[i, j] = np.count_nonzero(pred == fold.truth) / len(fold.truth)
-        return col_means(acc)
+        """Mean accuracy over folds of each structure (unnormalised MAP, R ties).
+
+        R predicts fold by fold, candidate by candidate, drawing a uniform at
+        each near-tie; the draws are made here in that order, after the
+        deterministic rows of every candidate are settled.
+        """
+        n_cand, k = len(dags), self.n_folds
+        correct = np.zeros((k, n_cand))
+        events = np.zeros((k, n_cand), dtype=np.intp)
+        unsettled = []
+        for j, dag in enumerate(dags):
+            p = np.exp(self._log_joint(self._families(dag)))
+            pred = np.empty(len(self.truth), dtype=np.int32)
+            row_events = np.empty(len(self.truth), dtype=np.intp)
+            max_col(p, pred, row_events)
+            hits = pred == self.truth
+            correct[:, j] = np.bincount(self.fold_of[hits], minlength=k)
+            tied = np.flatnonzero(row_events)
+            if len(tied):
+                events[:, j] = np.bincount(self.fold_of[tied], weights=row_events[tied],
+                                           minlength=k)
+                unsettled.append((j, tied, np.ascontiguousarray(p[tied])))
+        if unsettled:
+            uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
+            start = np.concatenate([[0], np.cumsum(events.ravel())]).reshape(-1)
+            for j, tied, p in unsettled:
+                pred = np.empty(len(tied), dtype=np.int32)
+                cuts = np.searchsorted(tied, self.bounds)
+                for i in range(k):
+                    local = np.arange(cuts[i], cuts[i + 1], dtype=np.intp)
+                    if len(local):
+                        first = start[i * n_cand + j]
+                        max_col_ties(p, local, uniforms[first:first + events[i, j]], pred)
+                hits = pred == self.truth[tied]
+                correct[:, j] += np.bincount(self.fold_of[tied[hits]], minlength=k)
+        return col_means(correct / self.fold_sizes[:, None])
 
     def set_current(self, dag):
         """Make ``dag`` the base of the incremental sums."""
         if not self.incremental:
             return
-        for fold in self.folds:
-            slots = self._slots(fold, dag)
-            fold.base = np.empty((len(fold.truth), self.n_class))
-            pool_sum(fold.pool, slots, fold.base)
-            fold.current = set(slots.tolist())
+        slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
+        self.base = np.empty((len(self.truth), self.n_class))
+        pool_sum(self.pool, slots, self.base)
+        self.current = set(slots.tolist())
 
 
 def _greedy_search(enc, init, step, k, epsilon, smooth, draws):
