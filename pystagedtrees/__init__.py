@@ -11,6 +11,7 @@ from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
 from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import full, indep, sevt
 from pystagedtrees.inference import path_probability, predict, prob
+from pystagedtrees.learners import stages_bhc, stages_fbhc
 from pystagedtrees.stage_ops import (
     get_stage,
     join_stages,
@@ -43,5 +44,7 @@ __all__ = [
     "path_probability",
     "prob",
     "predict",
+    "stages_bhc",
+    "stages_fbhc",
     "datasets",
 ]

@@ -1,25 +1,17 @@
 """Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
 import numpy as np
 
+from pystagedtrees._learn_kernels import rsum, variable_loglik
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "compute_loglik"]
 
 
-def _stage_loglik(model, i):
-    """Log-likelihood contribution of variable ``i`` (long-double sum, as R)."""
+def _variable_loglik(model, i):
+    """Log-likelihood contribution of variable ``i``, with R's summation."""
     counts = model._ctab[i]
-    if counts.size == 0:
-        return np.longdouble(0)
-    prob = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
-    positive = counts > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = counts * np.log(prob)
-    bad = positive & ~(prob > 0)  # zero or undefined probability of an observed count
-    if bad.any():
-        return np.longdouble(-np.inf)
-    # R sums the per-situation matrix column by column
-    return np.sum(np.where(positive, terms, 0.0).T.ravel(), dtype=np.longdouble)
+    prob_rows = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
+    return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
 
 
 def sevt_df(object):
@@ -46,9 +38,8 @@ def compute_loglik(model):
             "(sevt_fit(object, data)) before asking for its log-likelihood."
         )
     check_sevt(model, fitted=True)
-    total = np.longdouble(0)
-    for i in range(len(model._vars)):
-        total += _stage_loglik(model, i)
+    per_variable = np.array([_variable_loglik(model, i) for i in range(len(model._vars))])
+    total = rsum(per_variable)
     nobs = float(model._ctab[0].sum())
     return LogLik(float(total), sevt_df(model), nobs)
 
