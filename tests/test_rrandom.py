@@ -30,8 +30,14 @@ emit <- function(name, v) {
 
 
 def r_literal(values):
-    """An R double vector literal that round-trips ``values`` exactly."""
-    return "c(" + ",".join(repr(float(v)) for v in np.ravel(values)) + ")"
+    """An R double vector literal that round-trips ``values`` exactly.
+
+    Hexadecimal literals, because R's decimal parser is not correctly rounded
+    (17-digit decimals can land one ulp away); R reads normal hex floats exactly.
+    """
+    values = np.ravel(np.asarray(values, dtype=float))
+    assert not np.any((values != 0) & (np.abs(values) < np.finfo(float).tiny)), "subnormal"
+    return "c(" + ",".join(float(v).hex() for v in values) + ")"
 
 
 def run_r(script):
