@@ -24,13 +24,23 @@ cdef double HALF_STEP = 0.5 * 2.328306437080797e-10
 cdef double INVERSION_BIG = 134217728.0
 
 
+cdef inline uint32_t _mix(uint32_t upper, uint32_t lower, uint32_t far) noexcept nogil:
+    cdef uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu)
+    return far ^ (y >> 1) ^ (0x9908b0dfu if (y & 1u) else 0u)
+
+
 cdef void _twist(uint32_t* mt) noexcept nogil:
-    """Regenerate the 624-word block (Matsumoto & Nishimura 1998)."""
+    """Regenerate the 624-word block in place (Matsumoto & Nishimura 1998).
+
+    Word k mixes words k, k+1 and k+397 (indices modulo 624, already
+    regenerated words included); the loops are split to avoid the modulo.
+    """
     cdef int k
-    cdef uint32_t y
-    for k in range(N_WORDS):
-        y = (mt[k] & 0x80000000u) | (mt[(k + 1) % N_WORDS] & 0x7fffffffu)
-        mt[k] = mt[(k + SHIFT) % N_WORDS] ^ (y >> 1) ^ (0x9908b0dfu if (y & 1u) else 0u)
+    for k in range(N_WORDS - SHIFT):
+        mt[k] = _mix(mt[k], mt[k + 1], mt[k + SHIFT])
+    for k in range(N_WORDS - SHIFT, N_WORDS - 1):
+        mt[k] = _mix(mt[k], mt[k + 1], mt[k + SHIFT - N_WORDS])
+    mt[N_WORDS - 1] = _mix(mt[N_WORDS - 1], mt[0], mt[SHIFT - 1])
 
 
 cdef inline double _unif(uint32_t* state) noexcept nogil:
