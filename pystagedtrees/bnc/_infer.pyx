@@ -2,8 +2,10 @@
 
 The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
+import numpy as np
+
 cimport numpy as cnp
-from libc.math cimport exp, fabs, isfinite
+from libc.math cimport exp, fabs, fmax, isfinite, log1p
 
 cnp.import_array()
 
@@ -36,50 +38,53 @@ def log_joint(const int[:, ::1] codes, const Py_ssize_t[::1] fam_ptr,
                     out[i, c] += log_cpts[base + c]
 
 
-def pool_sum(const double[:, :, ::1] pool, const Py_ssize_t[::1] slots,
+cdef inline const double *_slot(const Py_ssize_t[::1] addresses, Py_ssize_t k) noexcept nogil:
+    return <const double *> addresses[k]
+
+
+def pool_sum(const Py_ssize_t[::1] addresses, const Py_ssize_t[::1] slots,
              double[:, ::1] out):
-    """``out = sum_k pool[slots[k]]``, added in the order of ``slots``."""
-    cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, k
-    cdef double s
-    with nogil:
-        for i in range(n):
-            for c in range(m):
-                s = pool[slots[0], i, c]
-                for k in range(1, slots.shape[0]):
-                    s = s + pool[slots[k], i, c]
-                out[i, c] = s
+    """``out = sum_k slot[k]``, added in the order of ``slots``.
 
-
-def pool_delta(const double[:, :, ::1] pool, const double[:, ::1] base,
-               const Py_ssize_t[::1] minus, const Py_ssize_t[::1] plus,
-               const Py_ssize_t[::1] full, double[:, ::1] out):
-    """``out = base - sum pool[minus] + sum pool[plus]``.
-
-    Where a removed term is -inf the difference is undefined, so that cell
-    is summed afresh over the ``full`` slot list.
+    A slot is an (n, C) C-contiguous float64 array given by the address of
+    its data in ``addresses``; the caller keeps those arrays alive.
     """
-    cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, k
-    cdef double s, v
-    cdef bint fresh
+    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
+    cdef double *res = &out[0, 0]
+    if size == 0:
+        return
     with nogil:
-        for i in range(n):
-            for c in range(m):
-                s = base[i, c]
-                fresh = False
-                for k in range(minus.shape[0]):
-                    v = pool[minus[k], i, c]
-                    if not isfinite(v):
-                        fresh = True
-                        break
-                    s = s - v
-                if fresh:
-                    s = pool[full[0], i, c]
-                    for k in range(1, full.shape[0]):
-                        s = s + pool[full[k], i, c]
-                else:
-                    for k in range(plus.shape[0]):
-                        s = s + pool[plus[k], i, c]
-                out[i, c] = s
+        for i in range(size):
+            res[i] = _slot(addresses, slots[0])[i]
+        for k in range(1, slots.shape[0]):
+            for i in range(size):
+                res[i] = res[i] + _slot(addresses, slots[k])[i]
+
+
+def pool_delta(const Py_ssize_t[::1] addresses, const double[:, ::1] base,
+               const Py_ssize_t[::1] minus, const Py_ssize_t[::1] plus,
+               double[:, ::1] out):
+    """``out = base - sum slot[minus] + sum slot[plus]`` (see :func:`pool_sum`).
+
+    The removed slots must be finite (-inf - -inf is undefined).
+    """
+    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
+    cdef double *res = &out[0, 0]
+    cdef const double *start = &base[0, 0]
+    cdef const double *term
+    if size == 0:
+        return
+    with nogil:
+        for i in range(size):
+            res[i] = start[i]
+        for k in range(minus.shape[0]):
+            term = _slot(addresses, minus[k])
+            for i in range(size):
+                res[i] = res[i] - term[i]
+        for k in range(plus.shape[0]):
+            term = _slot(addresses, plus[k])
+            for i in range(size):
+                res[i] = res[i] + term[i]
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
@@ -173,3 +178,46 @@ def gather_by_fold(const Py_ssize_t[::1] index, const Py_ssize_t[::1] fold,
             base = index[i] * m
             for c in range(m):
                 out[i, c] = tables[fold[i], base + c]
+
+
+# Two scores tie in max.col when they differ by at most RELTOL of the larger,
+# i.e. when their logs differ by at most -log1p(-RELTOL).
+cdef double LOG_TIE = -log1p(-RELTOL)
+# Above this log-score exp() is a normal double, so the log test is exact.
+cdef double LOG_NORMAL = -700.0
+
+
+def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
+             const Py_ssize_t[::1] fold, double[::1] correct,
+             Py_ssize_t[::1] events):
+    """R's ``max.col`` on ``exp(log_scores)``, counting correct rows per fold.
+
+    Rows where R would draw uniforms are not counted; ``events[i]`` is their
+    number of draws (see :func:`max_col_ties`).  Two-class rows are decided
+    on the logs, without exponentials.
+    """
+    cdef Py_ssize_t n = log_scores.shape[0], m = log_scores.shape[1], i, c, best
+    cdef Py_ssize_t used = 0
+    cdef double d, top
+    if n == 0 or m == 0:
+        return
+    buffer = np.empty(m)
+    cdef double[::1] row = buffer
+    cdef const double *x = &log_scores[0, 0]
+    with nogil:
+        for i in range(n):
+            if m == 2 and fmax(x[2 * i], x[2 * i + 1]) > LOG_NORMAL:
+                d = x[2 * i + 1] - x[2 * i]
+                if fabs(d) <= LOG_TIE:
+                    events[i] = 1
+                    continue
+                events[i] = 0
+                best = 1 if d > 0 else 0
+            else:
+                for c in range(m):
+                    row[c] = exp(x[i * m + c])
+                best = _row_max(&row[0], m, False, NULL, &used, &events[i])
+                if events[i] > 0:
+                    continue
+            if best == truth[i]:
+                correct[fold[i]] += 1

@@ -18,7 +18,7 @@ from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratif
 from pystagedtrees.bnc._infer import (
     family_index,
     gather_by_fold,
-    max_col,
+    map_hits,
     max_col_ties,
     pool_delta,
     pool_sum,
@@ -112,8 +112,10 @@ class _FoldScorer:
         features = [self.col[f] for f in enc.features]
         # Missing feature values need inference per row: no incremental sums.
         self.incremental = not (self.codes[:, features] < 0).any()
-        self.pool = np.empty((8, len(self.truth), self.n_class))
+        # Slot arrays, and their data addresses for the kernels.
+        self.pool, self.addresses = [], np.zeros(64, dtype=np.intp)
         self.slots, self.fold_cpts = {}, {}
+        self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
         self.base, self.current = None, None
 
     def _families(self, dag):
@@ -146,28 +148,34 @@ class _FoldScorer:
         if slot is not None:
             return slot
         index, tables = self._fold_cpts(family)
-        slot = len(self.slots)
-        if slot == self.pool.shape[0]:
-            grown = np.empty((2 * slot,) + self.pool.shape[1:])
-            grown[:slot] = self.pool
-            self.pool = grown
+        values = np.empty((len(self.truth), self.n_class))
         with np.errstate(divide="ignore"):
-            gather_by_fold(index, self.fold_of, np.log(tables), self.pool[slot])
+            gather_by_fold(index, self.fold_of, np.log(tables), values)
+        slot = len(self.pool)
+        self.pool.append(values)
+        if slot == len(self.addresses):
+            self.addresses = np.concatenate([self.addresses, np.zeros_like(self.addresses)])
+        self.addresses[slot] = values.ctypes.data
+        if np.isinf(values).any():
+            self.infinite.add(slot)
         self.slots[family] = slot
         return slot
 
     def _log_joint(self, fams):
         if not self.incremental:
             return self._log_joint_by_inference(fams)
-        slots = np.array([self._slot(fam) for fam in fams], dtype=np.intp)
+        slots = [self._slot(fam) for fam in fams]
         out = np.empty((len(self.truth), self.n_class))
+        ordered = np.array(slots, dtype=np.intp)
         if self.current is not None:
-            minus = np.array([s for s in self.current if s not in slots], dtype=np.intp)
-            plus = np.array([s for s in slots if s not in self.current], dtype=np.intp)
-            if len(minus) + len(plus) < len(slots):
-                pool_delta(self.pool, self.base, minus, plus, slots, out)
+            now = set(slots)
+            minus = [s for s in self.current if s not in now]
+            plus = [s for s in slots if s not in self.current]
+            if len(minus) + len(plus) < len(slots) and self.infinite.isdisjoint(minus):
+                pool_delta(self.addresses, self.base, np.array(minus, dtype=np.intp),
+                           np.array(plus, dtype=np.intp), out)
                 return out
-        pool_sum(self.pool, slots, out)
+        pool_sum(self.addresses, ordered, out)
         return out
 
     def _log_joint_by_inference(self, fams):
@@ -195,17 +203,16 @@ class _FoldScorer:
         events = np.zeros((k, n_cand), dtype=np.intp)
         unsettled = []
         for j, dag in enumerate(dags):
-            p = np.exp(self._log_joint(self._families(dag)))
-            pred = np.empty(len(self.truth), dtype=np.int32)
+            lj = self._log_joint(self._families(dag))
             row_events = np.empty(len(self.truth), dtype=np.intp)
-            max_col(p, pred, row_events)
-            hits = pred == self.truth
-            correct[:, j] = np.bincount(self.fold_of[hits], minlength=k)
+            hits = np.zeros(k)
+            map_hits(lj, self.truth, self.fold_of, hits, row_events)
+            correct[:, j] = hits
             tied = np.flatnonzero(row_events)
             if len(tied):
                 events[:, j] = np.bincount(self.fold_of[tied], weights=row_events[tied],
                                            minlength=k)
-                unsettled.append((j, tied, np.ascontiguousarray(p[tied])))
+                unsettled.append((j, tied, np.exp(lj[tied])))
         if unsettled:
             uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())]).reshape(-1)
@@ -227,7 +234,7 @@ class _FoldScorer:
             return
         slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
         self.base = np.empty((len(self.truth), self.n_class))
-        pool_sum(self.pool, slots, self.base)
+        pool_sum(self.addresses, slots, self.base)
         self.current = set(slots.tolist())
 
 
