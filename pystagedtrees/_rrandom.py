@@ -272,7 +272,9 @@ class RRandom:
         try:
             n = len(x)
         except TypeError:
-            raise TypeError(f"`x` must be a sequence or a number; got {type(x).__name__}.") from None
+            raise TypeError(
+                f"`x` must be a sequence or a number; got {type(x).__name__}."
+            ) from None
         idx = self.sample_int(n, size, replace, prob)
         if isinstance(x, np.ndarray):
             return x[idx]

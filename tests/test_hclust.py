@@ -144,9 +144,8 @@ def test_cutree_numbers_groups_by_first_observation(d, data):
     k = data.draw(st.integers(1, n))
     labels = cutree(res.merge, k)
     assert sorted(set(labels.tolist())) == list(range(1, k + 1))
-    first_seen = [labels[np.flatnonzero(labels == g)[0]] for g in np.unique(labels)]
-    order = np.argsort([np.flatnonzero(labels == g)[0] for g in np.unique(labels)])
-    assert [first_seen[i] for i in order] == list(range(1, k + 1))
+    _, first_rows = np.unique(labels, return_index=True)
+    assert labels[np.sort(first_rows)].tolist() == list(range(1, k + 1))
 
 
 def test_small_example_by_hand():

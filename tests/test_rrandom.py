@@ -137,7 +137,7 @@ UNIFORM_SAMPLING_CASES = [
 @needs_r
 def test_uniform_sampling_matches_r():
     script = "".join(
-        f"set.seed({100 + i}); emit('s{i}', sample.int({n}, {size}, {'TRUE' if rep else 'FALSE'}))\n"
+        f"set.seed({100 + i}); emit('s{i}', sample.int({n}, {size}, {str(rep).upper()}))\n"
         for i, (n, size, rep) in enumerate(UNIFORM_SAMPLING_CASES)
     )
     r = run_r(script)
