@@ -16,6 +16,7 @@ from pystagedtrees.bnc._model import (
     nparams,
     params,
 )
+from pystagedtrees.bnc._cv import bnc, cv
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, logLik, predict
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
@@ -31,6 +32,8 @@ __all__ = [
     "AIC",
     "BIC",
     "aode",
+    "bnc",
+    "cv",
     "as_parentslist",
     "class_var",
     "families",

@@ -118,15 +118,14 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     if x.is_aode:
         models = [_fit(m, enc, smooth) for m in x.models]
         return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
-    fitted = _fit(x, enc, smooth)
-    if manb_prior is not None or wanbia:
-        if not _is_naive_bayes(x):
-            raise ValueError("MANB and WANBIA apply to naive Bayes structures only.")
+    if (manb_prior is not None or wanbia) and not _is_naive_bayes(x):
+        raise ValueError("MANB and WANBIA apply to naive Bayes structures only.")
+    fitted = _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
     if manb_prior is not None:
         fitted = _manb(fitted, enc, smooth, manb_prior)
     if wanbia:
         fitted = _wanbia(fitted, enc)
-    return fitted.copy_structure(lp_args=lp_args)
+    return fitted
 
 
 def _fit(model, enc, smooth):
@@ -190,15 +189,20 @@ def _wanbia(model, enc):
     n, n_class = len(cls), len(model.classes)
     # log theta_i(x_ni, c) for every row and class; an NA feature gives 0.
     logs = np.zeros((len(feats), n, n_class))
+    seen = np.zeros((len(feats), n))
     for i, f in enumerate(feats):
         x = enc.codes[rows, enc.columns.index(f)]
-        seen = x >= 0
-        logs[i, seen] = np.log(unit[f][x[seen]])
+        seen[i] = x >= 0
+        logs[i, x >= 0] = np.log(unit[f][x[x >= 0]])
     log_prior = np.log(unit[model.class_var])
     at_truth = np.arange(n)
 
     def objective(w):
-        lj = log_prior + np.tensordot(w, logs, axes=1)
+        # The CLL of the weighted CPTs, renormalised as apply_weights does;
+        # the gradient is bnclassify's, taken on the unweighted log CPTs.
+        log_norm = np.stack([np.log((unit[f] ** wi).sum(axis=0)) for f, wi in zip(feats, w)])
+        lj = (log_prior + np.tensordot(w, logs, axes=1)
+              - np.tensordot(seen, log_norm, axes=([0], [0])))
         post_log = lj - logsumexp(lj, axis=1, keepdims=True)
         cll = post_log[at_truth, cls].sum()
         post = np.exp(post_log)
