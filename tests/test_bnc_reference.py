@@ -1,8 +1,11 @@
-"""nb and tan_cl after lp(smooth=1) against bnclassify 0.4.8 on split 1 of
-every shared dataset (reference/r/<name>.json, ``bnc.*``)."""
+"""bnclassify 0.4.8 results on split 1 of every shared dataset: nb and tan_cl
+after lp(smooth=1) (reference/r/<name>.json, ``bnc.*``) and the randomised
+wrappers replayed with R's generator (reference/r/wrappers/<name>.json)."""
+import json
+
 import numpy as np
 import pytest
-from conftest import dataset_params, load_split
+from conftest import REFERENCE_DIR, dataset_params, load_split
 
 import pystagedtrees.bnc as bnc
 
@@ -12,6 +15,14 @@ LEARNERS = {
     "tan_cl_bic": lambda d: bnc.tan_cl("answer", d, score="bic"),
     "tan_cl_aic": lambda d: bnc.tan_cl("answer", d, score="aic"),
 }
+
+
+def load_wrapper_reference(name):
+    path = REFERENCE_DIR / "wrappers" / f"{name}.json"
+    if not path.exists():
+        pytest.skip(f"no wrapper reference for {name} at {path}")
+    with open(path) as fh:
+        return json.load(fh)
 
 
 def _r_families(ref_families):
@@ -38,3 +49,22 @@ def test_matches_r(name, key):
     assert np.mean(labels == test["answer"].astype(str).to_numpy()) == pytest.approx(
         expected["test_accuracy"], abs=1e-12
     )
+
+
+WRAPPERS = {
+    "tan_hc": lambda d, p: bnc.tan_hc("answer", d, k=5, epsilon=0.01, smooth=1, rng="R", seed=2020),
+    "kdb3": lambda d, p: bnc.kdb("answer", d, k=5, kdbk=min(3, p), smooth=1, rng="R", seed=2020),
+    "kdb5": lambda d, p: bnc.kdb("answer", d, k=5, kdbk=min(5, p), smooth=1, rng="R", seed=2020),
+}
+
+
+@pytest.mark.parametrize("name", dataset_params())
+@pytest.mark.parametrize("key", sorted(WRAPPERS))
+def test_wrappers_match_r(name, key):
+    """R ran each learner right after set.seed(2020) (reference/r/wrappers)."""
+    train, test, _ = load_split(name)
+    expected = load_wrapper_reference(name)["learners"][key]
+    model = WRAPPERS[key](train, train.shape[1] - 1)
+    assert bnc.families(model) == _r_families(expected["families"])
+    prob = bnc.predict(bnc.lp(model, train, smooth=1), test, prob=True)
+    np.testing.assert_allclose(prob, expected["test_prob"], rtol=0, atol=1e-9)

@@ -17,6 +17,7 @@ from pystagedtrees.bnc._model import (
     params,
 )
 from pystagedtrees.bnc._cv import bnc, cv
+from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, logLik, predict
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
@@ -24,6 +25,7 @@ from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
 __all__ = [
     "BNCModel",
+    "BNClassifier",
     "bsej",
     "fssj",
     "kdb",

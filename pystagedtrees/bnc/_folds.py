@@ -16,7 +16,7 @@ def check_folds(k, n_rows):
     if not 1 < k <= n_rows:
         raise ValueError(
             f"`k` (number of folds) must be between 2 and the number of rows "
-            f"({n_rows}); got {k}."
+            f"(n_samples = {n_rows}); got {k}."
         )
     return int(k)
 

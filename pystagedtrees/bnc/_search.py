@@ -452,7 +452,7 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
     n_features = encode_dataset(class_, dataset).codes.shape[1] - 1
     if n_features < kdbk:
         raise ValueError(
-            f"`kdbk` ({kdbk}) exceeds the number of features ({n_features})."
+            f"`kdbk` ({kdbk}) exceeds the number of features (n_features = {n_features})."
         )
     return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, random_state, rng,
                         seed, _naive_bayes, lambda feats: _augment_kdb(int(kdbk)),

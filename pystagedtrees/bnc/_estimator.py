@@ -1,0 +1,195 @@
+"""scikit-learn estimator over the bnclassify learners."""
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
+from pystagedtrees.bnc._dataset import encode_for_model
+from pystagedtrees.bnc._params import check_smooth, lp
+from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
+from pystagedtrees.bnc._random import resolve_rng
+
+__all__ = ["BNClassifier"]
+
+CLASS_COLUMN = "__class__"
+
+
+def _as_frame(X, names=None):
+    """Features as a DataFrame with string column names."""
+    if sparse.issparse(X):
+        raise TypeError(
+            "BNClassifier does not accept sparse input: pass a dense array or a "
+            "DataFrame of categorical columns."
+        )
+    if isinstance(X, pd.DataFrame):
+        frame = X.copy()
+        frame.columns = [str(c) for c in X.columns]
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2D array of features, got an array of shape {arr.shape}. "
+                "Reshape your data with X.reshape(-1, 1) for a single feature or "
+                "X.reshape(1, -1) for a single sample."
+            )
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported.")
+        frame = pd.DataFrame({f"x{j}": arr[:, j] for j in range(arr.shape[1])})
+    if frame.shape[1] and not frame.columns.is_unique:
+        raise ValueError("`X` has duplicated column names.")
+    if names is not None:
+        frame.columns = names
+    return frame
+
+
+class BNClassifier(ClassifierMixin, BaseEstimator):
+    """Bayesian network classifier (bnclassify learners) as a scikit-learn estimator.
+
+    Parameters
+    ----------
+    structure : str
+        The structure learner: "nb", "tan_cl", "tan_hc", "tan_hcsp", "kdb",
+        "fssj", "bsej" or "aode".
+    smooth : float
+        Dirichlet pseudo-count of the CPTs (``lp(smooth=)``).
+    edge_score : {"loglik", "bic", "aic"}
+        Edge score of "tan_cl" (its ``score`` argument).
+    k : int
+        Cross-validation folds of the greedy learners.
+    epsilon : float
+        Minimum accuracy gain of a greedy step.
+    kdbk : int
+        Maximum number of feature parents for "kdb".
+    search_smooth : float, optional
+        Pseudo-count of the CPTs fitted during a greedy search (default
+        ``smooth``).
+    random_state : None, int or numpy.random.Generator
+        Folds and tie breaking of the greedy learners, and ties at predict.
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+        The class labels.
+    model_ : BNCModel
+        The fitted network.
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray
+        When ``X`` was a DataFrame with string column names.
+
+    Notes
+    -----
+    Features must be categorical: categorical, string, boolean or
+    integer-coded columns.  A continuous float column is refused (discretize
+    it first).  Missing values are summed out at prediction.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import BNClassifier
+    >>> X = pd.DataFrame({"x": list("uuvvuv"), "y": list("aabbab")})
+    >>> clf = BNClassifier(structure="tan_cl").fit(X, ["p", "p", "q", "q", "p", "q"])
+    >>> clf.predict(X).tolist()
+    ['p', 'p', 'q', 'q', 'p', 'q']
+    """
+
+    def __init__(self, structure="nb", smooth=1.0, edge_score="loglik", k=5, epsilon=0.01,
+                 kdbk=2, search_smooth=None, random_state=None):
+        self.structure = structure
+        self.smooth = smooth
+        self.edge_score = edge_score
+        self.k = k
+        self.epsilon = epsilon
+        self.kdbk = kdbk
+        self.search_smooth = search_smooth
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        tags.non_deterministic = self.structure in RANDOMISED and self.random_state is None
+        return tags
+
+    def _draws(self):
+        state = self.random_state
+        if isinstance(state, np.random.RandomState):
+            state = state.randint(np.iinfo(np.int32).max)
+        return resolve_rng(state)
+
+    def _structure_args(self):
+        smooth = self.smooth if self.search_smooth is None else self.search_smooth
+        if self.structure == "tan_cl":
+            return dict(score=self.edge_score)
+        if self.structure in RANDOMISED:
+            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_smooth(smooth, "search_smooth"))
+            if self.structure == "kdb":
+                args["kdbk"] = self.kdbk
+            return args
+        return {}
+
+    def fit(self, X, y):
+        """Learn the structure and the parameters from ``X`` and labels ``y``."""
+        if self.structure not in LEARNERS:
+            raise ValueError(
+                f"`structure` must be one of {sorted(LEARNERS)}; got {self.structure!r}."
+            )
+        check_smooth(self.smooth)
+        frame = _as_frame(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        if frame.shape[1] == 0:
+            raise ValueError(
+                f"`X` has 0 feature(s) (shape=({frame.shape[0]}, 0)) while a minimum of 1 "
+                "is required."
+            )
+        if frame.shape[0] == 0:
+            raise ValueError(
+                f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
+                "is required."
+            )
+        y = column_or_1d(y, warn=True)
+        if len(y) != frame.shape[0]:
+            raise ValueError(
+                f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
+            )
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        # Internal class levels are the positions in classes_.
+        levels = [str(i) for i in range(len(self.classes_))]
+        frame[CLASS_COLUMN] = pd.Categorical.from_codes(y_codes, categories=levels)
+        self._names = list(frame.columns[:-1])
+        draws = self._draws()
+        structure = learn_structure(self.structure, CLASS_COLUMN, frame,
+                                    self._structure_args(), draws)
+        self.model_ = lp(structure, frame, smooth=self.smooth)
+        return self
+
+    def _log_joint(self, X):
+        check_is_fitted(self)
+        frame = _as_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if frame.shape[1] != len(self._names):
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but BNClassifier is expecting "
+                f"{len(self._names)} features as input."
+            )
+        frame.columns = self._names
+        codes = encode_for_model(self.model_, frame, name="X")
+        return compute_log_joint(self.model_, codes)
+
+    def predict_proba(self, X):
+        """Class posteriors, columns in ``classes_`` order."""
+        return posterior_from_log_joint(self._log_joint(X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class (near-ties broken at random, as bnclassify)."""
+        post = self.predict_proba(X)
+        return self.classes_[map_random(post, self._draws())]
