@@ -11,7 +11,7 @@ from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
 from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import full, indep, sevt
 from pystagedtrees.inference import path_probability, predict, prob
-from pystagedtrees.learners import stages_bhc, stages_fbhc
+from pystagedtrees.learners import stages_bhc, stages_bj, stages_fbhc, stages_hc
 from pystagedtrees.stage_ops import (
     get_stage,
     join_stages,
@@ -46,5 +46,7 @@ __all__ = [
     "predict",
     "stages_bhc",
     "stages_fbhc",
+    "stages_bj",
+    "stages_hc",
     "datasets",
 ]

@@ -336,3 +336,361 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
             merges[n_joins, 1] = best_drop
             n_joins += 1
     return n_joins, ll, df
+
+
+# -- distances between stage probabilities (R: R/probdist.R) ---------------------
+
+DISTANCE_CODES = {
+    "manhattan": 0, "euclidean": 1, "reny": 2, "kullback": 3,
+    "totvar": 4, "hellinger": 5, "bhatt": 6, "chandarw": 7,
+}
+
+
+cdef double probdist(int code, const double* x, const double* y, Py_ssize_t k) noexcept nogil:
+    """R's ``probdist.*(x, y)``: same operations, long-double sums."""
+    cdef long double acc = 0.0, acc2 = 0.0
+    cdef double term, ratio, lo = INFINITY, hi = -INFINITY
+    cdef Py_ssize_t a
+    for a in range(k):
+        # reny, kullback and chandarw drop the coordinates where both are 0
+        if (code == 2 or code == 3 or code == 7) and x[a] == 0 and y[a] == 0:
+            continue
+        if code == 0 or code == 4:
+            term = fabs(x[a] - y[a])
+            acc += term
+        elif code == 1:
+            term = fabs(x[a] - y[a])
+            term = term * term
+            acc += term
+        elif code == 2:
+            term = x[a] * x[a] / y[a]
+            acc += term
+            term = y[a] * y[a] / x[a]
+            acc2 += term
+        elif code == 3:
+            term = x[a] * (log(x[a]) - log(y[a]))
+            acc += term
+            term = y[a] * (log(y[a]) - log(x[a]))
+            acc2 += term
+        elif code == 5:
+            term = sqrt(x[a]) - sqrt(y[a])
+            term = term * term
+            acc += term
+        elif code == 6:
+            term = sqrt(x[a] * y[a])
+            acc += term
+        else:
+            ratio = x[a] / y[a]
+            if isnan(ratio):
+                return ratio
+            hi = ratio if ratio > hi else hi
+            lo = ratio if ratio < lo else lo
+    if code == 1:
+        return sqrt(<double>acc)
+    if code == 2:
+        return log(<double>acc) + log(<double>acc2)
+    if code == 3:
+        return <double>acc + <double>acc2
+    if code == 6:
+        return -log(<double>acc)
+    if code == 7:
+        return log(hi) - log(lo)
+    return <double>acc
+
+
+def stage_distance(str distance, const float64_t[::1] x, const float64_t[::1] y):
+    """R's distance between two probability vectors (see ``DISTANCE_CODES``)."""
+    return probdist(DISTANCE_CODES[distance], &x[0], &y[0], x.shape[0])
+
+
+cdef inline bint pair_before(int64_t a, int64_t b, int64_t c, int64_t d) noexcept nogil:
+    """Whether pair {a, b} precedes {c, d} in column-major order of R's matrix."""
+    cdef int64_t lo1 = min(a, b), hi1 = max(a, b), lo2 = min(c, d), hi2 = max(c, d)
+    return lo1 < lo2 or (lo1 == lo2 and hi1 < hi2)
+
+
+def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64_t[::1] rank,
+                           double lam, double ll, double df, str distance, double thr,
+                           int64_t[:, ::1] merges):
+    """Backward joining of the two closest stages while closer than ``thr`` (R: ``stages_bj``).
+
+    ``rank`` orders the stages as R's ``unique()``; the closest pair is the
+    first minimum of R's distance matrix in column-major order, and the
+    join keeps the earlier stage.  Probabilities, sample sizes and the
+    chained log-likelihood follow R's ``join_stages_unsafe``.
+
+    Returns
+    -------
+    (number of joins, ll, df)
+    """
+    cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
+    cdef int code = DISTANCE_CODES[distance]
+    cdef Py_ssize_t a, b, keep, drop, best_row, n_joins = 0
+    cdef double value, best, dll, gain
+    cdef double new_p[MAX_LEVELS]
+    if m < 2:
+        return 0, ll, df
+    import numpy as np
+    dist_arr = np.full((m, m), np.nan)
+    row_min_arr = np.full(m, np.inf)
+    row_arg_arr = np.full(m, -1, dtype=np.int64)
+    active_arr = np.ones(m, dtype=np.uint8)
+    cdef double[:, ::1] dist = dist_arr
+    cdef double[::1] row_min = row_min_arr
+    cdef int64_t[::1] row_arg = row_arg_arr
+    cdef unsigned char[::1] active = active_arr
+    with nogil:
+        for a in range(m):
+            for b in range(a):
+                # R computes the lower triangle: the later stage first
+                if rank[a] > rank[b]:
+                    value = probdist(code, &prob[a, 0], &prob[b, 0], k)
+                else:
+                    value = probdist(code, &prob[b, 0], &prob[a, 0], k)
+                dist[a, b] = value
+                dist[b, a] = value
+        for a in range(m):
+            _refresh_min(dist, active, rank, a, row_min, row_arg)
+        while True:
+            best_row = -1
+            best = INFINITY
+            for a in range(m):
+                if not active[a] or row_arg[a] < 0:
+                    continue
+                if best_row < 0 or row_min[a] < best or (row_min[a] == best and pair_before(
+                        rank[a], rank[row_arg[a]], rank[best_row], rank[row_arg[best_row]])):
+                    best_row = a
+                    best = row_min[a]
+            if best_row < 0 or not fabs(best) < thr:
+                break
+            a, b = best_row, row_arg[best_row]
+            keep, drop = (a, b) if rank[a] < rank[b] else (b, a)
+            join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k,
+                       new_p, &dll, &gain)
+            for a in range(k):
+                prob[keep, a] = new_p[a]
+            n[keep] = n[keep] + n[drop]
+            ll = (ll - dll) + gain
+            df = df - k + 1
+            active[drop] = 0
+            merges[n_joins, 0] = keep
+            merges[n_joins, 1] = drop
+            n_joins += 1
+            for b in range(m):
+                if b == keep or not active[b]:
+                    continue
+                if rank[keep] > rank[b]:
+                    value = probdist(code, &prob[keep, 0], &prob[b, 0], k)
+                else:
+                    value = probdist(code, &prob[b, 0], &prob[keep, 0], k)
+                dist[keep, b] = value
+                dist[b, keep] = value
+            for b in range(m):
+                if active[b]:
+                    if b == keep or row_arg[b] == keep or row_arg[b] == drop:
+                        _refresh_min(dist, active, rank, b, row_min, row_arg)
+                    elif _better(dist[b, keep], rank[b], rank[keep], row_min[b], rank[row_arg[b]]) :
+                        row_min[b] = dist[b, keep]
+                        row_arg[b] = keep
+    return n_joins, ll, df
+
+
+cdef inline bint _better(double value, int64_t r_self, int64_t r_new, double current,
+                         int64_t r_current) noexcept nogil:
+    """Whether a partner (value, rank) beats the current one (smaller, then first in order)."""
+    if isnan(value):
+        return False
+    if value < current:
+        return True
+    return value == current and pair_before(r_self, r_new, r_self, r_current)
+
+
+cdef void _refresh_min(double[:, ::1] dist, const unsigned char[::1] active,
+                       const int64_t[::1] rank, Py_ssize_t a, double[::1] row_min,
+                       int64_t[::1] row_arg) noexcept nogil:
+    cdef Py_ssize_t b
+    row_min[a] = INFINITY
+    row_arg[a] = -1
+    for b in range(dist.shape[0]):
+        if b == a or not active[b] or isnan(dist[a, b]):
+            continue
+        if row_arg[a] < 0 or _better(dist[a, b], rank[a], rank[b], row_min[a], rank[row_arg[a]]):
+            row_min[a] = dist[a, b]
+            row_arg[a] = b
+
+
+# -- hill climbing over single situations (R: stages_hc) -------------------------
+
+cdef inline long double stage_term(const double* counts, double total, double lam,
+                                   Py_ssize_t k) noexcept nogil:
+    """Log-likelihood of one stage refitted from its counts (R's smoothing)."""
+    cdef long double acc = 0.0
+    cdef double denom = total + lam * k, term
+    cdef Py_ssize_t a
+    if total <= 0:
+        return 0.0
+    for a in range(k):
+        if counts[a] > 0:
+            term = counts[a] * log((counts[a] + lam) / denom)
+            acc += term
+    return acc
+
+
+def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
+                    const int64_t[::1] stage_order, Py_ssize_t n_stages,
+                    double lam, double other_ll, double df, double penalty, long max_iter,
+                    int64_t[:, ::1] moves):
+    """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
+
+    Parameters
+    ----------
+    sit_counts : counts of the movable situations (ascending situation order).
+    sit_stage : their stage ids (0..n_stages-1); updated in place.  A move to
+        a new stage uses the lowest id that holds no situation.
+    stage_order : the stage ids in R's ``unique()`` order.
+    other_ll : log-likelihood of the other variables; df : the model's df.
+    moves : output rows (situation, target stage id, iteration).
+
+    Each iteration tries, stage by stage and situation by situation, every
+    other stage and then a new one, and makes the best strictly improving
+    move (the first of equally good ones).  Scores that differ only by
+    rounding count as equal.
+
+    Returns
+    -------
+    (number of moves, df)
+    """
+    cdef Py_ssize_t n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
+    # every live stage holds a situation, and emptied ids are reused
+    cdef Py_ssize_t max_stages = n_stages + n_sit + 1
+    cdef Py_ssize_t i, a, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
+    cdef long iteration = 0
+    cdef long double ll_v, cand_v
+    cdef double score, best_score, now_score, cand_df, tol
+    import numpy as np
+    counts_arr = np.zeros((max_stages, k))
+    totals_arr = np.zeros(max_stages)
+    sizes_arr = np.zeros(max_stages, dtype=np.int64)
+    terms_arr = np.zeros(max_stages, dtype=np.longdouble)
+    order_arr = np.empty(max_stages, dtype=np.int64)
+    cdef double[:, ::1] counts = counts_arr
+    cdef double[::1] totals = totals_arr
+    cdef int64_t[::1] sizes = sizes_arr
+    cdef int64_t[::1] order = order_arr
+    cdef double new1[MAX_LEVELS]
+    cdef double new2[MAX_LEVELS]
+    cdef long double t1, t2
+    cdef long double[::1] terms = terms_arr
+    n_order = stage_order.shape[0]
+    for j in range(n_order):
+        order[j] = stage_order[j]
+    with nogil:
+        for i in range(n_sit):
+            s1 = sit_stage[i]
+            sizes[s1] += 1
+            for a in range(k):
+                counts[s1, a] += sit_counts[i, a]
+                totals[s1] += sit_counts[i, a]
+        ll_v = 0.0
+        for j in range(n_order):
+            s1 = order[j]
+            terms[s1] = stage_term(&counts[s1, 0], totals[s1], lam, k)
+            ll_v += terms[s1]
+        new_stage = n_stages
+        now_score = score_of(other_ll + <double>ll_v, df, penalty)
+        while iteration < max_iter:
+            iteration += 1
+            best_score = now_score
+            tol = 1e-11 * (1.0 + fabs(now_score))
+            best_i = -1
+            best_s2 = -1
+            for j in range(n_order):
+                s1 = order[j]
+                for i in range(n_sit):
+                    if sit_stage[i] != s1:
+                        continue
+                    for jj in range(n_order + 1):
+                        s2 = order[jj] if jj < n_order else new_stage
+                        if s2 == s1:
+                            continue
+                        for a in range(k):
+                            new1[a] = counts[s1, a] - sit_counts[i, a]
+                            new2[a] = counts[s2, a] + sit_counts[i, a]
+                        t1 = stage_term(new1, totals[s1] - _row_total(sit_counts, i, k), lam, k)
+                        t2 = stage_term(new2, totals[s2] + _row_total(sit_counts, i, k), lam, k)
+                        cand_v = ll_v - terms[s1] - terms[s2] + t1 + t2
+                        cand_df = df
+                        if sizes[s1] == 1:
+                            cand_df = cand_df - (k - 1)
+                        if sizes[s2] == 0:
+                            cand_df = cand_df + (k - 1)
+                        score = score_of(other_ll + <double>cand_v, cand_df, penalty)
+                        if score > best_score + tol:
+                            best_score = score
+                            best_i = i
+                            best_s2 = s2
+            if best_i < 0:
+                break
+            s1 = sit_stage[best_i]
+            s2 = best_s2
+            if sizes[s2] == 0:
+                order[n_order] = s2
+                n_order += 1
+                df = df + (k - 1)
+            for a in range(k):
+                counts[s1, a] -= sit_counts[best_i, a]
+                counts[s2, a] += sit_counts[best_i, a]
+                totals[s1] -= sit_counts[best_i, a]
+                totals[s2] += sit_counts[best_i, a]
+            sizes[s1] -= 1
+            sizes[s2] += 1
+            sit_stage[best_i] = s2
+            if sizes[s1] == 0:
+                df = df - (k - 1)
+                for j in range(n_order):
+                    if order[j] == s1:
+                        for jj in range(j, n_order - 1):
+                            order[jj] = order[jj + 1]
+                        n_order -= 1
+                        break
+            ll_v = ll_v - terms[s1] - terms[s2]
+            terms[s1] = stage_term(&counts[s1, 0], totals[s1], lam, k)
+            terms[s2] = stage_term(&counts[s2, 0], totals[s2], lam, k)
+            ll_v = ll_v + terms[s1] + terms[s2]
+            now_score = best_score
+            new_stage = 0
+            while sizes[new_stage] > 0:
+                new_stage += 1
+            moves[n_moves, 0] = best_i
+            moves[n_moves, 1] = s2
+            moves[n_moves, 2] = iteration
+            n_moves += 1
+            # R's unique() order: the stages by first situation
+            _sort_by_first_situation(order, n_order, sit_stage, n_sit)
+    return n_moves, df
+
+
+cdef inline double _row_total(const float64_t[:, ::1] counts, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
+    cdef double total = 0.0
+    cdef Py_ssize_t a
+    for a in range(k):
+        total += counts[i, a]
+    return total
+
+
+cdef void _sort_by_first_situation(int64_t[::1] order, Py_ssize_t n_order,
+                                   const int64_t[::1] sit_stage, Py_ssize_t n_sit) noexcept nogil:
+    """Reorder the active stage ids by the first situation that carries them."""
+    cdef Py_ssize_t i, j, filled = 0
+    cdef bint seen
+    for i in range(n_sit):
+        seen = False
+        for j in range(filled):
+            if order[j] == sit_stage[i]:
+                seen = True
+                break
+        if not seen:
+            order[filled] = sit_stage[i]
+            filled += 1
+            if filled == n_order:
+                break

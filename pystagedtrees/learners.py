@@ -11,15 +11,24 @@ import numbers
 
 import numpy as np
 
-from pystagedtrees._learn_kernels import backward_join, max_levels
-from pystagedtrees.fit import check_scope
+from pystagedtrees._learn_kernels import (
+    DISTANCE_CODES,
+    backward_join,
+    backward_join_distance,
+    max_levels,
+    move_situations,
+)
+from pystagedtrees._stagevec import StageLabels, new_label
+from pystagedtrees.fit import check_scope, fit_variable
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
-from pystagedtrees.scores import AIC, BIC, compute_loglik
+from pystagedtrees.scores import AIC, BIC, compute_loglik, variable_loglik_of
 from pystagedtrees.stage_ops import join_stage_ids
 
 __all__ = [
     "stages_bhc",
     "stages_fbhc",
+    "stages_bj",
+    "stages_hc",
 ]
 
 
@@ -235,3 +244,210 @@ def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trac
     (-5172.465269, 15)
     """
     return _backward_join(object, score, max_iter, scope, ignore, trace, True)
+
+
+@sevt_method
+def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, trace=0):
+    """Backward joining: join the two closest stages while closer than ``thr`` (R: ``stages_bj``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    distance : str, default "kullback"
+        One of "manhattan", "euclidean", "reny", "kullback", "totvar",
+        "hellinger", "bhatt", "chandarw" (R's definitions: symmetrised
+        Kullback-Leibler, total variation without the 1/2, ...).
+    thr : float, default 0.1
+        Stages closer than this are joined.
+    scope, ignore, trace
+        As in :func:`stages_bhc`.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_bj(st.full(st.datasets.titanic_table(), lambda_=1))
+    >>> round(float(model.ll), 6), model.ll.df
+    (-5192.838585, 14)
+    """
+    if not isinstance(distance, str) or distance not in DISTANCE_CODES:
+        raise ValueError(
+            f"`distance` must be one of {sorted(DISTANCE_CODES)}; got {distance!r}."
+        )
+    if isinstance(thr, bool) or not isinstance(thr, numbers.Real) or np.isnan(thr):
+        raise TypeError(f"`thr` must be a number; got {thr!r}.")
+    model, positions, ignore = prepare(object, scope, ignore)
+    ll, df = float(model.ll), float(model.ll.df)
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if len(ids) < 2:
+            continue
+        prob = np.ascontiguousarray(model._prob[i][ids])
+        n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
+        rank = np.ascontiguousarray(first_situations(model, i, ids))
+        merges = np.empty((len(ids), 2), dtype=np.int64)
+        n_joins, ll, df = backward_join_distance(
+            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, float(thr), merges
+        )
+        apply_merges(model, i, ids, merges[:n_joins], prob, n)
+        if trace > 0:
+            print(f"backward join over {model.variables[i]} done ({n_joins} joins)")
+    model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
+    return model
+
+
+def _movable_situations(model, i, ids):
+    """Situations in the given stages, with their counts (for stages_hc)."""
+    vector = model._stages[i]
+    if not vector.is_dense and vector.default in ids:
+        raise ValueError(
+            f"stages_hc moves single situations: the stage "
+            f"{model._labels[i][vector.default]!r} of {model.variables[i]!r} gathers "
+            f"{vector.n_situations - len(vector.sit)} situations, too many to "
+            "enumerate; ignore it (it holds the unobserved situations)."
+        )
+    all_sit = np.arange(vector.n_situations) if vector.is_dense else vector.sit
+    stage = vector.lookup(all_sit)
+    keep = np.isin(stage, ids)
+    situations = all_sit[keep]
+    counts = np.zeros((len(situations), int(model._k[i])))
+    pos = np.searchsorted(situations, model._ctab_sit[i])
+    listed = pos < len(situations)
+    listed[listed] = situations[pos[listed]] == model._ctab_sit[i][listed]
+    counts[pos[listed]] = model._ctab[i][listed]
+    return situations, stage[keep], counts
+
+
+def _replay_moves(model, i, ids, local_stage, moves, ignore):
+    """Labels of the stages after the kernel's moves, named as R names them.
+
+    A move into an empty stage creates R's ``newname`` of that iteration:
+    ``new_label(c(unique(stages), ignore))``.
+    """
+    labels = model._labels[i]
+    ignored_present = [labels[s] for s in range(len(labels)) if s not in set(ids)]
+    local_label = [labels[s] for s in ids]
+    local_stage = local_stage.copy()
+    sizes = np.bincount(local_stage, minlength=len(ids) + len(local_stage) + 1)
+    iteration, newname = None, None
+    for situation, target, move_iteration in moves:
+        if move_iteration != iteration:
+            iteration = move_iteration
+            in_use = [local_label[s] for s in np.flatnonzero(sizes)]
+            newname = new_label(list(dict.fromkeys(in_use + ignored_present)) + list(ignore))
+        if target >= len(local_label):
+            local_label.extend([None] * (target + 1 - len(local_label)))
+        if sizes[target] == 0:
+            local_label[target] = newname
+        sizes[local_stage[situation]] -= 1
+        sizes[target] += 1
+        local_stage[situation] = target
+    return local_stage, local_label
+
+
+def _set_situation_labels(model, i, situations, labels):
+    """Give each listed situation of variable ``i`` a stage label, then refit ``i``."""
+    labels = np.asarray(labels, dtype=object)
+    current = model._labels[i]
+    vector = model._stages[i]
+    for label in dict.fromkeys(labels.tolist()):
+        sid = current.index(label)
+        if sid < 0:
+            current = current.append(label)
+            sid = len(current) - 1
+        vector = vector.assign(situations[labels == label], sid)
+    model._prob[i] = None
+    model.set_stages(i, vector, current)
+    fit_variable(model, i)
+
+
+@sevt_method
+def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    """Hill climbing: move single situations between stages while the score improves (R: ``stages_hc``).
+
+    In each iteration every situation of every (non-ignored) stage is tried
+    in every other stage and in a new one; the best strictly improving move
+    is made (the first of equally good moves, R's order: stages by first
+    appearance, situations ascending).
+
+    Parameters
+    ----------
+    As :func:`stages_bhc`.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.indep(st.datasets.titanic_table(), lambda_=1)
+    >>> model = st.stages_hc(start)
+    >>> st.BIC(model) < st.BIC(start)
+    True
+    """
+    model, positions, ignore = prepare(object, scope, ignore)
+    kind, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    if kind is None:
+        return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
+    penalty = _penalty(kind, model)
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if not ids:
+            continue
+        situations, stage, counts = _movable_situations(model, i, ids)
+        local = np.full(len(model._labels[i]), -1, dtype=np.int64)
+        local[ids] = np.arange(len(ids))
+        local_stage = np.ascontiguousarray(local[stage])
+        start_stage = local_stage.copy()
+        other_ll = float(model.ll) - variable_loglik_of(model, i)
+        moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
+        n_moves, df = move_situations(
+            np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
+            len(ids), model.lambda_ or 0.0, other_ll, float(model.ll.df), penalty,
+            min(max_iter, len(moves)), moves,
+        )
+        final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
+        _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
+        model.ll = compute_loglik(model)
+        if trace > 0:
+            print(f"HC over {model.variables[i]} done after {n_moves} moves")
+    return model
+
+
+def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
+    """stages_hc with any score callable: every candidate is refitted and rescored."""
+    now = score(model)
+    for i in positions:
+        iterations = 0
+        while iterations < max_iter:
+            iterations += 1
+            labels = model._labels[i]
+            order = [int(s) for s in model._stages[i].first_appearance()]
+            newname = new_label([labels[s] for s in order] + list(ignore))
+            free = [s for s in order if labels[s] not in ignore]
+            situations, stage, _ = _movable_situations(model, i, free)
+            best, best_score = None, now
+            for s1 in free:
+                for situation in situations[stage == s1]:
+                    for target in [labels[s] for s in free if s != s1] + [newname]:
+                        candidate = model.copy()
+                        _set_situation_labels(candidate, i, np.array([situation]), [target])
+                        candidate.ll = compute_loglik(candidate)
+                        value = score(candidate)
+                        if value > best_score:
+                            best, best_score = candidate, value
+            if best is None:
+                break
+            model.__dict__.update(best.__dict__)
+            now = best_score
+        if trace > 0:
+            print(f"HC over {model.variables[i]} done after {iterations} iterations")
+    return model

@@ -7,7 +7,7 @@ from pystagedtrees.model import LogLik, check_sevt, sevt_method
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "compute_loglik"]
 
 
-def _variable_loglik(model, i):
+def variable_loglik_of(model, i):
     """Log-likelihood contribution of variable ``i``, with R's summation."""
     counts = model._ctab[i]
     prob_rows = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
@@ -38,7 +38,7 @@ def compute_loglik(model):
             "(sevt_fit(object, data)) before asking for its log-likelihood."
         )
     check_sevt(model, fitted=True)
-    per_variable = np.array([_variable_loglik(model, i) for i in range(len(model._vars))])
+    per_variable = np.array([variable_loglik_of(model, i) for i in range(len(model._vars))])
     total = rsum(per_variable)
     nobs = float(model._ctab[0].sum())
     return LogLik(float(total), sevt_df(model), nobs)
