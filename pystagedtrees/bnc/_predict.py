@@ -207,8 +207,9 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     >>> m = lp(nb("c", d), d, smooth=1)
     >>> predict(m, pd.DataFrame({"x": ["u", "v"]}))
     array(['a', 'b'], dtype=object)
+    >>> # P(a)P(u|a) = 3/5 * 3/4 = 0.45, P(b)P(u|b) = 2/5 * 1/3; normalised:
     >>> predict(m, pd.DataFrame({"x": ["u"]}), prob=True).round(4)
-    array([[0.8571, 0.1429]])
+    array([[0.7714, 0.2286]])
     """
     _check_model(x, fitted=True)
     codes = encode_for_model(x, newdata)

@@ -392,14 +392,14 @@ _WRAPPER_DOC = """
     dataset : pandas.DataFrame
         Categorical data; every other column is a candidate feature.
     k : int
-        Number of cross-validation folds (stratified, drawn once per search).
+        Number of cross-validation folds (stratified, drawn once per search).{kdbk}
     epsilon : float
         Minimum absolute improvement in CV accuracy to accept a step.
     smooth : float
         Dirichlet pseudo-count of the CPTs fitted inside the search.
     random_state : None, int or numpy.random.Generator
         Draws the folds and breaks ties (numpy).
-    rng : {"numpy", "R"}
+    rng : {{"numpy", "R"}}
         With ``"R"`` everything random is drawn as R after ``set.seed(seed)``.
     seed : int, optional
         The R seed for ``rng="R"``.
@@ -411,6 +411,16 @@ _WRAPPER_DOC = """
     BNCModel
         The structure (fit it with :func:`lp`); ``greedy_scores_log`` holds
         the accuracy of each accepted step.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import {name}
+    >>> d = pd.DataFrame({{"c": list("aabbaabb"), "x": list("uuvvuuvv"),
+    ...                   "y": list("uvuvuvvv")}})
+    >>> m = {name}("c", d, k=2, random_state=0)
+    >>> 0 <= m.greedy_scores_log[-1] <= 1
+    True
 """
 
 
@@ -440,12 +450,8 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
         random_state=None, rng="numpy", seed=None):
     """k-dependence Bayesian classifier by hill-climbing on CV accuracy.
 
-    Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature parents.
-
-    Other Parameters
-    ----------------
-    kdbk : int
-        Maximum number of feature parents per feature.
+    Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature
+    parents (``kdbk`` must not exceed the number of features).
     """
     if isinstance(kdbk, bool) or not isinstance(kdbk, (int, np.integer)) or kdbk < 1:
         raise ValueError(f"`kdbk` must be a positive integer; got {kdbk!r}.")
@@ -480,5 +486,10 @@ def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
                         seed, _naive_bayes, lambda feats: _backward_join, {})
 
 
+_KDBK_DOC = """
+    kdbk : int
+        Maximum number of feature parents of a feature."""
+
 for _f in (tan_hc, tan_hcsp, kdb, fssj, bsej):
-    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _WRAPPER_DOC
+    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _WRAPPER_DOC.format(
+        name=_f.__name__, kdbk=_KDBK_DOC if _f is kdb else "")
