@@ -12,6 +12,7 @@ from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import full, indep, sevt
 from pystagedtrees.inference import path_probability, predict, prob
 from pystagedtrees.learners import stages_bhc, stages_bj, stages_fbhc, stages_hc
+from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.stage_ops import (
     get_stage,
     join_stages,
@@ -48,5 +49,7 @@ __all__ = [
     "stages_fbhc",
     "stages_bj",
     "stages_hc",
+    "stages_hclust",
+    "stages_kmeans",
     "datasets",
 ]

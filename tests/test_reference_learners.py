@@ -17,6 +17,11 @@ LEARNERS = {
     "stages_fbhc": lambda full, indep: st.stages_fbhc(full),
     "stages_bj_kullback_0.2": lambda full, indep: st.stages_bj(full, distance="kullback", thr=0.2),
     "stages_hc_indep": lambda full, indep: st.stages_hc(indep),
+    "stages_hclust_totvar_complete_2": lambda full, indep: st.stages_hclust(
+        full, k=2, distance="totvar", method="complete"
+    ),
+    # R: set.seed(2024) right before the call
+    "stages_kmeans_2_seed2024": lambda full, indep: st.stages_kmeans(full, k=2, rng="R", seed=2024),
 }
 # R timed out on these (no reference); the properties are checked on a
 # smaller scope so the suite stays fast

@@ -1,0 +1,266 @@
+"""Clustering learners: ``stages_hclust`` and ``stages_kmeans`` (R: R/stages_hclust.R, R/stages_kmeans.R).
+
+The stages of a variable are clustered by their probability vectors; the
+situations of the stages in cluster ``g`` form the new stage ``"g"``.  The
+clustering itself is R's, step for step (``stats::hclust``/``cutree`` and
+``stats::kmeans`` with R's Hartigan-Wong), so with the same data and, for
+k-means, the same random numbers (``rng="R"``), the stages are R's.
+"""
+import numbers
+
+import numpy as np
+
+from pystagedtrees._hclust import METHODS as HCLUST_METHODS
+from pystagedtrees._hclust import cutree, hclust
+from pystagedtrees._kmeans import ALGORITHMS, kmeans
+from pystagedtrees._rrandom import RRandom
+from pystagedtrees._stagevec import StageLabels
+from pystagedtrees.fit import fit_variable
+from pystagedtrees.learners import prepare, resolve_score
+from pystagedtrees.model import sevt_method
+from pystagedtrees.scores import compute_loglik
+
+__all__ = ["stages_hclust", "stages_kmeans"]
+
+R_DIST_METHODS = ("euclidean", "maximum", "manhattan", "canberra", "minkowski")
+
+
+def _free_ids_in_prob_order(model, i, ignore):
+    """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
+    labels = model._labels[i]
+    return [s for s in range(len(labels)) if labels[s] not in ignore]
+
+
+def stage_distances(prob, distance):
+    """R's ``dist`` between rows of stage probabilities (double sums, R's order).
+
+    "totvar" is half the Manhattan distance and "hellinger" the Euclidean
+    distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
+    """
+    if distance == "totvar":
+        return 0.5 * stage_distances(prob, "manhattan")
+    if distance == "hellinger":
+        return stage_distances(np.sqrt(prob), "euclidean") / np.sqrt(2.0)
+    diff = prob[:, None, :] - prob[None, :, :]
+    acc = np.zeros(diff.shape[:2])
+    for a in range(prob.shape[1]):  # accumulate column by column, as R's C code
+        dev = diff[:, :, a]
+        if distance == "euclidean":
+            acc = acc + dev * dev
+        elif distance == "manhattan":
+            acc = acc + np.abs(dev)
+        elif distance == "maximum":
+            acc = np.maximum(acc, np.abs(dev))
+        elif distance == "canberra":
+            total = np.abs(prob[:, None, a] + prob[None, :, a])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                acc = acc + np.where(total > 0, np.abs(dev) / total, 0.0)
+        elif distance == "minkowski":
+            acc = acc + dev * dev
+    if distance in ("euclidean", "minkowski"):
+        acc = np.sqrt(acc)
+    return acc
+
+
+def _relabel_by_groups(model, i, ids, groups):
+    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels."""
+    labels = model._labels[i].tolist()
+    for sid, group in zip(ids, groups):
+        labels[sid] = str(int(group))
+    unique = list(dict.fromkeys(labels))
+    index = {label: n for n, label in enumerate(unique)}
+    mapping = np.array([index[label] for label in labels], dtype=np.int32)
+    model._prob[i] = None
+    model.set_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
+    fit_variable(model, i)
+
+
+def _per_variable(value, positions, model, name):
+    """R's recycling of ``k``: a number for all, a list recycled, or a dict by variable."""
+    if isinstance(value, dict):
+        return {i: value.get(model.variables[i]) for i in positions}
+    if value is None or isinstance(value, numbers.Number):
+        return {i: value for i in positions}
+    values = list(value)
+    if not values:
+        raise ValueError(f"`{name}` is empty.")
+    return {i: values[n % len(values)] for n, i in enumerate(positions)}
+
+
+def _check_k(k, name="k"):
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, numbers.Number) or k != int(k) or k < 1:
+        raise ValueError(f"`{name}` must be a positive integer (or None); got {k!r}.")
+    return int(k)
+
+
+def _learning_scope(model, scope, limit):
+    if scope is not None:
+        return scope
+    limit = len(model.variables) if limit is None else int(limit)
+    if not 2 <= limit <= len(model.variables):
+        raise ValueError(
+            f"`limit` must be between 2 and the number of variables "
+            f"({len(model.variables)}); got {limit}."
+        )
+    return model.variables[1:limit]
+
+
+@sevt_method
+def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=None,
+                  limit=None, scope=None, score=None):
+    """Hierarchical clustering of the stages of each variable (R: ``stages_hclust``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    distance : str, default "totvar"
+        "totvar", "hellinger", or a method of R's ``dist`` ("euclidean",
+        "maximum", "manhattan", "canberra", "minkowski").
+    k : int, list, dict or None
+        Number of groups per variable (recycled over ``scope``); None picks,
+        per variable, the number of groups with the best ``score``.
+    method : str, default "complete"
+        Linkage: "complete", "single", "average", "ward.D", "ward.D2",
+        "mcquitty", "median", "centroid".
+    ignore : list of str, optional
+        Stages left out (default: the unobserved stage names).
+    limit : int, optional
+        Learn the variables 2..limit (default all).
+    scope : list of str, optional
+        Variables to learn (overrides ``limit``).
+    score : None, "bic", "aic" or callable
+        Used to choose ``k`` when it is None (default ``-BIC``).
+
+    Returns
+    -------
+    Sevt
+        Stages named "1".."k" after the groups of R's ``cutree``.
+
+    Notes
+    -----
+    R stops with an error when a variable has fewer than two stages to
+    cluster; here such a variable is left as it is.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_hclust(st.full(st.datasets.titanic_table(), lambda_=1), k=2)
+    >>> sorted(set(model.stages("Survived")))
+    ['1', '2', 'UNOBSERVED']
+    """
+    if not isinstance(distance, str) or distance not in ("totvar", "hellinger") + R_DIST_METHODS:
+        raise ValueError(
+            f"`distance` must be 'totvar', 'hellinger' or one of {list(R_DIST_METHODS)}; "
+            f"got {distance!r}."
+        )
+    if not isinstance(method, str) or method not in HCLUST_METHODS:
+        raise ValueError(f"`method` must be one of {list(HCLUST_METHODS)}; got {method!r}.")
+    _, score_fn = resolve_score(score)
+    model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
+    ks = _per_variable(k, positions, model, "k")
+    for i in positions:
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        if len(ids) < 2:
+            continue
+        tree = hclust(stage_distances(model._prob[i][ids], distance), method)
+        k_i = _check_k(ks[i])
+        if k_i is not None:
+            groups = cutree(tree.merge, min(k_i, len(ids)))
+        else:
+            groups = _best_cut(model, i, ids, tree.merge, score_fn)
+        _relabel_by_groups(model, i, ids, groups)
+        model.ll = compute_loglik(model)
+    return model
+
+
+def _best_cut(model, i, ids, merge, score_fn):
+    """The cut (1..n groups) with the best score, the first on ties (R's which.max)."""
+    best_groups, best_score = None, -np.inf
+    for n_groups in range(1, len(ids) + 1):
+        groups = cutree(merge, n_groups)
+        candidate = model.copy()
+        _relabel_by_groups(candidate, i, ids, groups)
+        candidate.ll = compute_loglik(candidate)
+        value = score_fn(candidate)
+        if value > best_score:
+            best_groups, best_score = groups, value
+    return best_groups
+
+
+def _random_source(rng, seed):
+    """An RRandom (R-exact replay) or a numpy Generator."""
+    if isinstance(rng, (RRandom, np.random.Generator)):
+        return rng
+    if rng == "R":
+        if seed is None:
+            raise ValueError("`seed` is needed with rng='R' (R's set.seed value).")
+        return RRandom(int(seed))
+    if rng in (None, "numpy"):
+        return np.random.default_rng(seed)
+    raise ValueError(
+        f"`rng` must be 'numpy', 'R', a numpy Generator or an RRandom; got {rng!r}."
+    )
+
+
+@sevt_method
+def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
+                  limit=None, scope=None, nstart=1, seed=None, rng="numpy"):
+    """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    k : int, list or dict, optional
+        Number of stages per variable (default: the number of levels of the
+        root variable).  A variable with at most ``k`` stages is unchanged.
+    algorithm : str, default "Hartigan-Wong"
+        "Hartigan-Wong", "Lloyd", "Forgy" or "MacQueen" (R's algorithms).
+    transform : callable or None, default numpy.sqrt
+        Applied to the probabilities before clustering (None: identity).
+    ignore, limit, scope
+        As in :func:`stages_hclust`.
+    nstart : int, default 1
+        Random starts per variable.
+    seed : int, optional
+        Seed of the random initial centres.
+    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
+        "R" draws the centres as R does after ``set.seed(seed)``, so the
+        result equals ``set.seed(seed); stages_kmeans(...)`` in R.
+
+    Returns
+    -------
+    Sevt
+        Stages named "1".."k" after the k-means clusters.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_kmeans(st.full(st.datasets.titanic_table(), lambda_=1), k=2, seed=1)
+    >>> len(set(model.stages("Survived")) - {"UNOBSERVED"}) <= 2
+    True
+    """
+    if transform is not None and not callable(transform):
+        raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}; got {algorithm!r}.")
+    source = _random_source(rng, seed)
+    model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
+    default_k = len(model.tree[model.variables[0]])
+    ks = _per_variable(default_k if k is None else k, positions, model, "k")
+    for i in positions:
+        k_i = _check_k(ks[i])
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        points = model._prob[i][ids]
+        points = points if transform is None else np.asarray(transform(points), dtype=float)
+        if len(ids) > k_i:
+            groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
+                            algorithm=algorithm, rng=source).cluster
+            _relabel_by_groups(model, i, ids, groups)
+        else:
+            fit_variable(model, i)
+    model.ll = compute_loglik(model)
+    return model
