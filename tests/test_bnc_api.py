@@ -1,0 +1,322 @@
+"""Properties, hand computations and input errors of pystagedtrees.bnc."""
+import itertools
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pystagedtrees.bnc as bnc
+from pystagedtrees.bnc._dataset import encode_dataset
+from pystagedtrees.bnc._folds import stratified_folds
+from pystagedtrees.bnc._predict import map_random
+from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.bnc._structure import ode_scores
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def categorical_frames(draw, min_features=2, max_features=4, min_rows=6, max_rows=40):
+    """A class column 'c' (2-3 levels) and features 'f0'.. with 2-3 levels."""
+    n = draw(st.integers(min_rows, max_rows))
+    p = draw(st.integers(min_features, max_features))
+    data = {}
+    for name in ["c"] + [f"f{j}" for j in range(p)]:
+        r = draw(st.integers(2, 3))
+        levels = [f"{name}{i}" for i in range(r)]
+        codes = draw(st.lists(st.integers(0, r - 1), min_size=n, max_size=n))
+        data[name] = pd.Categorical.from_codes(codes, categories=levels)
+    return pd.DataFrame(data)
+
+
+def brute_joint(model, row):
+    """P(c, x) for every class by multiplying CPT entries (complete row)."""
+    out = []
+    for c in model.classes:
+        values = {**row, model.class_var: c}
+        prob = 1.0
+        for v, fam in model.families.items():
+            index = tuple(model.levels[u].index(values[u]) for u in fam)
+            prob *= model.params[v][index]
+        out.append(prob)
+    return np.array(out)
+
+
+def rows_of(frame, columns):
+    return [dict(zip(columns, map(str, r))) for r in frame[columns].itertuples(index=False)]
+
+
+# ---------------------------------------------------------------- parameters
+@SETTINGS
+@given(categorical_frames(), st.sampled_from([0.0, 0.5, 1.0]))
+def test_cpts_are_smoothed_relative_frequencies(data, smooth):
+    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=smooth)
+    for v, fam in model.families.items():
+        table = model.params[v]
+        np.testing.assert_allclose(table.sum(axis=0), 1.0)
+        # Independent count: pandas groupby over the family's columns.
+        counts = data.groupby(list(fam), observed=False).size()
+        for key, n in counts.items():
+            key = key if isinstance(key, tuple) else (key,)
+            index = tuple(model.levels[u].index(k) for u, k in zip(fam, key))
+            parent_total = counts.xs(key[1:], level=list(range(1, len(fam)))).sum() \
+                if len(fam) > 1 else counts.sum()
+            r = len(model.levels[v])
+            expected = (n + smooth) / (parent_total + r * smooth) if parent_total + r * smooth \
+                else 1.0 / r
+            assert table[index] == pytest.approx(expected, rel=1e-12)
+
+
+def test_unseen_parent_configuration_is_uniform():
+    # bnclassify test-learn-params.R: with smooth = 0 an empty column is 1/r.
+    d = pd.DataFrame({"c": pd.Categorical(["a", "a"], categories=["a", "b"]),
+                      "x": pd.Categorical(["u", "v"], categories=["u", "v", "w"])})
+    m = bnc.lp(bnc.nb("c", d), d, smooth=0)
+    np.testing.assert_allclose(m.params["x"][:, 1], [1 / 3] * 3)
+    np.testing.assert_allclose(m.params["x"][:, 0], [0.5, 0.5, 0])
+
+
+# ---------------------------------------------------------------- prediction
+@SETTINGS
+@given(categorical_frames(), st.sampled_from(["nb", "tan_cl", "aode"]))
+def test_posterior_equals_brute_force(data, structure):
+    model = bnc.bnc(structure, "c", data, smooth=1)
+    post = bnc.predict(model, data, prob=True)
+    np.testing.assert_allclose(post.sum(axis=1), 1.0)
+    features = list(data.columns[1:])
+    for i, row in enumerate(rows_of(data, features)):
+        if model.is_aode:
+            joint = np.mean([brute_joint(sp, row) for sp in model.models], axis=0)
+        else:
+            joint = brute_joint(model, row)
+        np.testing.assert_allclose(post[i], joint / joint.sum(), rtol=1e-10)
+
+
+@SETTINGS
+@given(categorical_frames(min_features=3), st.data())
+def test_missing_values_are_summed_out(data, draw):
+    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=1)
+    features = list(data.columns[1:])
+    hidden = draw.draw(st.lists(st.sampled_from(features), min_size=1, max_size=2, unique=True))
+    row = rows_of(data.iloc[:1], features)[0]
+    incomplete = data.iloc[:1].copy()
+    for f in hidden:
+        incomplete[f] = pd.Categorical([None], categories=data[f].cat.categories)
+    post = bnc.predict(model, incomplete, prob=True)[0]
+    joint = np.zeros(len(model.classes))
+    for values in itertools.product(*(model.levels[f] for f in hidden)):
+        joint += brute_joint(model, {**row, **dict(zip(hidden, values))})
+    np.testing.assert_allclose(post, joint / joint.sum(), rtol=1e-10)
+
+
+@SETTINGS
+@given(categorical_frames())
+def test_loglik_aic_bic(data):
+    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=1)
+    features = list(data.columns[1:])
+    expected = sum(np.log(brute_joint(model, row)[model.classes.index(str(c))])
+                   for row, c in zip(rows_of(data, features), data["c"]))
+    assert bnc.logLik(model, data) == pytest.approx(expected, rel=1e-10)
+    k = sum((t.shape[0] - 1) * np.prod(t.shape[1:], dtype=int) for t in model.params.values())
+    assert bnc.nparams(model) == k
+    assert bnc.AIC(model, data) == pytest.approx(expected - k, rel=1e-10)
+    assert bnc.BIC(model, data) == pytest.approx(expected - np.log(len(data)) / 2 * k, rel=1e-10)
+
+
+def test_labels_follow_the_maximum():
+    d = pd.DataFrame({"c": list("aaab"), "x": list("uuvv")})
+    m = bnc.lp(bnc.nb("c", d), d, smooth=1)
+    post = bnc.predict(m, d, prob=True)
+    labels = bnc.predict(m, d, random_state=0)
+    assert list(labels) == [m.classes[i] for i in post.argmax(axis=1)]
+
+
+# ---------------------------------------------------------------- structures
+@SETTINGS
+@given(categorical_frames(max_features=5))
+def test_tan_cl_is_a_tree_and_penalised_scores_a_forest(data):
+    p = data.shape[1] - 1
+    enc = encode_dataset("c", data)
+    weights = [ode_scores(enc, a, b)[0] for a, b in itertools.combinations(enc.features, 2)]
+    tree = bnc.tan_cl("c", data)
+    # A pair with zero mutual information may round to a tiny negative
+    # number and be dropped, as in R; otherwise the result is a spanning tree.
+    if min(weights) > 1e-12:
+        assert bnc.narcs(tree) == p + (p - 1)
+    for score in ("loglik", "bic", "aic"):
+        forest = bnc.tan_cl("c", data, score=score)
+        assert p <= bnc.narcs(forest) <= 2 * p - 1
+        assert all(len(f) <= 3 for f in bnc.families(forest).values())
+
+
+@SETTINGS
+@given(categorical_frames(max_features=5), st.integers(0, 2**31))
+def test_parents_list_is_topological(data, seed):
+    model = bnc.kdb("c", data, k=2, kdbk=2, epsilon=0, random_state=seed)
+    parents = bnc.as_parentslist(model)
+    order = list(parents)
+    assert order[0] == "c" and parents["c"] == []
+    for v, ps in parents.items():
+        assert all(order.index(u) < order.index(v) for u in ps)
+        assert list(ps) == list(bnc.families(model)[v][1:])
+    assert bnc.modelstring(model).startswith("[c]")
+
+
+def test_nb_families_and_model_string():
+    d = pd.DataFrame({"x": ["u"], "c": ["a"], "y": ["v"]})
+    m = bnc.nb("c", d)
+    assert bnc.families(m) == {"x": ("x", "c"), "y": ("y", "c"), "c": ("c",)}
+    assert bnc.modelstring(m) == "[c] [x|c] [y|c]"
+    assert bnc.class_var(m) == "c" and bnc.features(m) == ["x", "y"] and bnc.narcs(m) == 2
+
+
+@SETTINGS
+@given(categorical_frames(max_features=4), st.integers(1, 3), st.integers(0, 2**31))
+def test_kdb_respects_kdbk(data, kdbk, seed):
+    kdbk = min(kdbk, data.shape[1] - 1)
+    model = bnc.kdb("c", data, k=2, kdbk=kdbk, epsilon=0, random_state=seed)
+    assert all(len(f) - 2 <= kdbk for v, f in bnc.families(model).items() if v != "c")
+
+
+@pytest.mark.parametrize("learner", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
+def test_wrappers_are_reproducible_and_scores_increase(learner):
+    rng = np.random.default_rng(5)
+    d = pd.DataFrame({c: rng.choice(["p", "q", "r"], 60) for c in ["c", "x", "y", "z"]})
+    d["y"] = np.where(rng.random(60) < 0.7, d["c"], d["y"])
+    args = dict(k=3, epsilon=0, smooth=1)
+    first = getattr(bnc, learner)("c", d, random_state=7, **args)
+    again = getattr(bnc, learner)("c", d, random_state=7, **args)
+    assert bnc.families(first) == bnc.families(again)
+    assert first.greedy_scores_log == again.greedy_scores_log
+    log = first.greedy_scores_log
+    assert all(b >= a for a, b in zip(log, log[1:]))
+
+
+# ---------------------------------------------------------------- folds and cv
+@SETTINGS
+@given(st.lists(st.integers(-1, 2), min_size=4, max_size=60), st.integers(2, 4),
+       st.integers(0, 1000))
+def test_folds_partition_and_balance(classes, k, seed):
+    codes = np.array(classes)
+    if (codes >= 0).sum() < k:
+        return
+    folds = stratified_folds(codes, 3, k, resolve_rng(seed))
+    rows = np.concatenate(folds)
+    assert sorted(rows.tolist()) == np.flatnonzero(codes >= 0).tolist()
+    for level in range(3):
+        sizes = [np.count_nonzero(codes[f] == level) for f in folds]
+        n = np.count_nonzero(codes == level)
+        assert sum(sizes) == n
+        # Each class spreads round-robin over shuffled fold ids.
+        if n > 1:
+            assert max(sizes) - min(sizes) <= 1 or len(folds) < k
+
+
+def test_cv_matrix_and_means():
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({c: rng.choice(["p", "q"], 50) for c in ["c", "x", "y"]})
+    models = {"nb": bnc.bnc("nb", "c", d, smooth=1), "tan": bnc.bnc("tan_cl", "c", d, smooth=1)}
+    matrix = bnc.cv(models, d, k=5, means=False, random_state=3)
+    assert matrix.shape == (5, 2)
+    means = bnc.cv(models, d, k=5, random_state=3)
+    assert list(means) == ["nb", "tan"]
+    np.testing.assert_allclose(list(means.values()), matrix.mean(axis=0))
+
+
+# ---------------------------------------------------------------- R's generator, live
+def _rscript(code):
+    if shutil.which("Rscript") is None:
+        pytest.skip("Rscript is not on PATH")
+    out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, check=True)
+    return [float(v) for v in out.stdout.split()]
+
+
+def test_max_col_ties_consume_r_stream():
+    # Rows with exact and near ties; R draws one uniform per tie it meets.
+    m = np.array([[1, 1, 0.5], [0.2, 0.9, 0.9], [0.3, 0.3, 0.3], [1, 2, 3],
+                  [0.5, 0.5 + 1e-7, 0.1], [2, 1, 2]] * 5)
+    r_matrix = "matrix(c({}), nrow={}, byrow=TRUE)".format(",".join(map(str, m.ravel())),
+                                                          m.shape[0])
+    expected = _rscript(f"set.seed(11); cat(max.col({r_matrix}) - 1, sprintf('%.17g', runif(1)))")
+    draws = resolve_rng(rng="R", seed=11)
+    assert map_random(m, draws).tolist() == expected[:-1]
+    assert draws.unif_rand() == pytest.approx(expected[-1], rel=1e-15)
+
+
+def test_folds_replay_r():
+    classes = np.array([0, 1, 1, 0, 2, 1, 0, 0, 1, 2, 2, 1, 0, 1, 1, 0, 0])
+    code = (
+        "cls <- c({}); k <- 4; set.seed(2020); fold <- integer(length(cls)); "
+        "for (lev in 0:2) {{ idx <- which(cls == lev); n <- length(idx); "
+        "ids <- sample(seq_len(k), k); nums <- rep(ids, length.out = n); "
+        "fold[idx] <- sample(nums, n) }}; cat(fold)"
+    ).format(",".join(map(str, classes)))
+    expected = np.array(_rscript(code), dtype=int)
+    folds = stratified_folds(classes, 3, 4, resolve_rng(rng="R", seed=2020))
+    ours = np.zeros(len(classes), dtype=int)
+    for number, rows in enumerate(folds, start=1):
+        ours[rows] = number
+    assert ours.tolist() == expected.tolist()
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.fixture
+def small():
+    return pd.DataFrame({"c": list("aabbab"), "x": list("uvuvuu"), "y": list("pqqppq")})
+
+
+def test_continuous_column_says_discretize(small):
+    bad = small.assign(x=[0.5, 1.2, 3.3, 0.1, 2.2, 1.9])
+    for call in (lambda: bnc.nb("c", bad), lambda: bnc.tan_cl("c", bad),
+                 lambda: bnc.lp(bnc.nb("c", small), bad, smooth=1),
+                 lambda: bnc.BNClassifier().fit(bad[["x", "y"]], bad["c"])):
+        with pytest.raises(TypeError, match="discretize"):
+            call()
+
+
+def test_class_missing_from_data(small):
+    with pytest.raises(ValueError, match="class_.*'z'.*not a column"):
+        bnc.nb("z", small)
+    with pytest.raises(ValueError, match="not a column"):
+        bnc.tan_hc("z", small, k=2)
+
+
+def test_folds_larger_than_rows(small):
+    with pytest.raises(ValueError, match="`k`.*between 2 and the number of rows"):
+        bnc.tan_hc("c", small, k=7)
+    with pytest.raises(ValueError, match="`k`"):
+        bnc.cv(bnc.bnc("nb", "c", small, smooth=1), small, k=1)
+
+
+def test_unknown_structure(small):
+    with pytest.raises(ValueError, match="structure.*'forest'"):
+        bnc.BNClassifier(structure="forest").fit(small[["x", "y"]], small["c"])
+    with pytest.raises(ValueError, match="unknown structure learner 'forest'"):
+        bnc.bnc("forest", "c", small, smooth=1)
+
+
+def test_other_argument_errors(small):
+    with pytest.raises(ValueError, match="score"):
+        bnc.tan_cl("c", small, score="mdl")
+    with pytest.raises(ValueError, match="smooth"):
+        bnc.lp(bnc.nb("c", small), small, smooth=-1)
+    with pytest.raises(ValueError, match="Either MANB, AWNB, WANBIA"):
+        bnc.lp(bnc.nb("c", small), small, smooth=1, manb_prior=0.5, wanbia=True)
+    with pytest.raises(ValueError, match="kdbk"):
+        bnc.kdb("c", small, k=2, kdbk=3)
+    with pytest.raises(ValueError, match="no parameters"):
+        bnc.predict(bnc.nb("c", small), small)
+    fitted = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    with pytest.raises(ValueError, match="features missing"):
+        bnc.predict(fitted, small[["x"]])
+    with pytest.raises(ValueError, match="not a level"):
+        bnc.predict(fitted, small.assign(x=list("uvuvuw")))
+    with pytest.raises(TypeError, match="BNCModel"):
+        bnc.families("nb")
+    with pytest.raises(ValueError, match="fitted"):
+        bnc.cv(bnc.nb("c", small), small, k=2)
