@@ -11,7 +11,14 @@ from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
 from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import full, indep, sevt
 from pystagedtrees.inference import path_probability, predict, prob
-from pystagedtrees.learners import stages_bhc, stages_bj, stages_fbhc, stages_hc
+from pystagedtrees.learners import (
+    stages_bhc,
+    stages_bhcr,
+    stages_bj,
+    stages_csbhc,
+    stages_fbhc,
+    stages_hc,
+)
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.stage_ops import (
     get_stage,
@@ -50,6 +57,8 @@ __all__ = [
     "stages_bj",
     "stages_hc",
     "stages_hclust",
+    "stages_bhcr",
+    "stages_csbhc",
     "stages_kmeans",
     "datasets",
 ]

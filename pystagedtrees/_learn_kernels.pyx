@@ -694,3 +694,21 @@ cdef void _sort_by_first_situation(int64_t[::1] order, Py_ssize_t n_order,
             filled += 1
             if filled == n_order:
                 break
+
+
+def join_probabilities(const float64_t[::1] p1, double n1, const float64_t[::1] p2,
+                       double n2, double lam):
+    """R's ``join_stages_unsafe`` for one pair: ``(new_p, dll, gain)``.
+
+    ``n1``/``n2`` are the stored sample sizes (NaN counts as 1, as in R).
+    """
+    import numpy as np
+    cdef Py_ssize_t k = p1.shape[0]
+    if k > MAX_LEVELS:
+        raise ValueError(f"at most {MAX_LEVELS} levels are supported; got {k}")
+    out = np.empty(k)
+    cdef double[::1] new_p = out
+    cdef double dll, gain
+    join_stats(&p1[0], 1.0 if isnan(n1) else n1, &p2[0], 1.0 if isnan(n2) else n2,
+               lam, k, &new_p[0], &dll, &gain)
+    return out, dll, gain

@@ -13,7 +13,7 @@ import numpy as np
 from pystagedtrees._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees._hclust import cutree, hclust
 from pystagedtrees._kmeans import ALGORITHMS, kmeans
-from pystagedtrees._rrandom import RRandom
+from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees.fit import fit_variable
 from pystagedtrees.learners import prepare, resolve_score
@@ -190,21 +190,6 @@ def _best_cut(model, i, ids, merge, score_fn):
     return best_groups
 
 
-def _random_source(rng, seed):
-    """An RRandom (R-exact replay) or a numpy Generator."""
-    if isinstance(rng, (RRandom, np.random.Generator)):
-        return rng
-    if rng == "R":
-        if seed is None:
-            raise ValueError("`seed` is needed with rng='R' (R's set.seed value).")
-        return RRandom(int(seed))
-    if rng in (None, "numpy"):
-        return np.random.default_rng(seed)
-    raise ValueError(
-        f"`rng` must be 'numpy', 'R', a numpy Generator or an RRandom; got {rng!r}."
-    )
-
-
 @sevt_method
 def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
                   limit=None, scope=None, nstart=1, seed=None, rng="numpy"):
@@ -247,7 +232,7 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
         raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}; got {algorithm!r}.")
-    source = _random_source(rng, seed)
+    source = random_source(rng, seed)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable(default_k if k is None else k, positions, model, "k")

@@ -18,7 +18,8 @@ from pystagedtrees._learn_kernels import (
     max_levels,
     move_situations,
 )
-from pystagedtrees._stagevec import StageLabels, new_label
+from pystagedtrees._rng import draw_index, random_source
+from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.scores import AIC, BIC, compute_loglik, variable_loglik_of
@@ -29,6 +30,8 @@ __all__ = [
     "stages_fbhc",
     "stages_bj",
     "stages_hc",
+    "stages_bhcr",
+    "stages_csbhc",
 ]
 
 
@@ -451,3 +454,130 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
         if trace > 0:
             print(f"HC over {model.variables[i]} done after {iterations} iterations")
     return model
+
+
+@sevt_method
+def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy"):
+    """Random backward hill climbing (R: ``stages_bhcr``).
+
+    ``max_iter`` times: draw a variable (not the root) and two of its stages
+    at random, and join them (keeping the first drawn name) if the score
+    does not fall.  As in R, every stage can be drawn, the unobserved ones
+    included.
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable
+    max_iter : int, default 100
+    trace : int, default 0
+    seed : int, optional
+    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
+        "R" draws as R does after ``set.seed(seed)``.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> model = st.stages_bhcr(start, seed=3)
+    >>> st.BIC(model) <= st.BIC(start)
+    True
+    """
+    model, _, _ = prepare(object, None, [])
+    _, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    source = random_source(rng, seed)
+    now = score_fn(model)
+    for _ in range(max_iter):
+        i = 1 + draw_index(source, len(model.variables) - 1)[0]
+        order = [int(s) for s in model._stages[i].first_appearance()]
+        if len(order) < 2:
+            continue
+        a, b = draw_index(source, len(order), 2)
+        candidate = model.copy()
+        join_stage_ids(candidate, i, order[a], order[b])
+        value = score_fn(candidate)
+        if value >= now:
+            model, now = candidate, value
+            if trace > 1:
+                print(f"{model.variables[i]}: joined stages {order[a]} and {order[b]}")
+    model.score = {"value": now, "f": score_fn}
+    return model
+
+
+@sevt_method
+def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
+    """Context-specific backward hill climbing (R: ``stages_csbhc``).
+
+    For each variable, and each of its predecessors (nearest first), the
+    stage vector is laid out as a matrix with one row per level of that
+    predecessor; the stages of each distinct column (situations that differ
+    only in that predecessor) are joined together as one candidate.  The
+    best strictly improving candidate is kept, until none improves.
+
+    Parameters
+    ----------
+    As :func:`stages_bhc`.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> st.BIC(st.stages_csbhc(start)) <= st.BIC(start)
+    True
+    """
+    model, positions, ignore = prepare(object, scope, ignore)
+    _, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    now = score_fn(model)
+    for i in positions:
+        iterations = 0
+        while iterations < max_iter:
+            iterations += 1
+            best, best_score = None, now
+            for group in _context_groups(model, i, ignore):
+                candidate = model.copy()
+                for other in group[1:]:
+                    join_stage_ids(candidate, i, candidate._labels[i].index(model._labels[i][group[0]]),
+                                   candidate._labels[i].index(model._labels[i][other]))
+                value = score_fn(candidate)
+                if value > best_score:
+                    best, best_score = candidate, value
+            if best is None:
+                break
+            model, now = best, best_score
+    model.score = {"value": now, "f": score_fn}
+    return model
+
+
+def _context_groups(model, i, ignore):
+    """Stage groups tried by R's stages_csbhc for variable ``i``, in R's order.
+
+    Each group lists distinct non-ignored stage ids (first one kept).
+    """
+    labels = model._labels[i]
+    stages = model._stages[i].dense(f"stage vector of {model.variables[i]!r}")
+    if len([s for s in np.unique(stages) if labels[s] not in ignore]) < 2:
+        return
+    current = stages
+    for j in range(i - 1, -1, -1):
+        k_j = int(model._k[j])
+        mat = current.reshape(-1, k_j).T  # R's matrix(sss, nrow = k_j), column-major
+        if all(np.array_equal(mat[0], row) for row in mat[1:]):
+            mat = mat[:1]
+        if mat.shape[0] > 1:
+            _, first = np.unique(mat.T, axis=0, return_index=True)
+            for column in mat.T[np.sort(first)]:
+                group = [int(s) for s in dict.fromkeys(column.tolist()) if labels[s] not in ignore]
+                if len(set(column.tolist())) > 1 and len(group) > 1:
+                    yield group
+        current = mat.ravel()  # R's c(t(mat)): this predecessor now varies slowest

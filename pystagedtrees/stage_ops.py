@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import encode_column
+from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
@@ -125,26 +126,17 @@ def join_stage_ids(model, i, keep, drop):
     mapping[drop] = keep
     model._stages[i] = model._stages[i].remap(mapping)
     if model._prob is not None and model._prob[i] is not None:
-        k = int(model._k[i])
-        lam = model.lambda_ or 0.0
-        p1, p2 = model._prob[i][keep].copy(), model._prob[i][drop].copy()
-        n1, n2 = model._n[i][keep], model._n[i][drop]
-        n1 = 1.0 if np.isnan(n1) else n1
-        n2 = 1.0 if np.isnan(n2) else n2
-        c1 = np.nan_to_num(p1) * (n1 + lam * k) - lam
-        c2 = np.nan_to_num(p2) * (n2 + lam * k) - lam
-        merged = c1 + c2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            new_p = (merged + lam) / np.sum(merged + lam)
+        new_p, dll, gain = join_probabilities(
+            model._prob[i][keep], model._n[i][keep], model._prob[i][drop],
+            model._n[i][drop], model.lambda_ or 0.0,
+        )
         model._prob[i][keep] = new_p
-        model._n[i][keep] = n1 + n2
+        model._n[i][keep] = np.nan_to_num(model._n[i][keep], nan=1.0) + np.nan_to_num(
+            model._n[i][drop], nan=1.0
+        )
         if model.ll is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                old = np.sum(np.where(c2 > 0, c2 * np.log(p2), 0.0)) + np.sum(
-                    np.where(c1 > 0, c1 * np.log(p1), 0.0)
-                )
-                new = np.sum(np.where(merged > 0, merged * np.log(new_p), 0.0))
-            model.ll = LogLik(float(model.ll) - old + new, model.ll.df - (k - 1), model.ll.nobs)
+            k = int(model._k[i])
+            model.ll = LogLik((float(model.ll) - dll) + gain, model.ll.df - (k - 1), model.ll.nobs)
     keep_ids = [s for s in range(len(model._labels[i])) if s != drop]
     model.reindex_stages(i, keep_ids)
 

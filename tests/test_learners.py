@@ -1,0 +1,144 @@
+"""Properties of the stage learners (R parity is in test_reference_learners.py)."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+import pystagedtrees as st
+from pystagedtrees.scores import compute_loglik
+from strategies import categorical_frames
+
+SETTINGS = settings(max_examples=25, deadline=None)
+
+LEARNERS = {
+    "bhc": st.stages_bhc,
+    "fbhc": st.stages_fbhc,
+    "hc": st.stages_hc,
+    "bj": lambda m, **kw: st.stages_bj(m, thr=0.3, **kw),
+    "hclust": lambda m, **kw: st.stages_hclust(m, k=2, **kw),
+    "kmeans": lambda m, **kw: st.stages_kmeans(m, k=2, seed=0, **kw),
+    "bhcr": lambda m, **kw: st.stages_bhcr(m, seed=0),
+    "csbhc": st.stages_csbhc,
+}
+SCORE_LEARNERS = ["bhc", "fbhc", "hc", "bhcr", "csbhc"]
+
+
+def _unobserved_positions(model):
+    return {v: [j for j, s in enumerate(stages) if s == "UNOBSERVED"] for v, stages in model.stages().items()}
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4, max_rows=40), hst.sampled_from(sorted(LEARNERS)),
+       hst.sampled_from([0, 1]))
+def test_learners_keep_invariants(data, learner, lambda_):
+    start = st.full(data, lambda_=lambda_)
+    model = LEARNERS[learner](start)
+    # the stored log-likelihood equals one recomputed from scratch
+    np.testing.assert_allclose(float(model.ll), float(compute_loglik(model)), rtol=1e-9, atol=1e-9)
+    assert model.ll.df == compute_loglik(model).df
+    if learner in SCORE_LEARNERS:
+        assert -st.BIC(model) >= -st.BIC(start) - 1e-9
+    if learner != "bhcr":  # R's stages_bhcr joins any stage, unobserved ones included
+        unobserved = _unobserved_positions(start)
+        for v, stages in model.stages().items():
+            assert [j for j, s in enumerate(stages) if s == "UNOBSERVED"] == unobserved[v]
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4, max_rows=40, with_na=False))
+def test_joins_never_raise_loglik(data):
+    start = st.full(data, lambda_=0)
+    for learner in ("bhc", "fbhc", "bj"):
+        assert float(LEARNERS[learner](start).ll) <= float(start.ll) + 1e-9
+
+
+@pytest.mark.parametrize("learner", sorted(LEARNERS))
+def test_scope_is_honoured(learner):
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    if learner == "bhcr":
+        pytest.skip("stages_bhcr has no scope (as in R)")
+    model = LEARNERS[learner](start, scope=["Age"])
+    assert model.stages("Sex") == start.stages("Sex")
+    assert model.stages("Survived") == start.stages("Survived")
+    assert model.stages("Age") != start.stages("Age")
+
+
+@pytest.mark.parametrize("learner", [st.stages_bhc, st.stages_fbhc, st.stages_hc])
+def test_max_iter_is_honoured(learner):
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    one = learner(start, max_iter=1, scope=["Survived"])
+    # one move or join: the number of stages changes by at most one
+    assert abs(len(set(one.stages("Survived"))) - len(set(start.stages("Survived")))) <= 1
+    assert learner(start, max_iter=0).stages() == start.stages()
+
+
+def test_ignored_stages_are_never_joined():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    for learner in (st.stages_bhc, st.stages_fbhc, st.stages_bj):
+        assert learner(start).stages("Survived").count("UNOBSERVED") == 2
+    # without ignore, bhc may join the unobserved stages
+    free = st.stages_bhc(start, ignore=[])
+    assert -st.BIC(free) >= -st.BIC(st.stages_bhc(start)) - 1e-9
+
+
+def test_custom_score_callable_matches_fast_path():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    fast = st.stages_bhc(start)
+    slow = st.stages_bhc(start, score=lambda m: -st.BIC(m))
+    assert fast.stages() == slow.stages()
+    fast_hc = st.stages_hc(st.indep(st.datasets.titanic_table(), lambda_=1))
+    slow_hc = st.stages_hc(st.indep(st.datasets.titanic_table(), lambda_=1), score=lambda m: -st.BIC(m))
+    assert fast_hc.stages() == slow_hc.stages()
+    aic = st.stages_bhc(start, score="aic")
+    aic_slow = st.stages_bhc(start, score=lambda m: -st.AIC(m))
+    assert aic.stages() == aic_slow.stages()
+
+
+def test_kmeans_is_reproducible_and_bounded():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    a = st.stages_kmeans(start, k=2, seed=7)
+    b = st.stages_kmeans(start, k=2, seed=7)
+    assert a.stages() == b.stages()
+    for v, stages in st.stages_kmeans(start, k=3, seed=1).stages().items():
+        assert len(set(stages) - {"UNOBSERVED"}) <= 3
+    r1 = st.stages_kmeans(start, k=2, rng="R", seed=2024)
+    r2 = st.stages_kmeans(start, k=2, rng="R", seed=2024)
+    assert r1.stages() == r2.stages()
+
+
+def test_bhcr_is_reproducible():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    assert st.stages_bhcr(start, seed=5).stages() == st.stages_bhcr(start, seed=5).stages()
+    assert st.stages_bhcr(start, rng="R", seed=5).stages() == st.stages_bhcr(start, rng="R", seed=5).stages()
+
+
+def test_hclust_without_k_picks_the_best_cut():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    chosen = st.stages_hclust(start, scope=["Survived"])
+    for k in range(1, 15):
+        assert -st.BIC(chosen) >= -st.BIC(st.stages_hclust(start, k=k, scope=["Survived"])) - 1e-9
+
+
+def test_learner_bad_input():
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="distance"):
+        st.stages_bj(start, distance="cosine")
+    with pytest.raises(ValueError, match="method"):
+        st.stages_hclust(start, method="ward")
+    with pytest.raises(ValueError, match="scope"):
+        st.stages_bhc(start, scope=["Colour"])
+    with pytest.raises(ValueError, match="root"):
+        st.stages_bhc(start, scope=["Class"])
+    with pytest.raises(ValueError, match="max_iter"):
+        st.stages_bhc(start, max_iter=-1)
+    with pytest.raises(TypeError, match="score"):
+        st.stages_bhc(start, score=3)
+    with pytest.raises(ValueError, match="fit it first"):
+        st.stages_bhc(st.sevt(st.datasets.titanic_table()))
+    with pytest.raises(ValueError, match="k"):
+        st.stages_kmeans(start, k=0)
+    with pytest.raises(ValueError, match="seed"):
+        st.stages_kmeans(start, rng="R")
+    with pytest.raises(TypeError, match="transform"):
+        st.stages_kmeans(start, transform="sqrt")
