@@ -29,11 +29,6 @@ __all__ = [
     "generate_linear_dataset",
 ]
 
-# R's sample() switches to Walker's alias method when more than this many
-# categories have n * p > 0.1.
-_WALKER_MIN_CATEGORIES = 200
-
-
 def check_count(value, name, minimum=0):
     """``value`` as an int >= ``minimum``, or a clear TypeError/ValueError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -302,15 +297,6 @@ def _stage_draw_tables(prob, source, drawable):
     return np.ascontiguousarray(np.cumsum(normalised, axis=1)), order
 
 
-def _needs_walker(prob, drawable):
-    """Whether R would use Walker's alias method for some stage of this variable."""
-    k = prob.shape[1]
-    if k <= _WALKER_MIN_CATEGORIES:
-        return False
-    norm = prob[drawable] / prob[drawable].sum(axis=1, keepdims=True)
-    return bool(np.any(np.count_nonzero(k * norm > 0.1, axis=1) > _WALKER_MIN_CATEGORIES))
-
-
 def _draw_variable(model, i, situation, codes, source, unobserved):
     prob = model._prob[i]
     labels = model._labels[i]
@@ -327,17 +313,6 @@ def _draw_variable(model, i, situation, codes, source, unobserved):
         stage[alive] = model._stages[i].lookup(situation[alive])
     stage[stage >= 0] = np.where(drawable, np.arange(len(labels)), -1)[stage[stage >= 0]]
     drawing = stage >= 0
-    if isinstance(source, _RSource) and _needs_walker(prob, drawable):
-        # R draws each row with sample(levels, 1, prob), which for this many
-        # levels is Walker's alias method: replay it row by row.
-        k = prob.shape[1]
-        for r in np.flatnonzero(drawing):
-            level = source.categorical(prob[stage[r]], 1)[0]
-            codes[r] = level
-            situation[r] = situation[r] * k + level
-        codes[~drawing] = -1
-        situation[~drawing] = -1
-        return
     cum, order = _stage_draw_tables(prob, source, drawable)
     n_draws = int(np.count_nonzero(drawing))
     uniforms = source.peek_uniforms(n_draws)
@@ -351,7 +326,10 @@ def sample_from(object, size=1, seed=None, rng=None):
 
     The root's levels are drawn for all rows at once, then each variable
     for each row in turn from the distribution of the row's stage, as R
-    does (vectorised here: one compiled pass per variable).  A row whose
+    does (vectorised here: one compiled pass per variable).  With
+    ``rng="R"`` the draws are R's: ``sample`` with replacement for the root
+    (Walker's alias method beyond 200 likely levels) and, per row, R's
+    inversion over the decreasingly sorted probabilities.  A row whose
     stage is unobserved (in ``name_unobserved``) or has undefined
     probabilities gets a missing value there and after.
 

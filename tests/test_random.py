@@ -1,0 +1,302 @@
+"""Random staged trees and data: R-exact replay (live R), numpy reproducibility, convergence."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pystagedtrees as st
+from pystagedtrees._rrandom import RRandom
+from pystagedtrees.random import (
+    generate_linear_dataset,
+    generate_random_dataset,
+    generate_xor_dataset,
+    random_sevt,
+    randomize_sevt,
+    sample_from,
+)
+
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not on PATH")
+
+
+def _run_r(script):
+    # from a file: Rscript -e truncates long command lines
+    with tempfile.NamedTemporaryFile("w", suffix=".R", delete=False) as fh:
+        fh.write(script)
+    try:
+        return subprocess.run(["Rscript", fh.name], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(fh.name)
+
+
+def _r_numbers(values):
+    """An R vector literal holding exactly these doubles (hexadecimal floats)."""
+    return "c(" + ", ".join(float(v).hex() for v in np.ravel(values)) + ")"
+
+
+def _hex_line(line):
+    return np.array([float.fromhex(t) for t in line.split()])
+
+
+def _sign_codes(frame, column):
+    return frame[column].astype(float).to_numpy()
+
+
+# -- golden values of the spec -------------------------------------------------------
+
+def test_linear_dataset_defaults_replay_spec_values():
+    # spec section 7 (rng_golden.R): set.seed(1); generate_linear_dataset(3, 6)
+    data = generate_linear_dataset(3, 6, seed=1, rng="R")
+    np.testing.assert_allclose(
+        data.attrs["alpha"], [-1.396675987634808, -0.683315444737673, -2.919658001046628], rtol=1e-14
+    )
+    np.testing.assert_allclose(data.attrs["gamma"], 2.21814507432282, rtol=1e-14)
+
+
+# -- live R: the generating processes of spec section 3.12 in base R ----------------------
+
+@needs_r
+def test_xor_dataset_replays_r():
+    out = _run_r("""
+set.seed(5); p <- 3; n <- 20; eps <- 1.2
+X <- sapply(1:p, function(i) { pr <- runif(2); sample(c(-1, 1), n, TRUE, pr) })
+C <- sapply(1:n, function(r) sign(prod(X[r, ]) + runif(1, -eps, eps)))
+cat(C, "\\n"); for (i in 1:p) cat(X[, i], "\\n")
+""").strip().splitlines()
+    data = generate_xor_dataset(3, 20, seed=5, rng="R")
+    assert list(data.columns) == ["C", "X1", "X2", "X3"]
+    expected_c = np.array([float(x) for x in out[0].split()])
+    got_c = _sign_codes(data, "C")
+    np.testing.assert_array_equal(np.where(expected_c == 0, np.nan, expected_c), got_c)
+    for j in range(3):
+        np.testing.assert_array_equal(_sign_codes(data, f"X{j + 1}"), [float(x) for x in out[j + 1].split()])
+
+
+@needs_r
+def test_linear_and_random_datasets_replay_r():
+    out = _run_r("""
+set.seed(9); p <- 4; n <- 15; eps <- 1.2
+X <- sapply(1:p, function(i) sample(c(-1, 1), n, TRUE, runif(2)))
+alpha <- runif(p, -p, p); first <- runif(1, -eps, eps); gamma <- runif(1, -p, p)
+noise <- c(first, sapply(2:n, function(r) runif(1, -eps, eps)))
+C <- sign(as.vector(X %*% alpha) + noise + gamma); C[C == 0] <- 1
+cat(C, "\\n"); cat(sprintf("%a", alpha), "\\n"); cat(sprintf("%a", gamma), "\\n")
+for (i in 1:p) cat(X[, i], "\\n")
+set.seed(10); R <- sapply(1:3, function(i) sample(c(-1, 1), 7, TRUE, runif(2)))
+for (i in 1:3) cat(R[, i], "\\n")
+""").strip().splitlines()
+    data = generate_linear_dataset(4, 15, seed=9, rng="R")
+    np.testing.assert_array_equal(_sign_codes(data, "C"), [float(x) for x in out[0].split()])
+    np.testing.assert_array_equal(data.attrs["alpha"], _hex_line(out[1]))
+    assert data.attrs["gamma"] == _hex_line(out[2])[0]
+    for j in range(4):
+        np.testing.assert_array_equal(_sign_codes(data, f"X{j + 1}"), [float(x) for x in out[3 + j].split()])
+    rand = generate_random_dataset(3, 7, seed=10, rng="R")
+    for j in range(3):
+        np.testing.assert_array_equal(_sign_codes(rand, f"X{j + 1}"), [float(x) for x in out[7 + j].split()])
+
+
+R_RANDOM_SEVT = """
+set.seed(13); q <- 0.6
+k <- c(3, 3, 2, 2)
+st <- lapply(2:4, function(i) as.character(seq_len(prod(k[1:(i - 1)]))))
+for (v in 1:3) {
+  for (s in unique(st[[v]])) {
+    if (runif(1) < q) st[[v]][st[[v]] == s] <- sample(unique(st[[v]]), size = 1)
+  }
+}
+for (v in 1:3) cat(st[[v]], "\\n")
+for (v in 1:3) for (s in unique(st[[v]])) { p <- rexp(k[v + 1]); cat(sprintf("%a", abs(p) / sum(p)), "\\n") }
+p <- rexp(k[1]); cat(sprintf("%a", abs(p) / sum(p)), "\\n")
+"""
+
+
+@needs_r
+def test_random_sevt_replays_r():
+    # spec 3.12: stage joins over a snapshot of the unique stages, each with
+    # probability q into a uniformly drawn current stage; then rexp weights
+    # per stage (variables in order), the root's last.
+    out = _run_r(R_RANDOM_SEVT).strip().splitlines()
+    levels = {"A": ["a", "b", "c"], "B": ["1", "2", "3"], "C": ["x", "y"], "D": ["u", "v"]}
+    model = random_sevt(levels, q=0.6, seed=13, rng="R")
+    stages = st.stages(model)
+    for line, v in zip(out[:3], ["B", "C", "D"]):
+        assert stages[v] == line.split()
+    prob_lines = iter(out[3:])
+    for v in ["B", "C", "D"]:
+        for label in dict.fromkeys(stages[v]):
+            np.testing.assert_array_equal(model.stage_prob[v][label].to_numpy(), _hex_line(next(prob_lines)))
+    np.testing.assert_array_equal(model.stage_prob["A"]["1"].to_numpy(), _hex_line(next(prob_lines)))
+
+
+def _r_sample_from_script(model, size, seed):
+    """Spec 3.12's sample_from in base R, over the model's stage ids and probabilities."""
+    lines = [f"set.seed({seed}); size <- {size}"]
+    k = [int(x) for x in model._k]
+    lines.append(f"k <- c({', '.join(map(str, k))}); p <- length(k)")
+    lines.append(f"S <- matrix(NA, size, p); S[, 1] <- sample.int(k[1], size, TRUE, prob = {_r_numbers(model._prob[0][0])})")
+    lines.append("stage <- list(); P <- list(); ok <- list()")
+    unobserved = set(model.name_unobserved or [])
+    for i in range(1, len(k)):
+        ids = model._stages[i].dense() + 1
+        labels = model._labels[i].tolist()
+        ok = ["FALSE" if lab in unobserved else "TRUE" for lab in labels]
+        lines.append(f"stage[[{i + 1}]] <- c({', '.join(map(str, ids))})")
+        lines.append(f"P[[{i + 1}]] <- matrix({_r_numbers(model._prob[i])}, ncol = {k[i]}, byrow = TRUE)")
+        lines.append(f"ok[[{i + 1}]] <- c({', '.join(ok)})")
+    lines.append("""
+for (i in 2:p) for (j in 1:size) {
+  if (is.na(S[j, i - 1])) next
+  sit <- 0; for (l in 1:(i - 1)) sit <- sit * k[l] + S[j, l] - 1
+  s <- stage[[i]][sit + 1]
+  if (ok[[i]][s]) S[j, i] <- sample.int(k[i], 1, prob = P[[i]][s, ])
+}
+for (i in 1:p) cat(ifelse(is.na(S[, i]), 0, S[, i]), "\\n")
+""")
+    return "\n".join(lines)
+
+
+def _codes(frame):
+    return np.column_stack([frame[c].cat.codes.to_numpy() + 1 for c in frame.columns])
+
+
+@needs_r
+def test_sample_from_replays_r_with_unobserved_stages():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    # a frequently reached stage marked unobserved: those paths stop there
+    model = st.rename_stage(model, "Age", "3", "UNOBSERVED")
+    out = _run_r(_r_sample_from_script(model, 400, 21)).strip().splitlines()
+    expected = np.column_stack([[int(x) for x in line.split()] for line in out])
+    got = _codes(sample_from(model, 400, seed=21, rng="R"))
+    assert (expected == 0).any()  # some paths reach an unobserved stage
+    np.testing.assert_array_equal(got, expected)
+
+
+@needs_r
+def test_sample_from_replays_r_with_many_levels():
+    # over 200 levels: R's root draw (with replacement) uses Walker's alias
+    # method, while one draw per row (replace = FALSE, size 1) stays inversion
+    levels = {"R": [f"r{j}" for j in range(240)], "B": [f"b{j}" for j in range(230)]}
+    model = random_sevt(levels, q=0.9, seed=2)
+    assert np.count_nonzero(240 * model._prob[0][0] > 0.1) > 200  # R's Walker condition
+    out = _run_r(_r_sample_from_script(model, 60, 8)).strip().splitlines()
+    expected = np.column_stack([[int(x) for x in line.split()] for line in out])
+    np.testing.assert_array_equal(_codes(sample_from(model, 60, seed=8, rng="R")), expected)
+
+
+def test_rrandom_instance_continues_the_stream():
+    # two calls on one RRandom equal one session: the second call starts where the first stopped
+    rr = RRandom(3)
+    first = generate_random_dataset(2, 5, rng=rr)
+    second = generate_random_dataset(2, 5, rng=rr)
+    replay = RRandom(3)
+    generate_random_dataset(2, 5, rng=replay)
+    assert generate_random_dataset(2, 5, rng=replay).equals(second)
+    assert not first.equals(second)
+
+
+# -- numpy generators ---------------------------------------------------------------
+
+def test_numpy_results_are_reproducible():
+    levels = {"A": ["a", "b", "c"], "B": ["x", "y"], "C": ["0", "1"]}
+    m1, m2 = random_sevt(levels, seed=7), random_sevt(levels, seed=7)
+    assert st.stages(m1) == st.stages(m2)
+    assert sample_from(m1, 500, seed=1).equals(sample_from(m2, 500, seed=1))
+    assert not sample_from(m1, 500, seed=1).equals(sample_from(m1, 500, seed=2))
+    gen = np.random.default_rng(4)
+    assert generate_xor_dataset(3, 50, seed=np.random.default_rng(4)).equals(generate_xor_dataset(3, 50, rng=gen))
+
+
+def test_sampled_frequencies_converge_to_path_probabilities():
+    model = st.full(st.datasets.titanic_table(), lambda_=1, join_unobserved=False)
+    n = 400_000
+    data = sample_from(model, n, seed=2024)
+    freq = data.value_counts().reindex(pd.MultiIndex.from_frame(data.drop_duplicates()))
+    probs = st.path_probability(model, freq.index.to_frame(index=False))
+    # Each cell count is Binomial(n, p): its frequency has standard deviation
+    # sqrt(p(1-p)/n).  With 32 cells, a 5-sigma band is exceeded by chance
+    # with probability below 32 * 6e-7; the seed is fixed, so the check is
+    # deterministic, yet it would fail for any bias larger than ~0.004.
+    sigma = np.sqrt(probs * (1 - probs) / n)
+    assert np.all(np.abs(freq.to_numpy() / n - probs) <= 5 * sigma)
+    assert len(freq) == 32
+
+
+def test_sample_from_on_a_huge_compact_tree():
+    from pystagedtrees.parentslist import random_parentslist
+
+    model = random_sevt(random_parentslist(40, maxp=3, seed=1), q=0, seed=2)
+    data = sample_from(model, 2000, seed=3)
+    assert data.shape == (2000, 40) and not data.isna().any().any()
+    fitted = st.sevt_fit(model, data=data, lambda_=1)
+    assert np.isfinite(float(st.logLik(fitted)))
+
+
+# -- random_sevt and randomize_sevt --------------------------------------------------
+
+def test_random_sevt_joins_only_existing_stages():
+    base = st.full(st.datasets.titanic_table(), lambda_=1, join_unobserved=False)
+    for q, seed in [(0.0, 1), (0.5, 2), (1.0, 3)]:
+        model = random_sevt(base, q=q, seed=seed)
+        for v, labels in st.stages(model).items():
+            # each new stage is a union of old stages (here: old situations)
+            assert len(set(labels)) <= len(labels)
+            if q == 0:
+                assert labels == st.stages(base, v)
+        for v, per_stage in model.stage_prob.items():
+            for prob in per_stage.values():
+                assert prob.min() >= 0 and abs(prob.sum() - 1) < 1e-12
+    assert len(set(st.stages(random_sevt(base, q=1.0, seed=3), "Survived"))) < 16
+
+
+def test_random_sevt_custom_rfun_and_bad_q():
+    levels = {"A": ["a", "b"], "B": ["x", "y", "z"]}
+    model = random_sevt(levels, q=0, rfun=lambda k, rng: np.arange(1, k + 1))
+    assert model.stage_prob["B"]["1"].tolist() == [1 / 6, 2 / 6, 3 / 6]
+    for q in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="`q` must be in"):
+            random_sevt(levels, q=q)
+    with pytest.raises(TypeError, match="`rfun`"):
+        random_sevt(levels, rfun=3)
+    with pytest.raises(TypeError, match="`seed` must be an integer"):
+        random_sevt(levels, rng="R")
+    with pytest.raises(ValueError, match="`rng` must be"):
+        random_sevt(levels, rng="mt")
+
+
+def test_randomize_sevt_keeps_ignored_stages():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    out = randomize_sevt(model, "Survived", p=[0.2, 0.8])
+    labels = st.stages(out, "Survived")
+    original = st.stages(model, "Survived")
+    assert [lab == "UNOBSERVED" for lab in labels] == [lab == "UNOBSERVED" for lab in original]
+    assert set(labels) == {"randomized", "UNOBSERVED"}
+    assert out.stage_prob["Survived"]["randomized"].tolist() == [0.2, 0.8]
+    with pytest.raises(ValueError, match="probability vector"):
+        randomize_sevt(model, "Survived", p=[0.5, 0.6])
+
+
+def test_sample_from_bad_input():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="`size`"):
+        sample_from(model, 0)
+    with pytest.raises(TypeError, match="`size`"):
+        sample_from(model, "10")
+    with pytest.raises(ValueError, match="fit it first"):
+        sample_from(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}), 5)
+    with pytest.raises(TypeError, match="Sevt"):
+        sample_from({"A": ["0"]}, 5)
+    with pytest.raises(ValueError, match="`eps`"):
+        generate_xor_dataset(2, 10, eps=-1)
+    with pytest.raises(ValueError, match="`alpha`"):
+        generate_linear_dataset(2, 10, alpha=[1.0])
+
+
+def test_noisy_xor_truth_table_without_noise():
+    data = generate_xor_dataset(3, 300, eps=0, seed=4)
+    product = data[["X1", "X2", "X3"]].astype(int).prod(axis=1)
+    assert (data["C"].astype(int) == product).all()
+    assert list(data["C"].cat.categories) == ["-1", "1"]
