@@ -366,6 +366,11 @@ def _backward_join(dag, scorer, draws):
 def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, seed,
                  make_init, step, extra_args):
     enc = encode_dataset(class_, dataset)
+    kdbk = extra_args.get("kdbk", 0)
+    if len(enc.features) < kdbk:
+        raise ValueError(
+            f"`kdbk` ({kdbk}) exceeds the number of features (n_features = {len(enc.features)})."
+        )
     k = check_folds(k, enc.codes.shape[0])
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or epsilon < 0:
         raise ValueError(f"`epsilon` must be a number >= 0; got {epsilon!r}.")
@@ -455,11 +460,6 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
     """
     if isinstance(kdbk, bool) or not isinstance(kdbk, (int, np.integer)) or kdbk < 1:
         raise ValueError(f"`kdbk` must be a positive integer; got {kdbk!r}.")
-    n_features = encode_dataset(class_, dataset).codes.shape[1] - 1
-    if n_features < kdbk:
-        raise ValueError(
-            f"`kdbk` ({kdbk}) exceeds the number of features (n_features = {n_features})."
-        )
     return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, random_state, rng,
                         seed, _naive_bayes, lambda feats: _augment_kdb(int(kdbk)),
                         dict(kdbk=int(kdbk)))
