@@ -234,6 +234,19 @@ def test_label_network_recovers_a_known_chain():
         assert weight == degree.loc[parent, child]
 
 
+def test_label_network_ties_go_to_the_lowest_index():
+    # Three copies of one label.  Each label's best first parent is a tie
+    # between the two others (the same gain), broken to the lower index: 0
+    # takes 1, 1 takes 0, 2 takes 0; a second copy adds nothing but penalty.
+    # The 2-cycle 0 <-> 1 has equal weights (1.0), so 1 -> 0 (larger
+    # (tail, head)) is removed: arcs 0 -> 1 and 0 -> 2, order 0, 1, 2.
+    a = np.random.default_rng(3).random(200) < 0.4
+    net = label_network(np.column_stack([a, a, a]).astype(int))
+    assert sorted(net.edges) == [(0, 1), (0, 2)]
+    assert net.graph["removed_arcs"] == [(1, 0)]
+    assert net.graph["order"] == [0, 1, 2]
+
+
 def test_label_network_limits():
     Y = _chain_labels()
     assert label_network(Y, max_parents=0).number_of_edges() == 0

@@ -84,9 +84,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Passed to :func:`label_network` (``order="bn"`` only).
     penalty : "bic" or float, default="bic"
         Passed to :func:`label_network` (``order="bn"`` only).
-    random_state : None, int, numpy.random.Generator or SeedSequence, default=None
-        Seed of the random order (``order="random"`` only), read with
-        :func:`numpy.random.default_rng`.
+    random_state : None, int, sequence of int, SeedSequence or Generator, default=None
+        Seed of the random order (``order="random"`` only): anything
+        :func:`numpy.random.default_rng` accepts.
 
     Attributes
     ----------
@@ -175,8 +175,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     rng = np.random.default_rng(self.random_state)
                 except (TypeError, ValueError) as exc:
                     raise TypeError(
-                        "`random_state` must be None, an int, a numpy Generator "
-                        f"or a SeedSequence; got {self.random_state!r}."
+                        "`random_state` must be None, an int, a sequence of ints, "
+                        f"a SeedSequence or a Generator; got {self.random_state!r}."
                     ) from exc
                 return rng.permutation(n_labels), None
             raise ValueError(

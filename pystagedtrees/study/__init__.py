@@ -1,0 +1,1 @@
+"""Reproducible comparison studies, run as ``python -m pystagedtrees.study <name>``."""
