@@ -39,10 +39,6 @@ class Encoded:
             for j, c in enumerate(self.columns)
         })
 
-    def take_rows(self, rows):
-        return Encoded(self.columns, np.ascontiguousarray(self.codes[rows]),
-                       self.levels, self.class_var)
-
 
 def check_class(class_, dataset, name="dataset"):
     """Raise unless ``class_`` names one column of ``dataset``."""

@@ -44,9 +44,8 @@ def _compiled(model, columns):
                 chunks.append(np.log(table).ravel())
                 offset += table.size
             log_prior = np.log(model.params[model.class_var])
-        as_idx = lambda a: np.asarray(a, dtype=np.intp)  # noqa: E731
         cache[key] = (
-            as_idx(ptr), as_idx(cols), as_idx(strides), as_idx(offsets),
+            *(np.asarray(a, dtype=np.intp) for a in (ptr, cols, strides, offsets)),
             np.concatenate(chunks) if chunks else np.zeros(0),
             np.ascontiguousarray(log_prior, dtype=np.float64),
         )

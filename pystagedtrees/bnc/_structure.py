@@ -1,8 +1,4 @@
-"""Structure learners that need no search: naive Bayes, Chow-Liu TAN, AODE.
-
-Also the small graph vocabulary the greedy wrappers share (augmented naive
-Bayes structures are kept as "feature parents" dictionaries).
-"""
+"""Structure learners that need no search: naive Bayes, Chow-Liu TAN, AODE."""
 import heapq
 import math
 from itertools import combinations
@@ -14,7 +10,7 @@ from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import family_table
 
-__all__ = ["nb", "tan_cl", "aode", "anb_model", "ancestors", "ode_scores"]
+__all__ = ["nb", "tan_cl", "aode", "anb_model", "ode_scores"]
 
 SCORES = ("loglik", "bic", "aic")
 
@@ -28,22 +24,6 @@ def anb_model(class_var, features, feature_parents, learner=None):
     fams = {f: (f, *feature_parents.get(f, ()), class_var) for f in features}
     fams[class_var] = (class_var,)
     return BNCModel(class_var, features, fams, learner=learner)
-
-
-def feature_parents(model):
-    """The feature parents of each feature (the class left out)."""
-    return {f: list(model.families[f][1:-1]) for f in model.features}
-
-
-def ancestors(parents, node):
-    """Feature ancestors of ``node`` under a feature-parents dictionary."""
-    seen, stack = set(), list(parents.get(node, ()))
-    while stack:
-        v = stack.pop()
-        if v not in seen:
-            seen.add(v)
-            stack.extend(parents.get(v, ()))
-    return seen
 
 
 def nb(class_, dataset, features=None):
@@ -181,6 +161,12 @@ def tan_cl(class_, dataset, score="loglik", root=None):
     root : str, optional
         Accepted for compatibility and ignored, as in bnclassify 0.4.8: each
         tree is rooted at its first feature in column order.
+
+    Notes
+    -----
+    Candidate edges are the feature pairs in column order; ties between
+    equal weights are broken as Boost's Kruskal does in R.  With a single
+    feature R stops with an error; here the result is naive Bayes.
 
     Returns
     -------
