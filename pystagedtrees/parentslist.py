@@ -374,7 +374,7 @@ def as_parentslist(x, values=None, silent=False):
     Examples
     --------
     >>> import pystagedtrees as st
-    >>> pl = as_parentslist(st.full(st.datasets.titanic_table()))
+    >>> pl = as_parentslist(st.full(st.datasets.titanic_table(), join_unobserved=False))
     >>> pl.to_string(only_parents=True)
     '[Class][Sex|Class][Age|Sex:Class][Survived|Age:Sex:Class]'
     >>> as_parentslist("[A][B|A][C|{A}:B]")["C"].context
@@ -607,13 +607,14 @@ def as_networkx(x, ignore=None):
 
     Returns
     -------
-    networkx.DiGraph
+    networkx.DiGraph or networkx.MultiDiGraph
         - a DAG: edges carry ``context``, ``partial``, ``local`` and
           ``label`` (``"total"``, ``"context"``, ...);
         - a staged tree or CEG: vertices and edges of
           :func:`pystagedtrees.ceg.get_vertices` and
           :func:`pystagedtrees.ceg.get_edges`, with their columns as
-          attributes.
+          attributes (a CEG is a ``MultiDiGraph``: several levels may lead
+          to the same position).
 
     Examples
     --------
@@ -624,9 +625,10 @@ def as_networkx(x, ignore=None):
     import networkx as nx
 
     if isinstance(x, Sevt):
-        from pystagedtrees.ceg import get_edges, get_vertices
+        from pystagedtrees.ceg import Ceg, get_edges, get_vertices
 
-        graph = nx.DiGraph()
+        # a CEG has parallel edges (several levels into one position)
+        graph = nx.MultiDiGraph() if isinstance(x, Ceg) else nx.DiGraph()
         for row in get_vertices(x, ignore=ignore).to_dict("records"):
             graph.add_node(row.pop("name"), **row)
         for row in get_edges(x, ignore=ignore).to_dict("records"):
