@@ -152,10 +152,16 @@ def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
             pred[rows[k]] = _row_max(base + rows[k] * m, m, True, draws, &used, &events)
 
 
-def family_index(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
-                 const Py_ssize_t[::1] dims, Py_ssize_t[::1] out):
-    """C-order index of each row's values of ``cols`` (-1 if one is missing)."""
-    cdef Py_ssize_t n = codes.shape[0], i, j, flat, v
+def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
+                        const Py_ssize_t[::1] dims, const int[::1] truth,
+                        const Py_ssize_t[::1] fold, Py_ssize_t[::1] index,
+                        double[:, ::1] counts):
+    """Per row, the C-order index of its values of ``cols`` (-1 if one is
+    missing); per fold, the counts of (those values, class) over its rows."""
+    cdef Py_ssize_t n = codes.shape[0], m = counts.shape[1], i, j, flat, v, n_class
+    n_class = m
+    for j in range(cols.shape[0]):
+        n_class = n_class // dims[j]
     with nogil:
         for i in range(n):
             flat = 0
@@ -165,7 +171,9 @@ def family_index(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
                     flat = -1
                     break
                 flat = flat * dims[j] + v
-            out[i] = flat
+            index[i] = flat
+            if flat >= 0:
+                counts[fold[i], flat * n_class + truth[i]] += 1.0
 
 
 def gather_by_fold(const Py_ssize_t[::1] index, const Py_ssize_t[::1] fold,

@@ -16,7 +16,7 @@ from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
 from pystagedtrees.bnc._infer import (
-    family_index,
+    family_index_counts,
     gather_by_fold,
     map_hits,
     max_col_ties,
@@ -131,11 +131,10 @@ class _FoldScorer:
         dims = [len(self.enc.levels[v]) for v in family]
         size = int(np.prod(dims))
         index = np.empty(len(self.truth), dtype=np.intp)
-        family_index(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
-                     np.array(dims[:-1], dtype=np.intp), index)
-        seen = index >= 0
-        cells = (self.fold_of[seen] * size + index[seen] * self.n_class + self.truth[seen])
-        in_fold = np.bincount(cells, minlength=self.n_folds * size).astype(float)
+        in_fold = np.zeros((self.n_folds, size))
+        family_index_counts(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
+                            np.array(dims[:-1], dtype=np.intp), self.truth, self.fold_of,
+                            index, in_fold)
         in_fold = in_fold.reshape(self.n_folds, *dims)
         # A training fold is every other fold.
         tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
