@@ -39,7 +39,7 @@ def check_same_tree(object1, object2):
     """Raise unless both models have the same variables, order and levels."""
     check_sevt(object1, "object1")
     check_sevt(object2, "object2")
-    if object1.tree != object2.tree:
+    if list(object1.tree.items()) != list(object2.tree.items()):
         raise ValueError(
             "`object1` and `object2` must be staged trees over the same variables, "
             f"in the same order, with the same levels; got {object1.tree} and {object2.tree}."
@@ -346,7 +346,11 @@ def depsubtree(object, var, other_stages="NA"):
 # -- inference ---------------------------------------------------------------------
 
 def _r_percent_labels(probs):
-    """R's ``paste0(format(100 * a, digits = 3), " %")``: common decimals, right-aligned."""
+    """R's ``paste0(format(100 * a, digits = 3), " %")``: common decimals, right-aligned.
+
+    Fixed notation always (R switches to scientific notation for extreme
+    levels such as 0.999).
+    """
     values = 100 * np.asarray(probs, dtype=float)
     decimals = 0
     for x in values:
