@@ -142,15 +142,16 @@ cdef class _PairTable:
     cdef Py_ssize_t m, k
     cdef double lam
 
-    def __init__(self, double[:, ::1] prob, double[::1] n, double lam):
+    def __init__(self, double[:, ::1] prob, double[::1] n, double lam, bint pairs=True):
         import numpy as np
         self.prob = prob
         self.n = n
         self.lam = lam
         self.m = prob.shape[0]
         self.k = prob.shape[1]
-        self.dll = np.empty((self.m, self.m), dtype=np.float64)
-        self.gain = np.empty((self.m, self.m), dtype=np.float64)
+        size = self.m if pairs else 1  # the fast variant needs no pair table
+        self.dll = np.empty((size, size), dtype=np.float64)
+        self.gain = np.empty((size, size), dtype=np.float64)
         self.row_best = np.empty(self.m, dtype=np.float64)
         self.row_arg = np.empty(self.m, dtype=np.int64)
         self.dirty = np.zeros(self.m, dtype=np.uint8)
@@ -260,19 +261,20 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
     cdef Py_ssize_t a, b, i, j, n_joins = 0, best_keep = -1, best_drop = -1
     cdef double new_p[MAX_LEVELS]
     cdef double best_p[MAX_LEVELS]
-    cdef double cand_ll, score, best_score = 0.0, best_ll = 0.0, now_score
+    cdef double cand_ll, score, best_score = 0.0, best_ll = 0.0, now_score, dll, gain
     cdef double needed, band, level
     cdef bint found
     if m < 2:
         return 0, ll, df
     import numpy as np
-    cdef _PairTable t = _PairTable(prob, n, lam)
+    cdef _PairTable t = _PairTable(prob, n, lam, not first_improvement)
     order_arr = np.empty(m, dtype=np.int64)
     cdef int64_t[::1] order = order_arr
     cdef Py_ssize_t n_active = m
     first_arr = np.asarray(first)
     with nogil:
-        t.fill()
+        if not first_improvement:
+            t.fill()
         now_score = score_of(ll, df, penalty)
         # a join keeps the score iff its log-likelihood change >= -penalty (k - 1) / 2
         needed = -(penalty * (k - 1)) / 2.0
@@ -283,15 +285,14 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
                 with gil:
                     active_ids = np.flatnonzero(np.asarray(t.active))
                     order_arr[:n_active] = active_ids[np.argsort(first_arr[active_ids], kind="stable")]
+                # R's order, pair by pair, until the first join that keeps the score
                 for i in range(1, n_active):
                     a = order[i]
-                    if not t.row_reaches(a, needed - band):
-                        continue
                     for j in range(i):
                         b = order[j]
-                        if t.delta(a, b) < needed - band:
-                            continue
-                        cand_ll = (ll - t.dll[a, b]) + t.gain[a, b]
+                        join_stats(&prob[a, 0], n[a], &prob[b, 0], n[b], lam, k,
+                                   new_p, &dll, &gain)
+                        cand_ll = (ll - dll) + gain
                         score = score_of(cand_ll, df - k + 1, penalty)
                         if score >= now_score:
                             found = True
@@ -326,7 +327,13 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
                 best_keep, best_drop = best_drop, best_keep
             join_stats(&prob[best_keep, 0], n[best_keep], &prob[best_drop, 0], n[best_drop],
                        lam, k, best_p, &cand_ll, &score)
-            t.join(best_keep, best_drop, best_p)
+            if first_improvement:
+                for i in range(k):
+                    prob[best_keep, i] = best_p[i]
+                n[best_keep] = n[best_keep] + n[best_drop]
+                t.active[best_drop] = 0
+            else:
+                t.join(best_keep, best_drop, best_p)
             first[best_keep] = first[best_drop]
             n_active -= 1
             ll = best_ll
