@@ -29,3 +29,27 @@ def stages_by_parent_config(const int64_t[::1] situations, const int64_t[::1] st
             for j in range(m):
                 config = config * radices[j] + (s // strides[j]) % radices[j]
             out[r] = table[config]
+
+
+def stages_by_parent_codes(const int32_t[::1, :] codes, const int64_t[::1] columns,
+                           const int64_t[::1] radices, const int32_t[::1] table,
+                           int32_t[::1] out):
+    """``out[r] = table[config]`` from the parents' level codes of row ``r``.
+
+    ``codes`` holds rows of level codes (column-major); ``columns`` are the
+    parents' columns, earliest first.  A row with a missing (-1) parent code
+    gets the stage of configuration 0: the caller does not use it.
+    """
+    cdef Py_ssize_t r, j, n = codes.shape[0], m = columns.shape[0]
+    cdef int64_t config
+    cdef int32_t c
+    with nogil:
+        for r in range(n):
+            config = 0
+            for j in range(m):
+                c = codes[r, columns[j]]
+                if c < 0:
+                    config = 0
+                    break
+                config = config * radices[j] + c
+            out[r] = table[config]

@@ -8,38 +8,42 @@ possible with compiled loops.
 import numpy as np
 
 from libc.math cimport ceil, floor, log2
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 
-def draw_levels(const int32_t[::1] stage, const double[:, ::1] cum,
-                const int64_t[:, ::1] order, const double[::1] u,
-                int32_t[::1] codes, int64_t[::1] situation):
-    """Draw one level per row from the distribution of its stage.
+def draw_levels(const int32_t[::1] stage, const uint8_t[::1] drawable,
+                const double[:, ::1] cum, const int64_t[:, ::1] order,
+                const double[::1] u, int32_t[::1] codes, int64_t[::1] situation):
+    """Draw one level per row from the distribution of its stage; return the uniforms used.
 
-    Row ``r`` with ``stage[r] >= 0`` takes the next uniform ``x`` and the
-    level ``order[s, j]`` for the first ``j`` with ``x <= cum[s, j]`` (the
-    last one if none): R's inversion over probabilities sorted by
-    ``order``.  Its situation becomes ``situation[r] * k + level``; a row
-    with ``stage[r] < 0`` is missing (-1) from here on.  The caller
-    guarantees one uniform per drawing row and valid stage ids.
+    A row whose situation is -1 (it stopped earlier) or whose stage is not
+    ``drawable`` (unobserved, undefined probabilities) gets -1 and stops.
+    Any other row takes the next uniform ``x`` and the level ``order[s, j]``
+    for the first ``j`` with ``x <= cum[s, j]`` (the last one if none): R's
+    inversion over probabilities sorted by ``order``.  Its situation
+    becomes ``situation[r] * k + level``.  The caller guarantees valid
+    stage ids for live rows and at least one uniform per row.
     """
-    cdef Py_ssize_t r, j, n = stage.shape[0], k = cum.shape[1], next_u = 0
+    cdef Py_ssize_t r, j, c, n = stage.shape[0], k = cum.shape[1], next_u = 0
     cdef int32_t s
     cdef double x
     with nogil:
         for r in range(n):
             s = stage[r]
-            if s < 0:
+            if situation[r] < 0 or not drawable[s]:
                 codes[r] = -1
                 situation[r] = -1
                 continue
             x = u[next_u]
             next_u += 1
+            # the first j with x <= cum[s, j] is the number of (nondecreasing)
+            # cumulative sums below x: counted without branches
             j = 0
-            while j < k - 1 and x > cum[s, j]:
-                j += 1
+            for c in range(k - 1):
+                j += x > cum[s, c]
             codes[r] = <int32_t>order[s, j]
             situation[r] = situation[r] * k + codes[r]
+    return next_u
 
 
 cdef int64_t _index_from_uniforms(double n, const double[::1] u, Py_ssize_t* pos) noexcept nogil:

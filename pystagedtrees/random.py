@@ -17,6 +17,7 @@ import pandas as pd
 from pystagedtrees._random_kernels import StageJoiner, draw_levels
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
+from pystagedtrees._stagevec import ParentStageVector
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
@@ -45,6 +46,7 @@ class _NumpySource:
 
     def __init__(self, generator):
         self.generator = generator
+        self._buffer = np.empty(0)
 
     def index(self, n):
         return int(self.generator.integers(n))
@@ -62,8 +64,13 @@ class _NumpySource:
         return self.generator.choice(len(prob), size, p=np.asarray(prob) / np.sum(prob))
 
     def peek_uniforms(self, n):
-        """Uniforms for a kernel; the kernel's leftovers are simply dropped."""
-        return self.generator.random(n)
+        """Uniforms for a kernel; the kernel's leftovers are simply dropped.
+
+        One buffer is refilled call after call (kernels never keep it).
+        """
+        if self._buffer.shape[0] < n:
+            self._buffer = np.empty(n)
+        return self.generator.random(n, out=self._buffer[:n])
 
     def advance(self, n_used):
         """Nothing to do: a Generator's stream need not match R's consumption."""
@@ -297,7 +304,11 @@ def _stage_draw_tables(prob, source, drawable):
     return np.ascontiguousarray(np.cumsum(normalised, axis=1)), order
 
 
-def _draw_variable(model, i, situation, codes, source, unobserved):
+def _draw_variable(model, i, codes, situation, source, unobserved, complete):
+    """Draw variable ``i`` for every row still on the tree; return the number of draws.
+
+    ``complete`` tells that no row has stopped yet (no situation is -1).
+    """
     prob = model._prob[i]
     labels = model._labels[i]
     drawable = ~np.isnan(prob).any(axis=1) & (prob.sum(axis=1) > 0)
@@ -305,19 +316,19 @@ def _draw_variable(model, i, situation, codes, source, unobserved):
         sid = labels.index(name)
         if sid >= 0:
             drawable[sid] = False
-    stage = np.full(situation.shape[0], -1, dtype=np.int32)
-    alive = situation >= 0
-    if alive.all():
-        stage[:] = model._stages[i].lookup(situation)
+    vector = model._stages[i]
+    if isinstance(vector, ParentStageVector):
+        stage = vector.lookup_codes(codes, i)
     else:
-        stage[alive] = model._stages[i].lookup(situation[alive])
-    stage[stage >= 0] = np.where(drawable, np.arange(len(labels)), -1)[stage[stage >= 0]]
-    drawing = stage >= 0
+        # rows that stopped earlier (situation -1) look up situation 0, unused
+        stage = vector.lookup(situation if complete else np.maximum(situation, 0))
     cum, order = _stage_draw_tables(prob, source, drawable)
-    n_draws = int(np.count_nonzero(drawing))
-    uniforms = source.peek_uniforms(n_draws)
-    source.advance(n_draws)
-    draw_levels(stage, cum, order, uniforms, codes, situation)
+    used = draw_levels(
+        stage, drawable.astype(np.uint8), cum, order,
+        source.peek_uniforms(len(stage)), codes[:, i], situation,
+    )
+    source.advance(used)
+    return used
 
 
 @sevt_method
@@ -367,8 +378,9 @@ def sample_from(object, size=1, seed=None, rng=None):
     codes[:, 0] = source.categorical(root, size)
     situation = codes[:, 0].astype(np.int64)
     unobserved = set(object.name_unobserved or [])
+    complete = True
     for i in range(1, p):
-        _draw_variable(object, i, situation, codes[:, i], source, unobserved)
+        complete = _draw_variable(object, i, codes, situation, source, unobserved, complete) == size
     frame = pd.DataFrame(
         {v: pd.Categorical.from_codes(codes[:, i], object.tree[v]) for i, v in enumerate(object.variables)}
     )
