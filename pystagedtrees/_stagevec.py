@@ -18,7 +18,7 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 """
 import numpy as np
 
-from pystagedtrees._as_sevt import stages_by_parent_config
+from pystagedtrees._as_sevt import stages_by_parent_codes, stages_by_parent_config
 
 from pystagedtrees._counts import first_positions
 
@@ -234,6 +234,18 @@ class ParentStageVector:
         out = np.empty(flat.shape[0], dtype=np.int32)
         stages_by_parent_config(flat, self.strides, self.radices, self.table, out)
         return out.reshape(situations.shape)
+
+    def lookup_codes(self, codes, position):
+        """Stage ids of rows of level codes (a row per path, a column per variable).
+
+        ``position`` is this variable's column; the parents are read off the
+        earlier columns, with no situation index (which may not even fit in
+        64 bits).  Rows with a missing parent code get an arbitrary stage.
+        """
+        codes = np.asfortranarray(codes, dtype=np.int32)
+        out = np.empty(codes.shape[0], dtype=np.int32)
+        stages_by_parent_codes(codes, position - self.lags, self.radices, self.table, out)
+        return out
 
     def dense(self, what="stage vector"):
         """One id per situation; refuses when it would not fit in memory."""
