@@ -4,6 +4,20 @@ Structures (:func:`nb`, :func:`tan_cl`, :func:`tan_hc`, :func:`tan_hcsp`,
 :func:`kdb`, :func:`fssj`, :func:`bsej`, :func:`aode`), parameters
 (:func:`lp`), and their use (:func:`predict`, :func:`cv`, :func:`logLik`, ...),
 plus the scikit-learn estimator :class:`BNClassifier`.
+
+Randomised learners take ``random_state=`` (numpy) or ``rng="R", seed=`` to
+draw exactly what R draws after ``set.seed(seed)`` (R >= 3.6 sampling); pass
+``random_state=RoundingDraws(seed)`` (from ``pystagedtrees.bnc._random``) to
+replay R under ``RNGversion("3.5.0")``, as bnclassify's own tests run.
+
+Examples
+--------
+>>> import pandas as pd
+>>> import pystagedtrees.bnc as bnc
+>>> d = pd.DataFrame({"c": list("aabbab"), "x": list("uuvvuv"), "y": list("pqqpqq")})
+>>> m = bnc.lp(bnc.tan_cl("c", d), d, smooth=1)
+>>> bnc.modelstring(m)
+'[c] [x|c] [y|x:c]'
 """
 from pystagedtrees.bnc._model import (
     BNCModel,
@@ -24,22 +38,20 @@ from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
 __all__ = [
-    "BNCModel",
-    "BNClassifier",
-    "bsej",
-    "fssj",
-    "kdb",
-    "tan_hc",
-    "tan_hcsp",
     "AIC",
-    "BIC",
     "aode",
-    "bnc",
-    "cv",
     "as_parentslist",
+    "BIC",
+    "bnc",
+    "BNClassifier",
+    "BNCModel",
+    "bsej",
     "class_var",
+    "cv",
     "families",
     "features",
+    "fssj",
+    "kdb",
     "logLik",
     "lp",
     "modelstring",
@@ -49,4 +61,6 @@ __all__ = [
     "params",
     "predict",
     "tan_cl",
+    "tan_hc",
+    "tan_hcsp",
 ]
