@@ -112,132 +112,227 @@ cdef inline double score_of(double ll, double df, double penalty) noexcept nogil
     return -(-2.0 * ll + penalty * df)
 
 
-cdef inline bint visits_later(Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, Py_ssize_t d,
-                              const int64_t[::1] first) noexcept nogil:
-    """Whether pair (a, b) comes after pair (c, d) in R's loop.
+cdef class _ClassTable:
+    """Joins of stages grouped into classes of identical stages.
 
-    R's outer loop runs over the later stage of a pair, the inner one over
-    the earlier stage (order of first appearance).
-    """
-    cdef int64_t late1 = max(first[a], first[b]), early1 = min(first[a], first[b])
-    cdef int64_t late2 = max(first[c], first[d]), early2 = min(first[c], first[d])
-    return late1 > late2 or (late1 == late2 and early1 > early2)
+    Stages with bit-identical probabilities and sample sizes give the same
+    join arithmetic, so the log-likelihood changes are kept per pair of
+    classes (``dll``, ``gain``; the diagonal is a join inside a class of at
+    least two stages).  Tie-heavy trees (many situations with the same few
+    counts) then cost as many classes as distinct stages, not stages.
 
-
-cdef class _PairTable:
-    """Every join of two active stages: its removed and gained log-likelihood.
-
-    ``row_best[a]`` is an upper bound of the best log-likelihood change of a
-    join with stage ``a``; it is exact unless ``dirty[a]`` (a join removed or
-    changed its best partner), and is refreshed lazily, when it matters.
+    Members of a class are linked in decreasing rank (R's ``unique()``
+    order), so the last pair of a class pair in R's visit order is read off
+    the heads.  ``row_best[c]`` bounds the best change of a join involving
+    class ``c``; it is exact unless ``dirty[c]``.
     """
     cdef double[:, ::1] prob
     cdef double[::1] n
+    cdef int64_t[::1] rank
+    cdef int64_t[::1] cls
+    cdef int64_t[::1] head
+    cdef int64_t[::1] nxt
+    cdef int64_t[::1] count
+    cdef int64_t[::1] free
+    cdef Py_ssize_t n_free
     cdef double[:, ::1] dll
     cdef double[:, ::1] gain
     cdef double[::1] row_best
     cdef int64_t[::1] row_arg
     cdef unsigned char[::1] dirty
-    cdef unsigned char[::1] active
     cdef Py_ssize_t m, k
     cdef double lam
 
-    def __init__(self, double[:, ::1] prob, double[::1] n, double lam, bint pairs=True):
+    def __init__(self, double[:, ::1] prob, double[::1] n, int64_t[::1] rank,
+                 int64_t[::1] cls, double lam):
         import numpy as np
         self.prob = prob
         self.n = n
+        self.rank = rank
+        self.cls = cls
         self.lam = lam
         self.m = prob.shape[0]
         self.k = prob.shape[1]
-        size = self.m if pairs else 1  # the fast variant needs no pair table
-        self.dll = np.empty((size, size), dtype=np.float64)
-        self.gain = np.empty((size, size), dtype=np.float64)
-        self.row_best = np.empty(self.m, dtype=np.float64)
-        self.row_arg = np.empty(self.m, dtype=np.int64)
+        self.head = np.full(self.m, -1, dtype=np.int64)
+        self.nxt = np.full(self.m, -1, dtype=np.int64)
+        self.count = np.zeros(self.m, dtype=np.int64)
+        self.free = np.empty(self.m, dtype=np.int64)
+        self.n_free = 0
+        self.dll = np.empty((self.m, self.m), dtype=np.float64)
+        self.gain = np.empty((self.m, self.m), dtype=np.float64)
+        self.row_best = np.full(self.m, -np.inf)
+        self.row_arg = np.full(self.m, -1, dtype=np.int64)
         self.dirty = np.zeros(self.m, dtype=np.uint8)
-        self.active = np.ones(self.m, dtype=np.uint8)
 
-    cdef inline double delta(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
-        return self.gain[a, b] - self.dll[a, b]
+    cdef inline bint valid(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        if c == d:
+            return self.count[c] >= 2
+        return self.count[c] >= 1 and self.count[d] >= 1
 
-    cdef void compute_pair(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    cdef inline double delta(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        return self.gain[c, d] - self.dll[c, d]
+
+    cdef void insert(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
+        """Add stage ``s`` to class ``c``, keeping members by decreasing rank."""
+        cdef Py_ssize_t cur = self.head[c], prev = -1
+        while cur >= 0 and self.rank[cur] > self.rank[s]:
+            prev = cur
+            cur = self.nxt[cur]
+        self.nxt[s] = cur
+        if prev < 0:
+            self.head[c] = s
+        else:
+            self.nxt[prev] = s
+        self.cls[s] = c
+        self.count[c] += 1
+
+    cdef void remove(self, Py_ssize_t s) noexcept nogil:
+        cdef Py_ssize_t c = self.cls[s], cur = self.head[c], prev = -1
+        while cur != s:
+            prev = cur
+            cur = self.nxt[cur]
+        if prev < 0:
+            self.head[c] = self.nxt[s]
+        else:
+            self.nxt[prev] = self.nxt[s]
+        self.count[c] -= 1
+        if self.count[c] == 0:
+            self.free[self.n_free] = c
+            self.n_free += 1
+
+    cdef void compute_pair(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
         cdef double new_p[MAX_LEVELS]
         cdef double dll, gain
+        cdef Py_ssize_t a = self.head[c], b = self.head[d]
         join_stats(&self.prob[a, 0], self.n[a], &self.prob[b, 0], self.n[b],
                    self.lam, self.k, new_p, &dll, &gain)
-        self.dll[a, b] = dll
-        self.dll[b, a] = dll
-        self.gain[a, b] = gain
-        self.gain[b, a] = gain
+        self.dll[c, d] = dll
+        self.dll[d, c] = dll
+        self.gain[c, d] = gain
+        self.gain[d, c] = gain
 
-    cdef void refresh_row(self, Py_ssize_t a) noexcept nogil:
-        cdef Py_ssize_t b
+    cdef void refresh_row(self, Py_ssize_t c) noexcept nogil:
+        cdef Py_ssize_t d
         cdef double value
-        self.row_best[a] = -INFINITY
-        self.row_arg[a] = -1
-        self.dirty[a] = 0
-        for b in range(self.m):
-            if b != a and self.active[b]:
-                value = self.delta(a, b)
-                if value > self.row_best[a]:
-                    self.row_best[a] = value
-                    self.row_arg[a] = b
+        self.row_best[c] = -INFINITY
+        self.row_arg[c] = -1
+        self.dirty[c] = 0
+        for d in range(self.m):
+            if self.valid(c, d):
+                value = self.delta(c, d)
+                if value > self.row_best[c]:
+                    self.row_best[c] = value
+                    self.row_arg[c] = d
 
     cdef void fill(self) noexcept nogil:
-        cdef Py_ssize_t a, b
-        for a in range(self.m):
-            for b in range(a):
-                self.compute_pair(a, b)
-        for a in range(self.m):
-            self.refresh_row(a)
+        cdef Py_ssize_t s, c, d
+        for s in range(self.m):
+            self.insert(s, self.cls[s])
+        for c in range(self.m):
+            if self.count[c] == 0:
+                self.free[self.n_free] = c
+                self.n_free += 1
+                continue
+            for d in range(c + 1):
+                if self.count[d] > 0:
+                    self.compute_pair(c, d)
+        for c in range(self.m):
+            if self.count[c] > 0:
+                self.refresh_row(c)
 
     cdef double top(self) noexcept nogil:
-        """The best log-likelihood change over all active pairs (-inf if none)."""
-        cdef Py_ssize_t a, best_row
+        """The best log-likelihood change over all joins (-inf if none)."""
+        cdef Py_ssize_t c, best_row
         cdef double bound
         while True:
             best_row = -1
             bound = -INFINITY
-            for a in range(self.m):
-                if self.active[a] and self.row_best[a] > bound:
-                    bound = self.row_best[a]
-                    best_row = a
+            for c in range(self.m):
+                if self.count[c] > 0 and self.row_best[c] > bound:
+                    bound = self.row_best[c]
+                    best_row = c
             if best_row < 0 or not self.dirty[best_row]:
                 return bound
             self.refresh_row(best_row)
 
-    cdef bint row_reaches(self, Py_ssize_t a, double level) noexcept nogil:
-        """Whether some join with stage ``a`` changes the log-likelihood by >= level."""
-        if self.row_best[a] < level:
+    cdef bint row_reaches(self, Py_ssize_t c, double level) noexcept nogil:
+        if self.row_best[c] < level:
             return False
-        if self.dirty[a]:
-            self.refresh_row(a)
-        return self.row_best[a] >= level
+        if self.dirty[c]:
+            self.refresh_row(c)
+        return self.row_best[c] >= level
+
+    cdef void representatives(self, Py_ssize_t c, Py_ssize_t d, int64_t* late,
+                              int64_t* early) noexcept nogil:
+        """The pair of members of classes c, d that R visits last."""
+        cdef int64_t hc = self.head[c], hd = self.head[d]
+        if c == d:
+            late[0], early[0] = hc, self.nxt[hc]
+        elif self.rank[hc] > self.rank[hd]:
+            late[0], early[0] = hc, hd
+        else:
+            late[0], early[0] = hd, hc
+
+    cdef Py_ssize_t identical_class(self, Py_ssize_t s) noexcept nogil:
+        """An active class whose stages equal stage ``s`` bit for bit, or -1."""
+        cdef Py_ssize_t c, a, r
+        cdef bint same
+        for c in range(self.m):
+            if self.count[c] == 0:
+                continue
+            r = self.head[c]
+            if r == s or self.n[r] != self.n[s]:
+                continue
+            same = True
+            for a in range(self.k):
+                if not (self.prob[r, a] == self.prob[s, a] or
+                        (isnan(self.prob[r, a]) and isnan(self.prob[s, a]))):
+                    same = False
+                    break
+            if same:
+                return c
+        return -1
 
     cdef void join(self, Py_ssize_t keep, Py_ssize_t drop, const double* new_p) noexcept nogil:
-        cdef Py_ssize_t b, i
+        """Replace stages keep/drop by the joined stage (in keep's slot)."""
+        cdef Py_ssize_t old_keep = self.cls[keep], old_drop = self.cls[drop], c, d, i
         cdef double value
+        self.remove(keep)
+        self.remove(drop)
         for i in range(self.k):
             self.prob[keep, i] = new_p[i]
         self.n[keep] = self.n[keep] + self.n[drop]
-        self.active[drop] = 0
-        for b in range(self.m):
-            if b == keep or not self.active[b]:
+        self.rank[keep] = self.rank[drop]
+        c = self.identical_class(keep)
+        if c >= 0:
+            self.insert(keep, c)
+            if self.count[c] == 2 and self.delta(c, c) > self.row_best[c]:
+                self.row_best[c] = self.delta(c, c)
+                self.row_arg[c] = c
+        else:
+            self.n_free -= 1
+            c = self.free[self.n_free]
+            self.head[c] = -1
+            self.insert(keep, c)
+            for d in range(self.m):
+                if self.count[d] > 0:
+                    self.compute_pair(c, d)
+            self.refresh_row(c)
+        # rows whose best partner changed (emptied, single member, or reused id)
+        for d in range(self.m):
+            if self.count[d] == 0:
                 continue
-            self.compute_pair(keep, b)
-            value = self.delta(b, keep)
-            if self.row_arg[b] == keep or self.row_arg[b] == drop:
-                self.dirty[b] = 1
-                if value > self.row_best[b]:
-                    self.row_best[b] = value
-            elif value > self.row_best[b]:
-                self.row_best[b] = value
-                self.row_arg[b] = keep
-        self.refresh_row(keep)
+            if self.row_arg[d] == old_keep or self.row_arg[d] == old_drop or self.row_arg[d] == c:
+                self.dirty[d] = 1
+            if self.valid(d, c):
+                value = self.delta(d, c)
+                if value > self.row_best[d]:
+                    self.row_best[d] = value
+                    self.row_arg[d] = c
 
 
 def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
-                  double lam, double ll, double df, double penalty,
+                  stage_classes, double lam, double ll, double df, double penalty,
                   long max_iter, bint first_improvement, int64_t[:, ::1] merges):
     """Backward hill climbing over joins of pairs of stages of one variable.
 
@@ -246,6 +341,7 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
     prob, n : the stages' probabilities (m x k) and sample sizes; updated in
         place (a merged stage's row holds the joined values).
     first : rank of each stage in R's ``unique()`` order; updated in place.
+    stage_classes : class of each stage (equal ids for bit-identical stages).
     lam : the model's smoothing; ll, df : the chained log-likelihood and df.
     penalty : score penalty per free parameter (log(nobs) for BIC).
     max_iter : at most this many joins.
@@ -258,22 +354,27 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
     (number of joins, ll, df)
     """
     cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
-    cdef Py_ssize_t a, b, i, j, n_joins = 0, best_keep = -1, best_drop = -1
+    cdef Py_ssize_t a, b, c, d, i, j, n_joins = 0, best_keep = -1, best_drop = -1
     cdef double new_p[MAX_LEVELS]
     cdef double best_p[MAX_LEVELS]
     cdef double cand_ll, score, best_score = 0.0, best_ll = 0.0, now_score, dll, gain
     cdef double needed, band, level
+    cdef int64_t late, early
     cdef bint found
     if m < 2:
         return 0, ll, df
     import numpy as np
-    cdef _PairTable t = _PairTable(prob, n, lam, not first_improvement)
+    cdef _ClassTable t = None
+    if not first_improvement:
+        t = _ClassTable(prob, n, first, np.asarray(stage_classes, dtype=np.int64).copy(), lam)
+    active_arr = np.ones(m, dtype=np.uint8)
+    cdef unsigned char[::1] active = active_arr
     order_arr = np.empty(m, dtype=np.int64)
     cdef int64_t[::1] order = order_arr
     cdef Py_ssize_t n_active = m
     first_arr = np.asarray(first)
     with nogil:
-        if not first_improvement:
+        if t is not None:
             t.fill()
         now_score = score_of(ll, df, penalty)
         # a join keeps the score iff its log-likelihood change >= -penalty (k - 1) / 2
@@ -283,7 +384,7 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
             found = False
             if first_improvement:
                 with gil:
-                    active_ids = np.flatnonzero(np.asarray(t.active))
+                    active_ids = np.flatnonzero(active_arr)
                     order_arr[:n_active] = active_ids[np.argsort(first_arr[active_ids], kind="stable")]
                 # R's order, pair by pair, until the first join that keeps the score
                 for i in range(1, n_active):
@@ -305,36 +406,37 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, int64_t[::1] first,
                 if level >= needed - band:
                     level = level - band
                     best_score = now_score
-                    for a in range(m):
-                        if not t.active[a] or not t.row_reaches(a, level):
+                    for c in range(m):
+                        if t.count[c] == 0 or not t.row_reaches(c, level):
                             continue
-                        for b in range(a):
-                            if not t.active[b] or t.delta(a, b) < level:
+                        for d in range(c + 1):
+                            if not t.valid(c, d) or t.delta(c, d) < level:
                                 continue
-                            cand_ll = (ll - t.dll[a, b]) + t.gain[a, b]
+                            cand_ll = (ll - t.dll[c, d]) + t.gain[c, d]
                             score = score_of(cand_ll, df - k + 1, penalty)
+                            t.representatives(c, d, &late, &early)
                             # R keeps the last of equally good joins in its visit order
                             if score > best_score or (score == best_score and (
-                                    not found or visits_later(a, b, best_keep, best_drop, first))):
+                                    not found or first[late] > first[best_keep] or (
+                                        first[late] == first[best_keep]
+                                        and first[early] > first[best_drop]))):
                                 found = True
                                 best_score = score
                                 best_ll = cand_ll
-                                best_keep, best_drop = a, b
+                                best_keep, best_drop = late, early
             if not found:
                 break
             # R keeps the name (and the slot) of the later stage
-            if first[best_keep] < first[best_drop]:
-                best_keep, best_drop = best_drop, best_keep
             join_stats(&prob[best_keep, 0], n[best_keep], &prob[best_drop, 0], n[best_drop],
-                       lam, k, best_p, &cand_ll, &score)
-            if first_improvement:
+                       lam, k, best_p, &dll, &gain)
+            if t is not None:
+                t.join(best_keep, best_drop, best_p)
+            else:
                 for i in range(k):
                     prob[best_keep, i] = best_p[i]
                 n[best_keep] = n[best_keep] + n[best_drop]
-                t.active[best_drop] = 0
-            else:
-                t.join(best_keep, best_drop, best_p)
-            first[best_keep] = first[best_drop]
+                first[best_keep] = first[best_drop]
+            active[best_drop] = 0
             n_active -= 1
             ll = best_ll
             df = df - k + 1

@@ -98,6 +98,14 @@ def first_situations(model, i, ids):
     return rank[np.asarray(ids, dtype=np.int64)]
 
 
+def identical_stage_classes(prob, n):
+    """Class ids of stages, equal for bit-identical probabilities and sample sizes."""
+    rows = np.ascontiguousarray(np.column_stack([prob, n]))
+    _, classes = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
+                           return_inverse=True)
+    return classes.ravel().astype(np.int64)
+
+
 def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
@@ -138,8 +146,8 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
         first = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join(
-            prob, n, first, model.lambda_ or 0.0, ll, df, penalty, max_iter,
-            first_improvement, merges,
+            prob, n, first, identical_stage_classes(prob, n), model.lambda_ or 0.0, ll, df,
+            penalty, max_iter, first_improvement, merges,
         )
         apply_merges(model, i, ids, merges[:n_joins], prob, n)
         if trace > 0:

@@ -142,3 +142,17 @@ def test_learner_bad_input():
         st.stages_kmeans(start, rng="R")
     with pytest.raises(TypeError, match="transform"):
         st.stages_kmeans(start, transform="sqrt")
+
+
+@settings(max_examples=30, deadline=None)
+@given(categorical_frames(max_vars=4, max_levels=2, max_rows=60, with_na=False),
+       hst.sampled_from([0, 1]), hst.booleans())
+def test_fast_backward_joins_equal_the_plain_r_loop(data, lambda_, fast):
+    # the generic path replays R's loop literally (every pair rescored); the
+    # kernel's class table and lazy row maxima must choose the same joins
+    start = st.full(data, lambda_=lambda_)
+    learner = st.stages_fbhc if fast else st.stages_bhc
+    kernel = learner(start)
+    plain = learner(start, score=lambda m: -st.BIC(m))
+    assert kernel.stages() == plain.stages()
+    np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
