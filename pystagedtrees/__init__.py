@@ -18,6 +18,7 @@ from pystagedtrees.learners import (
     stages_csbhc,
     stages_fbhc,
     stages_hc,
+    stages_simplebhc,
 )
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.stage_ops import (
@@ -59,6 +60,7 @@ __all__ = [
     "stages_hclust",
     "stages_bhcr",
     "stages_csbhc",
+    "stages_simplebhc",
     "stages_kmeans",
     "datasets",
 ]

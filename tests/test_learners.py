@@ -156,3 +156,19 @@ def test_fast_backward_joins_equal_the_plain_r_loop(data, lambda_, fast):
     plain = learner(start, score=lambda m: -st.BIC(m))
     assert kernel.stages() == plain.stages()
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(categorical_frames(max_vars=3, max_levels=2, max_rows=40, with_na=False))
+def test_simplebhc_keeps_the_tree_simple(data):
+    from pystagedtrees.ceg import ceg
+
+    start = st.full(data, lambda_=1)
+    model = st.stages_simplebhc(start)
+    assert -st.BIC(model) >= -st.BIC(start) - 1e-9
+    np.testing.assert_allclose(float(model.ll), float(compute_loglik(model)), rtol=1e-9)
+    # simple: stages coincide with positions (stagedtrees' own test)
+    named = st.stndnaming(model, ignore=[])
+    assert {v: s for v, s in named.stages().items()} == {
+        v: p for v, p in ceg(named).positions.items() if v != named.variables[0]
+    }
