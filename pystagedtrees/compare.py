@@ -14,7 +14,7 @@ from pystagedtrees._stagevec import StageLabels, StageVector
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import prob
-from pystagedtrees.model import Sevt, check_sevt, sevt_method
+from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.parentslist import as_parentslist
 from pystagedtrees.random import randomize_sevt
 from pystagedtrees.scores import logLik
@@ -166,6 +166,8 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     0.0
     """
     check_same_tree(object1, object2)
+    if not callable(FUN):
+        raise TypeError(f"`FUN` must be a function; got {FUN!r}.")
     difftree = {
         v: _matched_difference(_ids(object1, i), _ids(object2, i))
         for i, v in enumerate(object1.variables) if i > 0

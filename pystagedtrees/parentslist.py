@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees.model import Sevt, sevt_method
+from pystagedtrees.model import Sevt
 
 __all__ = [
     "ParentsEntry",

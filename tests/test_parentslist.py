@@ -4,7 +4,6 @@ import shutil
 import subprocess
 
 import networkx as nx
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
