@@ -98,20 +98,25 @@ def test_posterior_equals_brute_force(data, structure):
 
 
 @SETTINGS
-@given(categorical_frames(min_features=3), st.data())
-def test_missing_values_are_summed_out(data, draw):
-    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=1)
+@given(categorical_frames(min_features=3, max_features=5), st.sampled_from(["tan_cl", "kdb"]),
+       st.data())
+def test_missing_values_are_summed_out(data, structure, draw):
+    args = {"k": 2, "kdbk": 2, "epsilon": 0, "random_state": 0} if structure == "kdb" else {}
+    model = bnc.bnc(structure, "c", data, smooth=1, dag_args=args)
     features = list(data.columns[1:])
-    hidden = draw.draw(st.lists(st.sampled_from(features), min_size=1, max_size=2, unique=True))
-    row = rows_of(data.iloc[:1], features)[0]
-    incomplete = data.iloc[:1].copy()
-    for f in hidden:
-        incomplete[f] = pd.Categorical([None], categories=data[f].cat.categories)
-    post = bnc.predict(model, incomplete, prob=True)[0]
-    joint = np.zeros(len(model.classes))
-    for values in itertools.product(*(model.levels[f] for f in hidden)):
-        joint += brute_joint(model, {**row, **dict(zip(hidden, values))})
-    np.testing.assert_allclose(post, joint / joint.sum(), rtol=1e-10)
+    rows = data.iloc[:3].copy()
+    hidden = [draw.draw(st.lists(st.sampled_from(features), max_size=len(features), unique=True))
+              for _ in range(3)]
+    for i, names in enumerate(hidden):
+        for f in names:
+            rows.loc[i, f] = None
+    post = bnc.predict(model, rows, prob=True)
+    for i, names in enumerate(hidden):
+        row = rows_of(data.iloc[[i]], features)[0]
+        joint = np.zeros(len(model.classes))
+        for values in itertools.product(*(model.levels[f] for f in names)):
+            joint += brute_joint(model, {**row, **dict(zip(names, values))})
+        np.testing.assert_allclose(post[i], joint / joint.sum(), rtol=1e-10)
 
 
 @SETTINGS

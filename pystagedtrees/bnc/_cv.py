@@ -31,7 +31,8 @@ def learn_structure(name, class_, dataset, args, draws=None):
     if name not in LEARNERS:
         raise ValueError(f"unknown structure learner {name!r}; expected one of {sorted(LEARNERS)}.")
     args = dict(args)
-    if name in RANDOMISED:
+    # Draw from the caller's stream unless the arguments bring their own.
+    if name in RANDOMISED and not {"random_state", "rng", "seed"} & set(args):
         args["random_state"] = draws
     return LEARNERS[name](class_, dataset, **args)
 

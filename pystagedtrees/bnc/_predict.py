@@ -59,40 +59,77 @@ def _log_joint_complete(model, codes, columns):
     return out
 
 
+def _needed_missing(model, missing):
+    """Which missing features must be summed out explicitly, per row.
+
+    A missing feature with no observed descendant is barren: its CPT sums
+    to one over it, so it drops out.  ``missing`` is (rows, features).
+    """
+    feats = list(model.features)
+    col = {f: j for j, f in enumerate(feats)}
+    children = {f: [] for f in feats}
+    for g in feats:
+        for parent in model.families[g][1:-1]:
+            children[parent].append(g)
+    reaches = {}
+    for f in reversed(_topological_features(model)):
+        below = np.zeros(missing.shape[0], dtype=bool)
+        for g in children[f]:
+            below |= ~missing[:, col[g]] | reaches[g]
+        reaches[f] = below
+    return missing & np.column_stack([reaches[f] for f in feats])
+
+
+def _topological_features(model):
+    placed, order, pending = set(), [], list(model.features)
+    while pending:
+        ready = [f for f in pending if placed.issuperset(model.families[f][1:-1])]
+        order += ready
+        placed.update(ready)
+        pending = [f for f in pending if f not in placed]
+    return order
+
+
 def _log_joint_with_missing(model, codes, columns):
     """``ln P(c, x_observed)``: the missing features are summed out.
 
-    Rows are grouped by which features are missing; families touching a
-    missing feature are multiplied in probability space with einsum, the
-    others are added in log space.
+    Barren missing features drop out; rows are grouped by the missing
+    features left, whose families are multiplied in probability space with
+    einsum; the other families are added in log space.
     """
-    where = {v: j for j, v in enumerate(columns)}
+    where = [columns.index(f) for f in model.features]
+    feats = list(model.features)
+    missing = codes[:, where] < 0
+    observed_codes = np.where(codes < 0, 0, codes)
     n_class = len(model.params[model.class_var])
     out = np.empty((codes.shape[0], n_class))
-    patterns, group = np.unique(codes < 0, axis=0, return_inverse=True)
+    patterns, group = np.unique(_needed_missing(model, missing), axis=0, return_inverse=True)
+    col = {v: columns.index(v) for v in feats}
     for g, pattern in enumerate(patterns):
         rows = np.flatnonzero(group.ravel() == g)
-        sub = codes[rows]
-        missing = {v for v in model.features if pattern[where[v]]}
-        letters = {v: string.ascii_letters[i] for i, v in enumerate(sorted(missing))}
+        sub = observed_codes[rows]
+        hidden_vars = {f for f, h in zip(feats, pattern) if h}
+        letters = {v: string.ascii_letters[i] for i, v in enumerate(sorted(hidden_vars))}
         with np.errstate(divide="ignore"):
             total = np.tile(np.log(model.params[model.class_var]), (len(rows), 1))
         operands, subscripts = [], []
-        for f in model.features:
+        for j, f in enumerate(feats):
             fam = model.families[f]
-            table = model.params[f]
-            observed = [i for i, v in enumerate(fam[:-1]) if v not in missing]
-            hidden = [i for i, v in enumerate(fam[:-1]) if v in missing]
-            moved = np.transpose(table, observed + hidden + [len(fam) - 1])
-            index = tuple(sub[:, where[fam[i]]] for i in observed)
+            observed = [i for i, v in enumerate(fam[:-1]) if v not in hidden_vars]
+            hidden = [i for i, v in enumerate(fam[:-1]) if v in hidden_vars]
+            moved = np.transpose(model.params[f], observed + hidden + [len(fam) - 1])
+            index = tuple(sub[:, col[fam[i]]] for i in observed)
             factor = moved[index] if index else np.broadcast_to(
                 moved, (len(rows),) + moved.shape)
+            # A barren missing child contributes a factor of one.
+            barren = missing[rows, j] & (f not in hidden_vars)
             if hidden:
-                operands.append(factor)
+                shape = (len(rows),) + (1,) * (factor.ndim - 1)
+                operands.append(np.where(barren.reshape(shape), 1.0, factor))
                 subscripts.append("Z" + "".join(letters[fam[i]] for i in hidden) + "Y")
             else:
-                with np.errstate(divide="ignore"):
-                    total = total + np.log(factor)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    total = total + np.where(barren[:, None], 0.0, np.log(factor))
         if operands:
             marginal = np.einsum(",".join(subscripts) + "->ZY", *operands,
                                  optimize=True)
