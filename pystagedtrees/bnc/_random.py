@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from pystagedtrees._rng import random_source
 from pystagedtrees._rrandom import RRandom
 
 __all__ = ["resolve_rng", "NumpyDraws", "RoundingDraws"]
@@ -110,9 +111,9 @@ def resolve_rng(random_state=None, rng="numpy", seed=None):
     if rng == "numpy":
         if seed is not None:
             raise ValueError("`seed` is for rng='R'; use `random_state` with numpy.")
-        return NumpyDraws(np.random.default_rng(random_state))
+        return NumpyDraws(random_source("numpy", random_state, name="random_state"))
     if random_state is not None:
         raise ValueError("`random_state` is for rng='numpy'; use `seed` with rng='R'.")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"`seed` must be an integer with rng='R'; got {seed!r}.")
-    return RDraws(RRandom(int(seed)))
+    return RDraws(random_source("R", seed))
