@@ -5,7 +5,8 @@ import pandas as pd
 from pystagedtrees._stagevec import DENSE_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.counting import check_order, count_situations, read_data
 from pystagedtrees.fit import sevt_fit
-from pystagedtrees.model import Sevt
+from pystagedtrees._learn_kernels import rsum
+from pystagedtrees.model import LogLik, Sevt
 from pystagedtrees._validation import check_lambda
 
 __all__ = ["sevt", "full", "indep"]
@@ -126,7 +127,30 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
         model = Sevt(tree, stages, labels)
     model._ctab_sit, model._ctab = situations, counts
     model.data_raw = data
+    if not full and not join_unobserved and isinstance(data, pd.DataFrame):
+        return _fit_marginals(model, codes, lambda_)
     return sevt_fit(model, lambda_=lambda_)
+
+
+def _fit_marginals(model, codes, lambda_):
+    """R's ``indep.data.frame(join_unobserved = FALSE)``: each variable from its own margin.
+
+    Every non-missing value counts (not only rows complete up to the
+    variable) and ``nobs`` is the number of rows; this differs from
+    ``sevt_fit`` only when the data have missing values.
+    """
+    model.lambda_ = lambda_
+    model._prob, model._n, ll = [], [], 0.0
+    for i, k in enumerate(model._k):
+        column = codes[:, i]
+        margin = np.bincount(column[column >= 0], minlength=int(k)).astype(float)
+        smoothed = margin + lambda_
+        prob = smoothed / rsum(smoothed)
+        model._prob.append(prob[None, :])
+        model._n.append(np.array([margin.sum()]))
+        ll = ll + rsum(margin[margin > 0] * np.log(prob[margin > 0]))
+    model.ll = LogLik(ll, int(sum(model._k - 1)), codes.shape[0])
+    return model
 
 
 def full(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNOBSERVED"):
@@ -177,7 +201,9 @@ def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UN
 
     All situations of a variable share one stage ("1"); with
     ``join_unobserved`` the unobserved ones are gathered in a separate stage.
-    The arguments are those of :func:`full`.
+    The arguments are those of :func:`full`.  As in R, a DataFrame fitted
+    without ``join_unobserved`` estimates each variable from all its
+    non-missing values and counts every row in ``nobs``.
 
     Returns
     -------
