@@ -383,6 +383,24 @@ def test_chain_on_probabilities_and_sparse_features():
     np.testing.assert_array_equal(sparse.predict(sp.csr_array(X)), sparse.predict(X))
 
 
+def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
+    bnc = pytest.importorskip("pystagedtrees.bnc")
+    if not hasattr(bnc, "BNClassifier"):
+        pytest.skip("pystagedtrees.bnc has no BNClassifier")
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    X, Y = _separable_labels(n=150)
+    X = X + np.random.default_rng(1).normal(scale=0.7, size=X.shape)  # not separable
+    codes = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="quantile").fit_transform(X)
+    bn_chain = BNClassifierChain(bnc.BNClassifier(structure="nb")).fit(codes, Y)
+    # The same naive Bayes model (Laplace smoothing) from scikit-learn; only
+    # the class prior's smoothing differs, so predictions should agree.
+    sk_chain = BNClassifierChain(CategoricalNB(alpha=1.0)).fit(codes, Y)
+    np.testing.assert_array_equal(bn_chain.order_, sk_chain.order_)
+    assert (bn_chain.predict(codes) == sk_chain.predict(codes)).mean() > 0.98
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [

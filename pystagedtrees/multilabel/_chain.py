@@ -112,7 +112,10 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     :meth:`predict` and :meth:`predict_proba` return their columns in the
-    original label order whatever the chain order.
+    original label order whatever the chain order.  Base learners that need
+    categorical inputs (``CategoricalNB``, this library's ``BNClassifier``)
+    work on discretised features with ``chain_method="predict"``, which feeds
+    them 0/1 labels; probabilities are not categories.
 
     See Also
     --------
