@@ -406,6 +406,7 @@ def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
     [
         ({"order": [0, 1, 1, 2]}, ValueError, "permutation"),
         ({"order": "entropy"}, ValueError, "order"),
+        ({"order": 3}, TypeError, "order"),
         ({"chain_method": "decision_function"}, ValueError, "chain_method"),
         ({"order": "random", "random_state": "seed"}, TypeError, "random_state"),
         ({"max_children": -2}, ValueError, "max_children"),

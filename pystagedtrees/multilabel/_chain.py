@@ -186,7 +186,12 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`order` must be 'bn', 'random' or a permutation of the labels; "
                 f"got {self.order!r}."
             )
-        order = list(self.order)
+        try:
+            order = list(self.order)
+        except TypeError:
+            raise TypeError(
+                f"`order` must be 'bn', 'random' or a sequence; got {self.order!r}."
+            ) from None
         if names is not None and all(o in names for o in order):
             order = [names.index(o) for o in order]
         if (
