@@ -29,6 +29,39 @@ from pystagedtrees.stage_ops import (
     stndnaming,
     summary,
 )
+from pystagedtrees.parentslist import (
+    ParentsList,
+    as_adj_matrix,
+    as_bn,
+    as_networkx,
+    as_parentslist,
+    parentslist,
+    random_parentslist,
+    topo_sort_parentslist,
+)
+from pystagedtrees.conversion import as_sevt
+from pystagedtrees.random import (
+    generate_linear_dataset,
+    generate_random_dataset,
+    generate_xor_dataset,
+    random_sevt,
+    randomize_sevt,
+    sample_from,
+)
+from pystagedtrees.compare import (
+    ci_matrices,
+    cid,
+    compare_stages,
+    confint,
+    depsubtree,
+    diff_stages,
+    hamming_stages,
+    inclusions_stages,
+    lr_test,
+    potential_outcomes,
+    subtree,
+)
+from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
 from pystagedtrees import datasets
 
 __all__ = [
@@ -62,5 +95,37 @@ __all__ = [
     "stages_csbhc",
     "stages_simplebhc",
     "stages_kmeans",
+    "ParentsList",
+    "parentslist",
+    "as_parentslist",
+    "topo_sort_parentslist",
+    "as_adj_matrix",
+    "as_bn",
+    "as_networkx",
+    "random_parentslist",
+    "as_sevt",
+    "random_sevt",
+    "randomize_sevt",
+    "sample_from",
+    "generate_random_dataset",
+    "generate_xor_dataset",
+    "generate_linear_dataset",
+    "compare_stages",
+    "hamming_stages",
+    "diff_stages",
+    "inclusions_stages",
+    "subtree",
+    "depsubtree",
+    "confint",
+    "lr_test",
+    "ci_matrices",
+    "cid",
+    "potential_outcomes",
+    "Ceg",
+    "ceg",
+    "sevt_simplify",
+    "join_positions",
+    "get_edges",
+    "get_vertices",
     "datasets",
 ]

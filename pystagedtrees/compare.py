@@ -18,7 +18,7 @@ from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.parentslist import as_parentslist
 from pystagedtrees.random import randomize_sevt
 from pystagedtrees.scores import logLik
-from pystagedtrees.stage_ops import _path_codes, situation_index, stndnaming
+from pystagedtrees.stage_ops import path_codes, situation_index, stndnaming
 
 __all__ = [
     "compare_stages",
@@ -251,7 +251,7 @@ def subtree(object, path):
     (['Sex', 'Age', 'Survived'], ['7', '8'])
     """
     check_sevt(object)
-    codes = _path_codes(object, path, "path")
+    codes = path_codes(object, path, "path")
     if codes.shape[0] != 1:
         raise ValueError(f"`path` must give one path; got {codes.shape[0]}.")
     m = codes.shape[1]

@@ -61,6 +61,13 @@ def read_data(data, order=None, levels=None, name="data"):
             f"indexed by levels; got {type(data).__name__}."
         )
     check_frame(data, name)
+    if levels is not None:
+        missing = [v for v in order if v not in data.columns]
+        if missing:
+            raise ValueError(
+                f"`{name}` lacks variable(s) {missing} of the model; its columns are "
+                f"{list(data.columns)}."
+            )
     order = check_order(order, list(data.columns))
     codes, lev = encode_frame(data, columns=order, levels=levels, name=name)
     return np.asfortranarray(codes), lev, np.ones(codes.shape[0])

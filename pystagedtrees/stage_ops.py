@@ -48,7 +48,7 @@ def stages(object, var=None):
     return {v: object._stage_label_vector(i) for i, v in enumerate(object.variables) if i > 0}
 
 
-def _path_codes(model, path, name):
+def path_codes(model, path, name):
     """Level codes (n_paths x m) of paths over the first m variables."""
     if isinstance(path, pd.DataFrame):
         names = list(path.columns)
@@ -107,7 +107,7 @@ def get_stage(object, path):
     '4'
     """
     check_sevt(object)
-    codes = _path_codes(object, path, "path")
+    codes = path_codes(object, path, "path")
     i = codes.shape[1]
     ids = object._stages[i].lookup(situation_index(object, codes))
     labels = object._labels[i].as_array()[ids].tolist()

@@ -151,7 +151,7 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match="at least two"):
         as_sevt({"A": []}, values=levels)
     tree = as_sevt({"A": [], "B": ["A"]}, values=levels)
-    with pytest.raises(ValueError, match="unknown variable"):
+    with pytest.raises(ValueError, match="lacks variable"):
         st.sevt_fit(tree, data=pd.DataFrame({"A": ["0", "1"]}), lambda_=1)
 
 
