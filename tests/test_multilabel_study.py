@@ -55,6 +55,19 @@ def test_study_command_requires_a_study():
         main([])
 
 
+def test_study_rejects_bad_settings(capsys):
+    from pystagedtrees.study.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["multilabel", "--data", "x.csv", "--labels", "3", "--folds", "1"])
+    assert "--folds: must be at least 2" in capsys.readouterr().err
+    X, Y = _small_data(n=20)
+    with pytest.raises(ValueError, match="n_orders"):
+        compare(X, Y, n_orders=0)
+    with pytest.raises(ValueError, match="one row per sample"):
+        compare(X, Y[:-1])
+
+
 def test_one_order_ensemble_is_that_chain():
     # An ensemble of a single chain thresholds that chain's own probabilities,
     # which for logistic regression and naive Bayes gives its predictions.

@@ -20,7 +20,8 @@ STUDIES = {
 def main(argv=None):
     """Parse ``argv`` (default: the command line) and run the chosen study."""
     parser = argparse.ArgumentParser(
-        prog="python -m pystagedtrees.study", description=__doc__.splitlines()[0]
+        prog="python -m pystagedtrees.study",
+        description="Run one of the comparison studies of pystagedtrees.",
     )
     subparsers = parser.add_subparsers(dest="study", required=True, metavar="study")
     chosen = sys.argv[1:] if argv is None else list(argv)

@@ -20,6 +20,8 @@ out-of-fold predictions of all rows.  The label network learned on all rows
 is printed and drawn to ``<out>/label_network.png``; the score table goes to
 ``<out>/multilabel_scores.csv``.
 """
+import argparse
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -166,8 +168,20 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
     >>> table.groupby("learner")["method"].unique().map(list).to_dict()
     {'logistic': ['BR', 'BNCC', 'ECC', 'CC-random'], 'naive_bayes': ['BR', 'BNCC', 'ECC', 'CC-random']}
     """
+    for name, value, minimum in (
+        ("n_folds", n_folds, 2), ("n_orders", n_orders, 1), ("n_bins", n_bins, 2)
+    ):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"`{name}` must be an integer; got {value!r}.")
+        if value < minimum:
+            raise ValueError(f"`{name}` must be at least {minimum}; got {value}.")
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y)
+    if X.ndim != 2 or Y.ndim != 2 or len(X) != len(Y):
+        raise ValueError(
+            "`X` and `Y` must be 2-D with one row per sample; got shapes "
+            f"{X.shape} and {Y.shape}."
+        )
     folds = KFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     rows = []
     for learner, (preprocessing, estimator) in base_learners(n_bins).items():
@@ -256,6 +270,19 @@ def plot_label_network(graph, path):
     fig.savefig(path, dpi=120, bbox_inches="tight")
 
 
+def _at_least(minimum):
+    """An argparse type: an integer no smaller than ``minimum``."""
+
+    def parse(text):
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
 def add_arguments(parser):
     """Register the options of the ``multilabel`` study on ``parser``.
 
@@ -270,15 +297,15 @@ def add_arguments(parser):
     """
     parser.add_argument("--data", required=True, type=Path,
                         help="CSV file with label columns and numeric features")
-    parser.add_argument("--labels", required=True, type=int,
+    parser.add_argument("--labels", required=True, type=_at_least(1),
                         help="number of label columns")
     parser.add_argument("--labels-at", choices=("start", "end"), default="start",
                         help="where the label columns are (default: start)")
-    parser.add_argument("--folds", type=int, default=10,
+    parser.add_argument("--folds", type=_at_least(2), default=10,
                         help="cross-validation folds (default: 10)")
-    parser.add_argument("--orders", type=int, default=10,
+    parser.add_argument("--orders", type=_at_least(1), default=10,
                         help="random chain orders, also the ensemble size (default: 10)")
-    parser.add_argument("--bins", type=int, default=3,
+    parser.add_argument("--bins", type=_at_least(2), default=3,
                         help="quantile bins per feature for naive Bayes (default: 3)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the folds and random orders (default: 0)")
