@@ -1,0 +1,1095 @@
+"""Pictures of staged trees, chain event graphs and DAGs (R: R/plot.R, R/barplot.R,
+R/plot_ceg.R, R/plot_parentslist.R, R/write_tikz.R), and Graphviz text.
+
+:func:`plot` draws a staged event tree as R's ``plot.sevt`` does: the root
+on the left, one column per variable, edges labelled with the levels and
+every situation coloured by its stage.  Situations in ignored stages (by
+default the unobserved ones) are drawn in light grey.  The same function
+draws a chain event graph (:class:`~pystagedtrees.ceg.Ceg`) and a DAG
+(anything :func:`~pystagedtrees.parentslist.as_parentslist` accepts).
+
+matplotlib is optional (``pip install 'pystagedtrees[plot]'``) and only
+needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
+:func:`to_dot`, :func:`write_tikz` and :func:`make_stages_col` write text.
+"""
+import colorsys
+import inspect
+import math
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from pystagedtrees.model import Sevt, check_sevt
+
+__all__ = [
+    "plot",
+    "barplot",
+    "make_stages_col",
+    "to_dot",
+    "write_tikz",
+    "save_figure",
+    "PALETTES",
+]
+
+PALETTES = {
+    "R4": ["#000000", "#DF536B", "#61D04F", "#2297E6", "#28E2E5", "#CD0BBC", "#F5C710", "#9E9E9E"],
+    "Okabe-Ito": [
+        "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442",
+        "#0072B2", "#D55E00", "#CC79A7", "#999999",
+    ],
+}
+"""R's palettes by name: ``"R4"`` (R's default since 4.0) and ``"Okabe-Ito"``."""
+
+IGNORED_COLOR = "#D3D3D3"
+UNCOLORED = "#FFFFFF"
+DEFAULT_LIMIT = 10  # R: plot(x, y = 10)
+MAX_LEAVES = 2000
+EDGE_LABELS_MAX_LEAVES = 256
+MAX_TEXT_NODES = 200_000
+
+DAG_EDGE_COLORS = {
+    "context": "red",
+    "context-partial": "orange",
+    "partial": "blue",
+    "local": "purple",
+    "total": "black",
+}
+"""R's ``plot.parentslist`` colours of the kinds of arcs."""
+
+
+# -- matplotlib, lazily --------------------------------------------------------
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "plotting needs matplotlib, the optional extra of pystagedtrees: "
+            "pip install 'pystagedtrees[plot]'"
+        ) from None
+    return plt
+
+
+def _new_axes(ax, width, height):
+    if ax is not None:
+        if not hasattr(ax, "add_collection"):
+            raise TypeError(f"`ax` must be a matplotlib Axes; got {type(ax).__name__}.")
+        return ax
+    _, ax = _pyplot().subplots(figsize=(width, height))
+    return ax
+
+
+# -- colours ----------------------------------------------------------------------
+
+def _palette(palette):
+    if palette is None:
+        return PALETTES["R4"]
+    if isinstance(palette, str):
+        if palette not in PALETTES:
+            raise ValueError(f"`palette` must be one of {sorted(PALETTES)} or a list of colours; got {palette!r}.")
+        return PALETTES[palette]
+    colors = [str(c) for c in palette]
+    if not colors:
+        raise ValueError("`palette` is an empty list of colours.")
+    return colors
+
+
+def _spread_colors(n):
+    """``n`` well separated hues (used when a variable has more stages than the palette)."""
+    out = []
+    for i in range(n):
+        r, g, b = colorsys.hls_to_rgb(i / n, 0.5, 0.7)
+        out.append(f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}")
+    return out
+
+
+def _default_ignore(model, ignore):
+    if ignore is None:
+        return set(model.name_unobserved or [])
+    if isinstance(ignore, str):
+        return {ignore}
+    return {str(s) for s in ignore}
+
+
+def _stage_labels(model, i, n=None):
+    """Stage label of each of the first ``n`` situations of variable ``i``."""
+    n = model.n_situations(i) if n is None else n
+    if i == 0:
+        return np.array(["1"], dtype=object)
+    ids = model._stages[i].lookup(np.arange(n, dtype=np.int64))
+    return model._labels[i].as_array()[ids]
+
+
+def _unique_stages(model, i, ignore):
+    """Stages of variable ``i`` in order of first appearance, without ``ignore``."""
+    ids = model._stages[i].first_appearance()
+    labels = model._labels[i].as_array()
+    return [str(labels[s]) for s in ids if str(labels[s]) not in ignore]
+
+
+def _call_col(col, stages, var):
+    n_args = len(inspect.signature(col).parameters)
+    colors = col() if n_args == 0 else col(stages) if n_args == 1 else col(stages, var)
+    colors = list(colors)
+    return {s: str(c) for s, c in zip(stages, colors)}
+
+
+def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
+    """The colour of every stage (R: ``make_stages_col``).
+
+    Parameters
+    ----------
+    x : Sevt
+    col : None, "stages", "classic", callable or dict, optional
+        - ``None``: per variable, the stages in order of first appearance
+          take the palette's colours in turn (R's default: stage ``"1"`` of
+          every variable is the palette's first colour).  A variable with
+          more stages than the palette has colours gets evenly spread hues
+          instead of R's recycling, so distinct stages look distinct.
+        - ``"stages"``: the labels are colours; a numeric label ``n`` is the
+          palette's ``n``-th colour (recycled), as R reads it.
+        - ``"classic"``: stages with a single situation stay uncoloured
+          (white); the others get distinct colours across all variables.
+        - a function of the stages (and optionally the variable) returning
+          one colour per stage.
+        - a dict ``variable -> {stage: colour}``; stages not listed stay
+          uncoloured.
+    ignore : list of str, optional
+        Stages left without a colour; default ``x.name_unobserved``.
+    limit : int, optional
+        Only the first ``limit`` variables.
+    palette : str or list of str, optional
+        ``"R4"`` (default, R's ``palette()``), ``"Okabe-Ito"`` or colours.
+
+    Returns
+    -------
+    dict of str to dict of str to str
+        ``variable -> {stage: colour}`` for every variable but the root;
+        ``None`` marks an uncoloured stage.
+
+    Raises
+    ------
+    ValueError, TypeError
+        An unknown ``col`` or ``palette``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stndnaming(st.stages_bhc(st.full(st.datasets.titanic_table())))
+    >>> st.stages(model, "Sex")
+    ['1', '1', '2', '3']
+    >>> make_stages_col(model)["Sex"]
+    {'1': '#000000', '2': '#DF536B', '3': '#61D04F'}
+    >>> make_stages_col(model, col="classic")["Sex"]["2"] is None  # a single situation
+    True
+    """
+    check_sevt(x, "x")
+    ignore = _default_ignore(x, ignore)
+    colors = _palette(palette)
+    p = len(x.variables)
+    d = p if limit is None else max(1, min(p, int(limit)))
+    out = {}
+    if col is None:
+        for i in range(1, d):
+            stages = _unique_stages(x, i, ignore)
+            pal = colors if len(stages) <= len(colors) else _spread_colors(len(stages))
+            out[x.variables[i]] = dict(zip(stages, pal))
+    elif isinstance(col, str) and col == "stages":
+        for i in range(1, d):
+            out[x.variables[i]] = {
+                s: colors[(int(s) - 1) % len(colors)] if re.fullmatch(r"\d+", s) else s
+                for s in _unique_stages(x, i, ignore)
+            }
+    elif isinstance(col, str) and col == "classic":
+        coloured = []
+        for i in range(1, d):
+            stages = _unique_stages(x, i, ignore)
+            labels = _stage_labels(x, i)
+            counts = dict(zip(*np.unique(labels.astype(str), return_counts=True)))
+            out[x.variables[i]] = {s: None for s in stages}
+            coloured += [(x.variables[i], s) for s in stages if counts[s] > 1]
+        pal = colors if len(coloured) <= len(colors) else _spread_colors(len(coloured))
+        for (v, s), c in zip(coloured, pal):
+            out[v][s] = c
+    elif callable(col):
+        for i in range(1, d):
+            out[x.variables[i]] = _call_col(col, _unique_stages(x, i, ignore), x.variables[i])
+    elif isinstance(col, dict):
+        for i in range(1, d):
+            given = col.get(x.variables[i], {})
+            out[x.variables[i]] = {
+                s: (str(given[s]) if s in given else None) for s in _unique_stages(x, i, ignore)
+            }
+    else:
+        raise ValueError(
+            "`col` must be None, 'stages', 'classic', a function or a dict "
+            f"variable -> {{stage: colour}}; got {col!r}."
+        )
+    return out
+
+
+def _root_color(col, colors):
+    return colors[0] if not isinstance(col, dict) else None
+
+
+# -- which part of a tree is drawn ---------------------------------------------
+
+def _check_limit(limit):
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"`limit` must be a positive integer (number of variables); got {limit!r}.")
+    return int(limit)
+
+
+def _drawn_depth(model, limit, max_leaves):
+    """Number of variables drawn, and a note when fewer than all are."""
+    limit = _check_limit(limit)
+    if isinstance(max_leaves, bool) or not isinstance(max_leaves, (int, np.integer)) or max_leaves < 1:
+        raise ValueError(f"`max_leaves` must be a positive integer; got {max_leaves!r}.")
+    p = len(model.variables)
+    wanted = min(p, DEFAULT_LIMIT if limit is None else limit)
+    d = wanted
+    while d > 1 and math.prod(int(k) for k in model._k[:d]) > max_leaves:
+        d -= 1
+    note = None
+    if d < p:
+        note = f"first {d} of {p} variables shown"
+        if d < wanted or limit is None:
+            reason = (
+                f"the first {wanted} would draw more than max_leaves={max_leaves} leaves"
+                if d < wanted else f"at most {DEFAULT_LIMIT} variables are drawn unless `limit` is given"
+            )
+            warnings.warn(
+                f"the tree has {p} variables; only the first {d} are drawn ({reason}).",
+                UserWarning,
+                stacklevel=4,  # the caller of plot()
+            )
+    return d, note
+
+
+class _TreeView:
+    """The situations of the first ``d`` variables: stages, colours, ignored flags."""
+
+    def __init__(self, model, d, col, ignore, palette):
+        self.model = model
+        self.d = d
+        self.variables = model.variables[:d]
+        self.k = [int(k) for k in model._k[:d]]
+        self.ignore = _default_ignore(model, ignore)
+        self.colors = make_stages_col(model, col, self.ignore, limit=d, palette=palette)
+        self.root_color = _root_color(col, _palette(palette))
+        self.stages = [_stage_labels(model, i).astype(str) for i in range(d)]
+        self.ignored = [np.isin(s, list(self.ignore)) if i else np.zeros(1, bool)
+                        for i, s in enumerate(self.stages)]
+
+    def color(self, i, stage):
+        if i == 0:
+            return self.root_color
+        return self.colors[self.variables[i]].get(stage)
+
+    def legend_stages(self):
+        """(variable, stage) of every non-ignored stage, variables 2..d."""
+        return [(v, s) for v in self.variables[1:] for s in self.colors[v]]
+
+
+def _tree_layout(k, xlim, ylim, cex_tree_y):
+    """R's plot.sevt layout: x per depth and y of every node at depths 0..d.
+
+    The leaves span ``cex_tree_y`` of the height; each node's children are
+    spread evenly over a width ``A_j`` chosen bottom-up so that gaps between
+    sibling groups equal gaps within a group.
+    """
+    d = len(k)
+    n_nodes = [math.prod(k[:j]) for j in range(d + 1)]
+    span = cex_tree_y * (ylim[1] - ylim[0])
+    widths = [0.0] * d
+    for j in range(d - 1, -1, -1):
+        if k[j] > 1:
+            widths[j] = span / (n_nodes[j] + (n_nodes[j] - 1) / (k[j] - 1))
+        span -= widths[j]
+    ys = [np.array([(ylim[0] + ylim[1]) / 2])]
+    for j in range(d):
+        offsets = widths[j] * (np.linspace(-0.5, 0.5, k[j]) if k[j] > 1 else np.zeros(1))
+        ys.append((ys[-1][:, None] + offsets[None, :]).ravel())
+    xs = xlim[0] + (xlim[1] - xlim[0]) * np.arange(d + 1) / d
+    return xs, ys
+
+
+def _check_pair(value, name):
+    try:
+        a, b = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a pair (low, high) of numbers; got {value!r}.") from None
+    if not a < b:
+        raise ValueError(f"`{name}` must have low < high; got {value!r}.")
+    return a, b
+
+
+# -- plot --------------------------------------------------------------------------
+
+def plot(
+    x,
+    limit=None,
+    xlim=(0, 1),
+    ylim=(0, 1),
+    ax=None,
+    *,
+    main=None,
+    sub=None,
+    asp=None,
+    col=None,
+    palette=None,
+    ignore=None,
+    show_ignored=True,
+    node_labels=False,
+    edge_labels=None,
+    var_names=True,
+    legend=True,
+    node_size=None,
+    cex_tree_y=0.9,
+    col_edges="black",
+    lwd_edges=1.0,
+    max_leaves=MAX_LEAVES,
+):
+    """Draw a staged event tree, a chain event graph or a DAG (R: ``plot.sevt``,
+    ``plot.ceg``, ``plot.parentslist``).
+
+    A staged tree is drawn as R draws it: the root on the left, a column per
+    variable, each edge labelled with its level (rotated along the edge) and
+    each situation coloured by its stage, with a legend ``variable: stage``.
+    Situations in ignored stages and the edges out of them are light grey.
+    Only the first ``limit`` variables are drawn (R's default, 10); past
+    ``max_leaves`` leaves fewer are drawn, with a warning and a note on the
+    figure.
+
+    A :class:`~pystagedtrees.ceg.Ceg` is drawn with one node per position
+    (coloured by its stage), a column per variable and an ``END`` node;
+    parallel edges are curved.  Anything else is read with
+    :func:`~pystagedtrees.parentslist.as_parentslist` and drawn as a DAG,
+    layered by topological generation, arcs coloured by kind (R's colours:
+    context red, context-partial orange, partial blue, local purple, total
+    black).
+
+    Parameters
+    ----------
+    x : Sevt, Ceg, ParentsList, dict, str, networkx.DiGraph or bnc model
+    limit : int, optional
+        Number of variables drawn (R's ``limit``; default 10).
+    xlim, ylim : pair of float, default (0, 1)
+        Where the tree is laid out (R's ``xlim``, ``ylim``).
+    ax : matplotlib.axes.Axes, optional
+        Draw there; default a new figure sized to the tree.
+    main, sub : str, optional
+        Title and subtitle.
+    asp : float, optional
+        y/x aspect ratio (R uses 1); default fills the axes.
+    col, palette
+        Stage colours, see :func:`make_stages_col`.
+    ignore : list of str, optional
+        Stages drawn grey and left out of the legend (default
+        ``x.name_unobserved``).
+    show_ignored : bool, default True
+        Draw the ignored situations (grey); False leaves them out as R does.
+    node_labels : bool, default False
+        Write each situation's stage next to it.
+    edge_labels : bool, optional
+        Write the levels on the edges; default when at most 256 leaves.
+    var_names : bool, default True
+        Write the variable names under their columns.
+    legend : bool, default True
+    node_size : float, optional
+        Marker area in points^2; default shrinks with the tree.
+    cex_tree_y : float, default 0.9
+        Share of the height used by the tree (room for the names below).
+    col_edges : str, default "black"
+    lwd_edges : float, default 1.0
+    max_leaves : int, default 2000
+        Largest number of leaves drawn.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib.
+    ValueError, TypeError
+        Bad arguments.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pystagedtrees as st
+    >>> model = st.stndnaming(st.stages_bhc(st.full(st.datasets.titanic_table())))
+    >>> ax = plot(model)
+    >>> sorted(t.get_text() for t in ax.get_legend().get_texts())[:3]
+    ['Age: 1', 'Age: 2', 'Age: 3']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    xlim = _check_pair(xlim, "xlim")
+    ylim = _check_pair(ylim, "ylim")
+    if isinstance(x, Sevt):
+        from pystagedtrees.ceg import Ceg
+
+        if isinstance(x, Ceg):
+            return _plot_ceg(x, ax, xlim, ylim, main, col, palette, ignore, legend, edge_labels)
+        return _plot_tree(
+            x, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, show_ignored,
+            node_labels, edge_labels, var_names, legend, node_size, cex_tree_y, col_edges,
+            lwd_edges, max_leaves,
+        )
+    return _plot_dag(x, ax, xlim, ylim, main, legend)
+
+
+def _finish_axes(ax, xlim, ylim, asp, main, sub):
+    pad_x = 0.04 * (xlim[1] - xlim[0])
+    pad_y = 0.04 * (ylim[1] - ylim[0])
+    ax.set_xlim(xlim[0] - pad_x, xlim[1] + pad_x)
+    ax.set_ylim(ylim[0] - pad_y, ylim[1] + pad_y)
+    if asp is not None:
+        ax.set_aspect(asp)
+    ax.set_axis_off()
+    if main is not None:
+        ax.set_title(str(main))
+    if sub is not None:
+        ax.text(0.5, -0.02, str(sub), transform=ax.transAxes, ha="center", va="top")
+
+
+def _legend(ax, n_entries, title):
+    if n_entries == 0:
+        return
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, title=title,
+        fontsize="small", ncol=max(1, math.ceil(n_entries / 30)), markerscale=0.8,
+    )
+
+
+def _edge_label(ax, start, end, text, fontsize, color):
+    """A level written along its edge (angle given in data space, turned at draw time)."""
+    angle = math.degrees(math.atan2(end[1] - start[1], end[0] - start[0]))
+    ax.text(
+        (start[0] + end[0]) / 2, (start[1] + end[1]) / 2, text, rotation=angle,
+        rotation_mode="anchor", transform_rotates_text=True, ha="center", va="bottom",
+        fontsize=fontsize, color=color, gid="edge-label",
+    )
+
+
+def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, show_ignored,
+               node_labels, edge_labels, var_names, legend, node_size, cex_tree_y, col_edges,
+               lwd_edges, max_leaves):
+    from matplotlib.collections import LineCollection
+
+    d, note = _drawn_depth(model, limit, max_leaves)
+    view = _TreeView(model, d, col, ignore, palette)
+    xs, ys = _tree_layout(view.k, xlim, ylim, float(cex_tree_y))
+    n_leaves = len(ys[-1])
+    ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.22 * n_leaves)))
+    if edge_labels is None:
+        edge_labels = n_leaves <= EDGE_LABELS_MAX_LEAVES
+    if node_size is None:
+        node_size = float(np.clip(36.0 * 48 / max(len(ys[d - 1]), 1), 6.0, 64.0))
+    fontsize = float(np.clip(320.0 / n_leaves, 4.0, 9.0))
+
+    # edges of depth j lead from the situations of variable j to depth j+1
+    segments = {False: [], True: []}
+    for j in range(d):
+        ignored_parent = np.repeat(view.ignored[j], view.k[j])
+        parents = np.repeat(ys[j], view.k[j])
+        for idx, (y0, y1) in enumerate(zip(parents, ys[j + 1])):
+            grey = bool(ignored_parent[idx])
+            if grey and not show_ignored:
+                continue
+            segments[grey].append(((xs[j], y0), (xs[j + 1], y1)))
+            if edge_labels:
+                level = model.tree[view.variables[j]][idx % view.k[j]]
+                _edge_label(ax, (xs[j], y0), (xs[j + 1], y1), level, fontsize,
+                            IGNORED_COLOR if grey else col_edges)
+    for grey, segs in segments.items():
+        if segs:
+            ax.add_collection(LineCollection(
+                segs, colors=IGNORED_COLOR if grey else col_edges, linewidths=lwd_edges,
+                gid="ignored-edges" if grey else "edges", zorder=1,
+            ))
+
+    ignored_labelled = False
+    for j in range(d):
+        var = view.variables[j]
+        stages = view.stages[j]
+        order = [] if j == 0 else list(view.colors[var])
+        groups = [("1", np.array([0]))] if j == 0 else [(s, np.flatnonzero(stages == s)) for s in order]
+        for stage, idx in groups:
+            color = view.color(j, stage)
+            ax.scatter(
+                np.full(len(idx), xs[j]), ys[j][idx], s=node_size * (1.4 if j == 0 else 1.0),
+                c=color or UNCOLORED, edgecolors="black" if color is None else color,
+                label=f"{var}: {stage}" if j else "_root", gid=f"situations:{var}:{stage}", zorder=3,
+            )
+        if show_ignored and view.ignored[j].any():
+            idx = np.flatnonzero(view.ignored[j])
+            ax.scatter(
+                np.full(len(idx), xs[j]), ys[j][idx], s=node_size, c=IGNORED_COLOR,
+                label="_ignored" if ignored_labelled else "unobserved", gid=f"ignored:{var}", zorder=2,
+            )
+            ignored_labelled = True
+        if node_labels:
+            shown = np.flatnonzero(~view.ignored[j]) if not show_ignored else np.arange(len(stages))
+            for s in shown:
+                ax.annotate(stages[s], (xs[j], ys[j][s]), xytext=(3, 3), textcoords="offset points",
+                            fontsize=fontsize, gid="node-label")
+    if var_names:
+        for j, var in enumerate(view.variables):
+            ax.text(xs[j], ylim[0], var, ha="left", va="bottom", gid="variable-name")
+    if note is not None:
+        ax.text(1.0, 0.0, note, transform=ax.transAxes, ha="right", va="top",
+                fontsize="small", style="italic", gid="truncation-note")
+    _finish_axes(ax, xlim, ylim, asp, main, sub)
+    if legend:
+        has_ignored = show_ignored and any(ig.any() for ig in view.ignored)
+        _legend(ax, len(view.legend_stages()) + has_ignored, "stages")
+    return ax
+
+
+def _layered_positions(layers, xlim, ylim):
+    """Coordinates of nodes given as layers (lists of names), left to right."""
+    coords = {}
+    n = len(layers)
+    for j, names in enumerate(layers):
+        x = xlim[0] + (xlim[1] - xlim[0]) * (j / (n - 1) if n > 1 else 0.5)
+        m = len(names)
+        ys = np.linspace(ylim[1], ylim[0], m + 2)[1:-1]
+        for name, y in zip(names, ys):
+            coords[name] = (x, float(y))
+    return coords
+
+
+def _ceg_view(model, col, ignore, palette):
+    """Positions (name, variable, stage, colour) in layers, and the edges."""
+    from pystagedtrees.ceg import get_edges, get_vertices
+
+    ignore = _default_ignore(model, ignore)
+    vertices = get_vertices(model, ignore=list(ignore))
+    edges = get_edges(model, ignore=list(ignore))
+    colors = make_stages_col(model, col, ignore, palette=palette)
+    root_color = _root_color(col, _palette(palette))
+    layers = {v: [] for v in model.variables}
+    nodes = []
+    for name, stage, var in vertices.itertuples(index=False):
+        if name == "END":
+            continue
+        color = root_color if var == model.variables[0] else colors[var].get(stage)
+        layers[var].append(name)
+        nodes.append((name, var, stage, color))
+    return list(layers.values()) + [["END"]], nodes, edges, colors
+
+
+def _quadratic_curve(p0, p1, bend, n=24):
+    """Points of a quadratic Bezier from p0 to p1 bent sideways by ``bend``."""
+    p0, p1 = np.asarray(p0), np.asarray(p1)
+    delta = p1 - p0
+    control = (p0 + p1) / 2 + bend * np.array([-delta[1], delta[0]])
+    t = np.linspace(0, 1, n)[:, None]
+    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t ** 2 * p1
+
+
+def _plot_ceg(model, ax, xlim, ylim, main, col, palette, ignore, legend, edge_labels):
+    from matplotlib.collections import LineCollection
+
+    layers, nodes, edges, colors = _ceg_view(model, col, ignore, palette)
+    coords = _layered_positions(layers, xlim, ylim)
+    tallest = max(len(layer) for layer in layers)
+    ax = _new_axes(ax, 2.0 + 1.8 * len(layers), max(4.0, 0.5 * tallest))
+    if edge_labels is None:
+        edge_labels = len(edges) <= 4 * EDGE_LABELS_MAX_LEAVES
+    curves = []
+    for (start, end), group in edges.groupby(["from", "to"], sort=False):
+        bends = np.linspace(-0.25, 0.25, len(group)) if len(group) > 1 else [0.0]
+        for bend, label in zip(bends, group["label"]):
+            curve = _quadratic_curve(coords[start], coords[end], bend)
+            curves.append(curve)
+            if edge_labels:
+                mid = len(curve) // 2
+                _edge_label(ax, curve[mid - 1], curve[mid + 1], label, 8, "black")
+    ax.add_collection(LineCollection(curves, colors="black", linewidths=1.0, gid="edges", zorder=1))
+    by_stage = {}
+    for name, var, stage, color in nodes:
+        by_stage.setdefault((var, stage, color), []).append(coords[name])
+    root = model.variables[0]
+    for (var, stage, color), points in by_stage.items():
+        pts = np.array(points)
+        ax.scatter(pts[:, 0], pts[:, 1], s=160, c=color or UNCOLORED,
+                   edgecolors="black", label="_root" if var == root else f"{var}: {stage}",
+                   gid=f"positions:{var}:{stage}", zorder=3)
+    for name, _, _, _ in nodes:
+        ax.annotate(name, coords[name], xytext=(0, 9), textcoords="offset points",
+                    ha="center", fontsize=7, gid="node-label")
+    ax.scatter(*coords["END"], s=160, c="white", edgecolors="black", marker="s", gid="end", zorder=3)
+    ax.annotate("END", coords["END"], xytext=(0, 9), textcoords="offset points", ha="center", fontsize=7)
+    _finish_axes(ax, xlim, ylim, None, main, None)
+    if legend:
+        _legend(ax, sum(1 for var, _, _ in by_stage if var != root), "stages")
+    return ax
+
+
+def _dag_layers(graph):
+    import networkx as nx
+
+    return [sorted(layer, key=list(graph.nodes).index) for layer in nx.topological_generations(graph)]
+
+
+def _plot_dag(x, ax, xlim, ylim, main, legend):
+    from matplotlib.lines import Line2D
+
+    from pystagedtrees.parentslist import as_networkx
+
+    graph = as_networkx(x)
+    layers = _dag_layers(graph)
+    coords = _layered_positions(layers, xlim, ylim)
+    ax = _new_axes(ax, 1.0 + 1.6 * len(layers), max(3.0, 0.9 * max(len(layer) for layer in layers)))
+    for node, (px, py) in coords.items():
+        ax.text(px, py, node, ha="center", va="center", gid=f"variable:{node}", zorder=3,
+                bbox=dict(boxstyle="round,pad=0.4", facecolor="white", edgecolor="black"))
+    layer_of = {v: j for j, layer in enumerate(layers) for v in layer}
+    kinds = []
+    for parent, child, attrs in graph.edges(data=True):
+        kind = attrs.get("label", "total")
+        kinds.append(kind)
+        # arcs that skip layers bend more, so they pass around the nodes in between
+        bend = 0.2 * (layer_of[child] - layer_of[parent] - 1)
+        ax.annotate(
+            "", xy=coords[child], xytext=coords[parent], gid=f"arc:{kind}",
+            arrowprops=dict(arrowstyle="-|>", color=DAG_EDGE_COLORS[kind], shrinkA=14, shrinkB=14,
+                            connectionstyle=f"arc3,rad={bend}"),
+        )
+    _finish_axes(ax, xlim, ylim, None, main, None)
+    present = [k for k in DAG_EDGE_COLORS if k in kinds]
+    if legend and len(present) > 1:
+        handles = [Line2D([], [], color=DAG_EDGE_COLORS[k], label=k) for k in present]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
+                  fontsize="small", title="dependence")
+    return ax
+
+
+# -- barplot -----------------------------------------------------------------------
+
+def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=True, ax=None,
+            main=None, width=0.8):
+    """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
+
+    One group of bars per level of ``var``, one bar per stage (R's
+    ``beside=TRUE``), coloured as in :func:`plot`.
+
+    Parameters
+    ----------
+    x : Sevt
+        A fitted staged tree.
+    var : str
+    ignore : list of str, optional
+        Stages left out; default ``x.name_unobserved``.
+    col, palette
+        See :func:`make_stages_col`.
+    horiz : bool, default False
+        Horizontal bars.
+    legend : bool, default True
+        A legend of the stages (R's ``legend.text``).
+    ax : matplotlib.axes.Axes, optional
+    main : str, optional
+    width : float, default 0.8
+        Width of a group of bars.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        ``x`` not fitted, or ``var`` not one of its variables.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pystagedtrees as st
+    >>> model = st.stages_bhc(st.full(st.datasets.titanic_table()))
+    >>> ax = barplot(model, "Sex")
+    >>> len(ax.patches)  # 3 stages x 2 levels
+    6
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    check_sevt(x, "x", fitted=True)
+    i = x.var_index(var)
+    ignore = _default_ignore(x, ignore)
+    if i == 0:
+        stages, colors = ["1"], {"1": _palette(palette)[0]}
+    else:
+        colors = make_stages_col(x, col, ignore, palette=palette)[var]
+        stages = list(colors)
+    probs = x.stage_prob[var]
+    levels = x.tree[var]
+    ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * len(stages)), 4.0)
+    bar_width = width / max(len(stages), 1)
+    centers = np.arange(len(levels), dtype=float)
+    for b, stage in enumerate(stages):
+        heights = np.nan_to_num(probs[stage].to_numpy(dtype=float))
+        offsets = centers - width / 2 + (b + 0.5) * bar_width
+        color = colors[stage] or UNCOLORED
+        draw = ax.barh if horiz else ax.bar
+        draw(offsets, heights, bar_width, color=color, edgecolor="black", linewidth=0.5,
+             label=stage, gid=f"stage:{stage}")
+    set_ticks, set_value_label = (ax.set_yticks, ax.set_xlabel) if horiz else (ax.set_xticks, ax.set_ylabel)
+    set_ticks(centers, levels)
+    set_value_label("probability")
+    if main is not None:
+        ax.set_title(str(main))
+    if legend:
+        ax.legend(title=f"stages of {var}", fontsize="small", frameon=False,
+                  loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return ax
+
+
+# -- text output -------------------------------------------------------------------
+
+def _tree_nodes(model, view, xs, ys, show_ignored):
+    """Nodes (id, var index, stage, colour, ignored, x, y) and edges (from, to, level, ignored)."""
+    nodes, edges = [], []
+    for j in range(view.d):
+        for s, stage in enumerate(view.stages[j]):
+            ignored = bool(view.ignored[j][s])
+            if ignored and not show_ignored:
+                continue
+            nodes.append((f"s{j}_{s}", j, stage, view.color(j, stage), ignored, xs[j], ys[j][s]))
+            levels = model.tree[view.variables[j]]
+            for a, level in enumerate(levels):
+                child = s * len(levels) + a
+                edges.append((f"s{j}_{s}", f"s{j + 1}_{child}", level, ignored))
+    leaves = {to for _, to, _, _ in edges if to.startswith(f"s{view.d}_")}
+    for name in sorted(leaves, key=lambda n: int(n.split("_")[1])):
+        nodes.append((name, None, None, None, False, xs[view.d], ys[view.d][int(name.split("_")[1])]))
+    return nodes, edges
+
+
+def _text_tree(model, limit, col, ignore, palette, show_ignored, xlim, ylim):
+    limit = _check_limit(limit)
+    d = len(model.variables) if limit is None else min(limit, len(model.variables))
+    total = sum(math.prod(int(k) for k in model._k[:j]) for j in range(d + 1))
+    if total > MAX_TEXT_NODES:
+        raise ValueError(
+            f"the first {d} variables make a tree of {total} nodes; pass a smaller `limit` "
+            f"(at most {MAX_TEXT_NODES} nodes are written)."
+        )
+    view = _TreeView(model, d, col, ignore, palette)
+    xs, ys = _tree_layout(view.k, xlim, ylim, 1.0)
+    return view, _tree_nodes(model, view, xs, ys, show_ignored)
+
+
+def _dot_quote(text):
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _dot_attrs(**attrs):
+    inner = ", ".join(f"{k}={_dot_quote(v)}" for k, v in attrs.items() if v is not None)
+    return f" [{inner}]" if inner else ""
+
+
+def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True, rankdir="LR"):
+    """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
+
+    No Graphviz binary is needed to produce it; render it with
+    ``dot -Tpdf`` or any DOT viewer.
+
+    Parameters
+    ----------
+    x : Sevt, Ceg or a DAG (see :func:`plot`)
+    limit : int, optional
+        Staged trees: only the first ``limit`` variables (default all).
+    col, palette
+        Stage colours, see :func:`make_stages_col`.
+    ignore : list of str, optional
+        Stages drawn grey and dashed (default ``x.name_unobserved``).
+    show_ignored : bool, default True
+        Write the ignored situations; False leaves them out.
+    rankdir : str, default "LR"
+        Graphviz direction (root on the left).
+
+    Returns
+    -------
+    str
+        A ``digraph``: for a staged tree one node per situation (labelled
+        by its stage, filled with its colour, ``tooltip`` the variable) and
+        a point per leaf, edges labelled with the levels.
+
+    Raises
+    ------
+    ValueError
+        A tree too large to write (more than 200000 nodes): pass ``limit``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> text = to_dot(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
+    >>> print(text.splitlines()[0])
+    digraph "staged tree" {
+    >>> print(text.splitlines()[3])
+      "s0_0" [label="1", fillcolor="#000000", fontcolor="white", tooltip="A"];
+    >>> print([line for line in text.splitlines() if "->" in line][0])
+      "s0_0" -> "s1_0" [label="a"];
+    """
+    if isinstance(x, Sevt):
+        from pystagedtrees.ceg import Ceg
+
+        if isinstance(x, Ceg):
+            return _dot_ceg(x, col, palette, ignore, rankdir)
+        view, (nodes, edges) = _text_tree(x, limit, col, ignore, palette, show_ignored, (0, 1), (0, 1))
+        lines = [f'digraph "staged tree" {{', f"  rankdir={_dot_quote(rankdir)};",
+                 '  node [shape="circle", style="filled", fontsize="10"];']
+        for name, j, stage, color, ignored, _, _ in nodes:
+            if j is None:
+                lines.append(f"  {_dot_quote(name)}{_dot_attrs(shape='point', label='')};")
+                continue
+            fill = IGNORED_COLOR if ignored else (color or UNCOLORED)
+            lines.append(f"  {_dot_quote(name)}" + _dot_attrs(
+                label=stage, fillcolor=fill, fontcolor=_text_color(fill),
+                tooltip=view.variables[j], style="filled,dashed" if ignored else None,
+            ) + ";")
+        for start, end, level, ignored in edges:
+            lines.append(f"  {_dot_quote(start)} -> {_dot_quote(end)}"
+                         + _dot_attrs(label=level, color=IGNORED_COLOR if ignored else None) + ";")
+        return "\n".join(lines) + "\n}\n"
+    return _dot_dag(x, rankdir)
+
+
+def _dot_ceg(model, col, palette, ignore, rankdir):
+    layers, nodes, edges, _ = _ceg_view(model, col, ignore, palette)
+    lines = ['digraph "chain event graph" {', f"  rankdir={_dot_quote(rankdir)};",
+             '  node [shape="circle", style="filled", fontsize="10"];']
+    for name, var, stage, color in nodes:
+        fill = color or UNCOLORED
+        lines.append(f"  {_dot_quote(name)}" + _dot_attrs(
+            label=name, fillcolor=fill, fontcolor=_text_color(fill), tooltip=f"{var}: stage {stage}") + ";")
+    lines.append(f"  {_dot_quote('END')}{_dot_attrs(shape='box', fillcolor='white')};")
+    for start, end, label in edges[["from", "to", "label"]].itertuples(index=False):
+        lines.append(f"  {_dot_quote(start)} -> {_dot_quote(end)}{_dot_attrs(label=label)};")
+    return "\n".join(lines) + "\n}\n"
+
+
+def _dot_dag(x, rankdir):
+    from pystagedtrees.parentslist import as_networkx
+
+    graph = as_networkx(x)
+    lines = ['digraph "DAG" {', f"  rankdir={_dot_quote(rankdir)};", '  node [shape="ellipse"];']
+    lines += [f"  {_dot_quote(v)};" for v in graph.nodes]
+    for parent, child, attrs in graph.edges(data=True):
+        kind = attrs.get("label", "total")
+        lines.append(f"  {_dot_quote(parent)} -> {_dot_quote(child)}"
+                     + _dot_attrs(color=DAG_EDGE_COLORS[kind], tooltip=kind) + ";")
+    return "\n".join(lines) + "\n}\n"
+
+
+def _rgb255(color):
+    """(r, g, b) in 0..255 of a hex colour, or of a named one when matplotlib knows it."""
+    if re.fullmatch(r"#[0-9A-Fa-f]{6}", color):
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    try:
+        from matplotlib.colors import to_rgb
+    except ImportError:
+        return None
+    try:
+        return tuple(round(255 * c) for c in to_rgb(color))
+    except ValueError:
+        return None
+
+
+def _text_color(fill):
+    """Black or white, whichever reads better on ``fill``."""
+    rgb = _rgb255(fill)
+    if rgb is None:
+        return "black"
+    luminance = (0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]) / 255
+    return "white" if luminance < 0.5 else "black"
+
+
+def _tikz_color(color):
+    rgb = _rgb255(color)
+    if rgb is None:
+        return color  # a name xcolor may know
+    return "{rgb,255:red,%d; green,%d; blue,%d}" % rgb
+
+
+_TEX_SPECIAL = re.compile(r"([\\{}$&#_%~^])")
+
+
+def _tex_escape(text):
+    def repl(match):
+        ch = match.group(1)
+        return {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}.get(ch, "\\" + ch)
+
+    return _TEX_SPECIAL.sub(repl, str(text))
+
+
+def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=True,
+               node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
+               node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
+               node_draw_color="black", node_thickness="very thick"):
+    """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
+
+    Nodes are placed as :func:`plot` places them (R lays them out with
+    igraph's Sugiyama layout instead); there is one TikZ style per stage,
+    filled with the stage's colour, so a paper can restyle stages in one
+    place.
+
+    Parameters
+    ----------
+    x : Sevt or Ceg
+    file : str or path-like, optional
+        Also write the picture there.
+    limit : int, optional
+        Staged trees: only the first ``limit`` variables.
+    col, palette
+        See :func:`make_stages_col`.
+    ignore : list of str, optional
+        Stages drawn grey (default ``x.name_unobserved``).
+    show_ignored : bool, default True
+        False leaves the ignored situations out, as R does.
+    node_label : callable, optional
+        ``node_label(var, stage) -> str``; default the stage.
+    edge_label : callable, optional
+        ``edge_label(var, level) -> str``; default the level.
+    scale : float, default 10
+    xlim, ylim : pair of float, default (0, 1)
+        Range of the coordinates.
+    node_shape, node_inner_sep, node_minimum_size, node_draw_color, node_thickness : str
+        TikZ options of the nodes, as in R.
+
+    Returns
+    -------
+    str
+        The ``tikzpicture`` environment.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> tikz = write_tikz(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
+    >>> print(tikz.splitlines()[0])
+    \\begin{tikzpicture}[auto, scale=10,
+    >>> tikz.count("\\\\node ["), tikz.count("\\\\draw")
+    (7, 6)
+    """
+    check_sevt(x, "x")
+    xlim = _check_pair(xlim, "xlim")
+    ylim = _check_pair(ylim, "ylim")
+    node_label = node_label or (lambda var, stage: stage)
+    edge_label = edge_label or (lambda var, level: level)
+    from pystagedtrees.ceg import Ceg
+
+    styles, node_lines, edge_lines = {}, [], []
+
+    def style(key, fill, label):
+        if key not in styles:
+            fill = fill or UNCOLORED
+            styles[key] = (
+                f"\tst{len(styles)}/.style={{{node_shape},inner sep={node_inner_sep},"
+                f"minimum size={node_minimum_size},draw,{node_draw_color},{node_thickness},"
+                f"fill={_tikz_color(fill)},text={_text_color(fill)}}},  % {label}"
+            )
+        return styles[key].split("/", 1)[0].strip()
+
+    if isinstance(x, Ceg):
+        layers, nodes, edges, _ = _ceg_view(x, col, ignore, palette)
+        coords = _layered_positions(layers, xlim, ylim)
+        for name, var, stage, color in nodes:
+            node_style = style((var, stage), color, f"{var}: {stage}")
+            node_lines.append(f"\t\\node [{node_style}] ({_tikz_id(name)}) at "
+                              f"({coords[name][0]:f}, {coords[name][1]:f})\t{{{_tex_escape(node_label(var, stage))}}};")
+        node_lines.append(f"\t\\node [leaf] (END) at ({coords['END'][0]:f}, {coords['END'][1]:f})\t{{END}};")
+        for start, end, label, var in edges[["from", "to", "label", "var"]].itertuples(index=False):
+            edge_lines.append(f"\t\\draw[->] ({_tikz_id(start)}) to node [sloped]"
+                              f"{{{_tex_escape(edge_label(var, label))}}} ({_tikz_id(end)});")
+    else:
+        view, (nodes, edges) = _text_tree(x, limit, col, ignore, palette, show_ignored, xlim, ylim)
+        for name, j, stage, color, ignored, px, py in nodes:
+            if j is None:
+                node_lines.append(f"\t\\node [leaf] ({_tikz_id(name)}) at ({px:f}, {py:f})\t{{}};")
+                continue
+            var = view.variables[j]
+            if ignored:
+                node_style = style(("ignored", ""), IGNORED_COLOR, "ignored stages")
+            else:
+                node_style = style((var, stage), color, f"{var}: {stage}")
+            node_lines.append(f"\t\\node [{node_style}] "
+                              f"({_tikz_id(name)}) at ({px:f}, {py:f})\t{{{_tex_escape(node_label(var, stage))}}};")
+        for start, end, level, ignored in edges:
+            var = view.variables[int(start[1:].split("_")[0])]
+            options = "->,draw=" + _tikz_color(IGNORED_COLOR) if ignored else "->"
+            edge_lines.append(f"\t\\draw[{options}] ({_tikz_id(start)}) to node [sloped]"
+                              f"{{{_tex_escape(edge_label(var, level))}}} ({_tikz_id(end)});")
+    header = [f"\\begin{{tikzpicture}}[auto, scale={scale},"] + list(styles.values()) + [
+        "\tleaf/.style={circle,inner sep=1mm,minimum size=0.2cm,draw,very thick,black,fill=gray,text=black}]",
+        "",
+    ]
+    text = "\n".join(header + node_lines + [""] + edge_lines + ["\\end{tikzpicture}"]) + "\n"
+    if file is not None:
+        Path(file).write_text(text)
+    return text
+
+
+def _tikz_id(name):
+    """A TikZ node name: letters, digits and dashes only."""
+    return re.sub(r"[^A-Za-z0-9-]+", "-", str(name))
+
+
+# -- files -------------------------------------------------------------------------
+
+_SESSION_FOLDER = []
+
+
+def save_figure(obj, name, folder=None, dpi=100):
+    """Save a figure (or an Axes' figure) as ``folder/name.png``.
+
+    Parameters
+    ----------
+    obj : matplotlib.figure.Figure or matplotlib.axes.Axes
+    name : str
+        File name without extension.
+    folder : str or path-like, optional
+        Default the environment variable ``PYSTAGEDTREES_FIGURES``, else a
+        temporary folder made once per session.
+    dpi : int, default 100
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import tempfile, pystagedtrees as st
+    >>> ax = plot(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
+    >>> save_figure(ax, "small", folder=tempfile.mkdtemp()).suffix
+    '.png'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    figure = getattr(obj, "figure", obj)
+    if not hasattr(figure, "savefig"):
+        raise TypeError(f"`obj` must be a matplotlib Figure or Axes; got {type(obj).__name__}.")
+    if not isinstance(name, str) or not name or os.sep in name:
+        raise ValueError(f"`name` must be a file name without folders; got {name!r}.")
+    if folder is None:
+        folder = os.environ.get("PYSTAGEDTREES_FIGURES")
+    if folder is None:
+        if not _SESSION_FOLDER:
+            _SESSION_FOLDER.append(tempfile.mkdtemp(prefix="pystagedtrees-figures-"))
+        folder = _SESSION_FOLDER[0]
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path
