@@ -154,10 +154,10 @@ def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
 
 def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
                         const Py_ssize_t[::1] dims, const int[::1] truth,
-                        const Py_ssize_t[::1] fold, Py_ssize_t[::1] index,
-                        double[:, ::1] counts):
+                        const Py_ssize_t[::1] fold, const double[::1] weight,
+                        Py_ssize_t[::1] index, double[:, ::1] counts):
     """Per row, the C-order index of its values of ``cols`` (-1 if one is
-    missing); per fold, the counts of (those values, class) over its rows."""
+    missing); per fold, the weighted counts of (those values, class)."""
     cdef Py_ssize_t n = codes.shape[0], m = counts.shape[1], i, j, flat, v, n_class
     n_class = m
     for j in range(cols.shape[0]):
@@ -173,19 +173,19 @@ def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
                 flat = flat * dims[j] + v
             index[i] = flat
             if flat >= 0:
-                counts[fold[i], flat * n_class + truth[i]] += 1.0
+                counts[fold[i], flat * n_class + truth[i]] += weight[i]
 
 
 def gather_by_fold(const Py_ssize_t[::1] index, const Py_ssize_t[::1] fold,
                    const double[:, ::1] tables, double[:, ::1] out):
     """``out[i, c] = tables[fold[i], index[i] * C + c]``: each row reads the
-    (log-)CPT of its own fold, class last (rows with index >= 0)."""
+    (log-)CPT of its own fold, class last; a row with index -1 gets 0."""
     cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, base
     with nogil:
         for i in range(n):
             base = index[i] * m
             for c in range(m):
-                out[i, c] = tables[fold[i], base + c]
+                out[i, c] = tables[fold[i], base + c] if base >= 0 else 0.0
 
 
 # Two scores tie in max.col when they differ by at most RELTOL of the larger,
@@ -196,9 +196,10 @@ cdef double LOG_NORMAL = -700.0
 
 
 def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
-             const Py_ssize_t[::1] fold, double[::1] correct,
+             const Py_ssize_t[::1] fold, const double[::1] weight, double[::1] correct,
              Py_ssize_t[::1] events):
-    """R's ``max.col`` on ``exp(log_scores)``, counting correct rows per fold.
+    """R's ``max.col`` on ``exp(log_scores)``, adding the ``weight`` of each
+    correct row to its fold's count.
 
     Rows where R would draw uniforms are not counted; ``events[i]`` is their
     number of draws (see :func:`max_col_ties`).  Two-class rows are decided
@@ -228,4 +229,4 @@ def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
                 if events[i] > 0:
                     continue
             if best == truth[i]:
-                correct[fold[i]] += 1
+                correct[fold[i]] += weight[i]

@@ -87,14 +87,29 @@ class _Dag:
         return out
 
 
+def _row_keys(fold, codes, n_levels):
+    """Integer keys equal exactly for equal (fold, row) pairs, fold-major.
+
+    Mixed-radix when it fits in int64 (missing codes shifted to 0), else the
+    row position, which leaves every row its own cell.
+    """
+    radix = [n + 1 for n in n_levels]
+    if np.sum(np.log2(radix)) + np.log2(fold.max() + 2) >= 62:
+        return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
+    key = fold.astype(np.int64)
+    for j, r in enumerate(radix):
+        key = key * r + (codes[:, j] + 1)
+    return key
+
+
 class _FoldScorer:
     """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition).
 
-    The test folds, one after the other, make the "pool rows".  For every
-    family ever proposed, the log-CPT fitted on each training fold is read
-    at the rows of the matching test fold, once, into a slot of ``pool``; a
-    candidate's log-joint is then the current structure's plus and minus a
-    few slots.
+    The test folds, one after the other, make the "pool rows"; equal rows of
+    one fold are scored once, as a weighted "cell".  For every family ever
+    proposed, the log-CPT fitted on each training fold is read at the cells
+    of the matching test fold, once, into a slot of ``pool``; a candidate's
+    log-joint is then the current structure's plus and minus a few slots.
     """
 
     def __init__(self, enc, folds, smooth):
@@ -106,8 +121,16 @@ class _FoldScorer:
         sizes = [len(f) for f in folds]
         self.fold_sizes = np.array(sizes, dtype=float)
         self.bounds = np.cumsum([0] + sizes)
-        self.fold_of = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
-        self.codes = np.ascontiguousarray(enc.codes[np.concatenate(folds)])
+        self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
+        rows = enc.codes[np.concatenate(folds)]
+        self.row_truth = rows[:, enc.class_index]
+        _, first, self.row_cell, counts = np.unique(
+            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]),
+            return_index=True, return_inverse=True, return_counts=True)
+        self.weight = counts.astype(float)
+        self.fold_of = np.ascontiguousarray(self.row_fold[first])
+        self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
+        self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
         self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
         features = [self.col[f] for f in enc.features]
         # Missing feature values need inference per row: no incremental sums.
@@ -134,7 +157,7 @@ class _FoldScorer:
         in_fold = np.zeros((self.n_folds, size))
         family_index_counts(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
                             np.array(dims[:-1], dtype=np.intp), self.truth, self.fold_of,
-                            index, in_fold)
+                            self.weight, index, in_fold)
         in_fold = in_fold.reshape(self.n_folds, *dims)
         # A training fold is every other fold.
         tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
@@ -186,8 +209,8 @@ class _FoldScorer:
                       for v, (fam, tables) in parts.items()}
             model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
                              params=params)
-            rows = slice(self.bounds[i], self.bounds[i + 1])
-            out[rows] = _model_log_joint(model, self.codes[rows], self.enc.columns)
+            cells = slice(self.cell_bounds[i], self.cell_bounds[i + 1])
+            out[cells] = _model_log_joint(model, self.codes[cells], self.enc.columns)
         return out
 
     def scores(self, dags, draws):
@@ -203,18 +226,19 @@ class _FoldScorer:
         unsettled = []
         for j, dag in enumerate(dags):
             lj = self._log_joint(self._families(dag))
-            row_events = np.empty(len(self.truth), dtype=np.intp)
+            cell_events = np.empty(len(self.truth), dtype=np.intp)
             hits = np.zeros(k)
-            map_hits(lj, self.truth, self.fold_of, hits, row_events)
+            map_hits(lj, self.truth, self.fold_of, self.weight, hits, cell_events)
             correct[:, j] = hits
-            tied = np.flatnonzero(row_events)
-            if len(tied):
-                events[:, j] = np.bincount(self.fold_of[tied], weights=row_events[tied],
-                                           minlength=k)
-                unsettled.append((j, tied, np.exp(lj[tied])))
+            if cell_events.any():
+                # Back to the rows, in R's order, each drawing its own uniforms.
+                tied = np.flatnonzero(cell_events[self.row_cell])
+                row_events = cell_events[self.row_cell[tied]]
+                events[:, j] = np.bincount(self.row_fold[tied], weights=row_events, minlength=k)
+                unsettled.append((j, tied, np.exp(lj[self.row_cell[tied]])))
         if unsettled:
             uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
-            start = np.concatenate([[0], np.cumsum(events.ravel())]).reshape(-1)
+            start = np.concatenate([[0], np.cumsum(events.ravel())])
             for j, tied, p in unsettled:
                 pred = np.empty(len(tied), dtype=np.int32)
                 cuts = np.searchsorted(tied, self.bounds)
@@ -223,8 +247,8 @@ class _FoldScorer:
                     if len(local):
                         first = start[i * n_cand + j]
                         max_col_ties(p, local, uniforms[first:first + events[i, j]], pred)
-                hits = pred == self.truth[tied]
-                correct[:, j] += np.bincount(self.fold_of[tied[hits]], minlength=k)
+                hits = pred == self.row_truth[tied]
+                correct[:, j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
         return col_means(correct / self.fold_sizes[:, None])
 
     def set_current(self, dag):
