@@ -1,0 +1,449 @@
+"""Pictures and graph text: plot, barplot, make_stages_col, to_dot, write_tikz."""
+import re
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+import pystagedtrees as st
+from pystagedtrees.ceg import ceg, get_vertices
+from pystagedtrees.parentslist import as_networkx, as_parentslist, parentslist
+from pystagedtrees.plotting import (
+    PALETTES,
+    _tree_layout,
+    barplot,
+    make_stages_col,
+    plot,
+    save_figure,
+    to_dot,
+    write_tikz,
+)
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def titanic_bhc():
+    return st.stndnaming(st.stages_bhc(st.full(st.datasets.titanic_table())))
+
+
+def tree_content(ax):
+    """What a tree plot shows: coloured situations per (variable, stage), grey ones, legend."""
+    coloured, grey = {}, 0
+    for coll in ax.collections:
+        gid = coll.get_gid() or ""
+        if gid.startswith("situations:"):
+            _, var, stage = gid.split(":", 2)
+            coloured[(var, stage)] = len(coll.get_offsets())
+        elif gid.startswith("ignored:"):
+            grey += len(coll.get_offsets())
+    legend = ax.get_legend()
+    labels = [t.get_text() for t in legend.get_texts()] if legend else []
+    return coloured, grey, labels
+
+
+def expected_situations(model, d, ignore):
+    """Situation counts per (variable, stage) from the model's own stage vectors."""
+    counts = {(model.variables[0], "1"): 1}
+    grey = 0
+    for v in model.variables[1:d]:
+        for s in st.stages(model, v):
+            if s in ignore:
+                grey += 1
+            else:
+                counts[(v, s)] = counts.get((v, s), 0) + 1
+    return counts, grey
+
+
+# -- layout -----------------------------------------------------------------------
+
+def test_layout_by_hand():
+    # two binary variables, ylim (0, 1), cex_tree_y 0.9 (R's plot.sevt):
+    # leaves span 0.9 -> A_1 = 0.9 / (2 + 1/1) = 0.3, then A_0 = 0.9 - 0.3 = 0.6;
+    # root at 0.5, children at 0.5 -+ 0.3, leaves at 0.2 -+ 0.15 and 0.8 -+ 0.15
+    xs, ys = _tree_layout([2, 2], (0, 1), (0, 1), 0.9)
+    np.testing.assert_allclose(xs, [0, 0.5, 1])
+    np.testing.assert_allclose(ys[1], [0.2, 0.8])
+    np.testing.assert_allclose(ys[2], [0.05, 0.35, 0.65, 0.95])
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=hst.lists(hst.integers(1, 4), min_size=1, max_size=5),
+       lo=hst.floats(-5, 5), height=hst.floats(0.1, 10), cex=hst.floats(0.1, 1.0))
+def test_layout_properties(k, lo, height, cex):
+    ylim = (lo, lo + height)
+    xs, ys = _tree_layout(k, (0, 1), ylim, cex)
+    leaves = ys[-1]
+    assert len(leaves) == np.prod(k)
+    centre = (ylim[0] + ylim[1]) / 2
+    assert ys[0][0] == pytest.approx(centre)
+    if len(leaves) > 1:
+        # leaves evenly spaced over cex_tree_y of the height, centred
+        gaps = np.diff(leaves)
+        np.testing.assert_allclose(gaps, gaps[0], rtol=1e-9, atol=1e-12)
+        assert leaves[-1] - leaves[0] == pytest.approx(cex * height)
+        assert (leaves[0] + leaves[-1]) / 2 == pytest.approx(centre)
+    for j in range(len(k)):
+        # every node sits at the mean of its children
+        np.testing.assert_allclose(ys[j + 1].reshape(-1, k[j]).mean(axis=1), ys[j], atol=1e-9)
+    assert np.all(np.diff(xs) > 0)
+
+
+# -- plot of a staged tree ------------------------------------------------------------
+
+def test_plot_titanic_content(titanic_bhc):
+    ax = plot(titanic_bhc)
+    coloured, grey, labels = tree_content(ax)
+    counts, n_grey = expected_situations(titanic_bhc, 4, {"UNOBSERVED"})
+    assert coloured == counts
+    assert grey == n_grey == 2
+    stages = {f"{v}: {s}" for v, ss in titanic_bhc.stages().items() for s in ss if s != "UNOBSERVED"}
+    assert set(labels) - {"unobserved"} == stages
+    assert len(labels) == len(stages) + 1
+    # one edge label per edge, the levels in tree order
+    edge_texts = [t.get_text() for t in ax.texts if t.get_gid() == "edge-label"]
+    tree = titanic_bhc.tree
+    assert len(edge_texts) == 4 + 8 + 16 + 32
+    assert edge_texts[:4] == tree["Class"]
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "variable-name"] == list(tree)
+    assert not [t for t in ax.texts if t.get_gid() == "truncation-note"]
+
+
+def test_plot_nodes_sit_where_their_situations_are(titanic_bhc):
+    # the y of each coloured node must be the layout y of a situation in that stage
+    ax = plot(titanic_bhc, ylim=(0, 1))
+    _, ys = _tree_layout([4, 2, 2, 2], (0, 1), (0, 1), 0.9)
+    for coll in ax.collections:
+        gid = coll.get_gid() or ""
+        if not gid.startswith("situations:") or gid.startswith("situations:Class"):
+            continue
+        _, var, stage = gid.split(":", 2)
+        i = titanic_bhc.variables.index(var)
+        expected = ys[i][np.array(st.stages(titanic_bhc, var)) == stage]
+        np.testing.assert_allclose(np.sort(coll.get_offsets()[:, 1]), np.sort(expected))
+
+
+def test_plot_colours_follow_make_stages_col(titanic_bhc):
+    ax = plot(titanic_bhc, col="stages", palette="Okabe-Ito")
+    colours = make_stages_col(titanic_bhc, col="stages", palette="Okabe-Ito")
+    for coll in ax.collections:
+        gid = coll.get_gid() or ""
+        if gid.startswith("situations:") and not gid.startswith("situations:Class"):
+            _, var, stage = gid.split(":", 2)
+            assert matplotlib.colors.to_hex(coll.get_facecolor()[0]).upper() == colours[var][stage].upper()
+
+
+def test_plot_returns_given_axes_and_hides_ignored(titanic_bhc):
+    fig, ax = plt.subplots()
+    out = plot(titanic_bhc, ax=ax, show_ignored=False, legend=False, edge_labels=False, main="T")
+    assert out is ax
+    coloured, grey, labels = tree_content(ax)
+    assert grey == 0 and labels == []
+    assert not [c for c in ax.collections if c.get_gid() == "ignored-edges"]
+    assert ax.get_title() == "T"
+    # ignore=[] colours the unobserved stage as any other
+    coloured, grey, labels = tree_content(plot(titanic_bhc, ignore=[]))
+    assert grey == 0 and ("Survived", "UNOBSERVED") in coloured
+
+
+def test_plot_limit(titanic_bhc):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an explicit limit is no surprise: no warning
+        ax = plot(titanic_bhc, limit=2)
+    coloured, _, labels = tree_content(ax)
+    assert {v for v, _ in coloured} == {"Class", "Sex"}
+    assert set(labels) == {f"Sex: {s}" for s in set(st.stages(titanic_bhc, "Sex"))}
+    note = [t.get_text() for t in ax.texts if t.get_gid() == "truncation-note"]
+    assert note == ["first 2 of 4 variables shown"]
+
+
+def test_plot_large_tree_warns_and_notes():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(rng.integers(0, 3, size=(200, 9)).astype(str),
+                        columns=[f"X{i}" for i in range(9)])
+    model = st.full(data)
+    with pytest.warns(UserWarning, match="only the first 4 are drawn"):
+        ax = plot(model, max_leaves=100)  # 3^4 = 81 <= 100 < 3^5
+    coloured, grey, _ = tree_content(ax)
+    assert sum(coloured.values()) + grey == 1 + 3 + 9 + 27
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "truncation-note"] == [
+        "first 4 of 9 variables shown"
+    ]
+
+
+def test_plot_more_than_ten_variables_warns():
+    model = st.sevt({f"X{i}": ["0", "1"] for i in range(11)})
+    with pytest.warns(UserWarning, match="at most 10 variables"):
+        ax = plot(model, edge_labels=False)
+    assert len([t for t in ax.texts if t.get_gid() == "variable-name"]) == 10
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"limit": 0}, "`limit`"),
+        ({"limit": 1.5}, "`limit`"),
+        ({"xlim": (1, 0)}, "`xlim`"),
+        ({"ylim": "ab"}, "`ylim`"),
+        ({"max_leaves": 0}, "`max_leaves`"),
+        ({"col": 3}, "`col`"),
+        ({"palette": "nope"}, "`palette`"),
+    ],
+)
+def test_plot_bad_arguments(titanic_bhc, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot(titanic_bhc, **kwargs)
+
+
+def test_plot_bad_axes(titanic_bhc):
+    with pytest.raises(TypeError, match="`ax`"):
+        plot(titanic_bhc, ax="not axes")
+
+
+def test_plot_without_matplotlib(titanic_bhc, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"pystagedtrees\[plot\]"):
+        plot(titanic_bhc)
+
+
+# -- colours -------------------------------------------------------------------------
+
+def test_make_stages_col_modes(titanic_bhc):
+    unique = {v: list(dict.fromkeys(s for s in ss if s != "UNOBSERVED"))
+              for v, ss in titanic_bhc.stages().items()}
+    default = make_stages_col(titanic_bhc)
+    for v, stages in unique.items():
+        assert list(default[v]) == stages
+        assert list(default[v].values()) == PALETTES["R4"][: len(stages)]
+    by_name = make_stages_col(st.stndnaming(titanic_bhc, uniq=True), col="stages")
+    # R reads a numeric stage name n as palette colour n (recycled)
+    assert by_name["Survived"]["10"] == PALETTES["R4"][(10 - 1) % 8]
+    assert make_stages_col(titanic_bhc, col=lambda s: ["red"] * len(s))["Sex"] == dict.fromkeys(unique["Sex"], "red")
+    assert make_stages_col(titanic_bhc, col=lambda s, v: [v] * len(s))["Age"]["1"] == "Age"
+    partial = make_stages_col(titanic_bhc, col={"Sex": {"1": "blue"}})
+    assert partial["Sex"] == {"1": "blue", "2": None, "3": None}
+    assert partial["Age"] == dict.fromkeys(unique["Age"])
+    assert list(make_stages_col(titanic_bhc, limit=2)) == ["Sex"]
+
+
+def test_classic_colours_only_shared_stages(titanic_bhc):
+    classic = make_stages_col(titanic_bhc, col="classic")
+    for v, colours in classic.items():
+        counts = pd.Series(st.stages(titanic_bhc, v)).value_counts()
+        for s, c in colours.items():
+            assert (c is None) == (counts[s] == 1)
+    named = [c for colours in classic.values() for c in colours.values() if c is not None]
+    assert len(set(named)) == len(named)  # distinct across variables
+
+
+def test_many_stages_get_distinct_colours():
+    model = st.full(st.datasets.titanic_table(), join_unobserved=False)
+    colours = make_stages_col(model)["Survived"]
+    assert len(colours) == 16 and len(set(colours.values())) == 16
+
+
+# -- barplot -----------------------------------------------------------------------
+
+def test_barplot_heights_are_stage_probabilities(titanic_bhc):
+    ax = barplot(titanic_bhc, "Survived")
+    probs = titanic_bhc.stage_prob["Survived"]
+    stages = [s for s in dict.fromkeys(st.stages(titanic_bhc, "Survived")) if s != "UNOBSERVED"]
+    assert len(ax.patches) == 2 * len(stages)
+    for container in ax.containers:
+        stage = container.get_label()
+        np.testing.assert_allclose([b.get_height() for b in container], probs[stage].to_numpy())
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == stages
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["No", "Yes"]
+
+
+def test_barplot_horizontal_and_root(titanic_bhc):
+    ax = barplot(titanic_bhc, "Class", horiz=True, legend=False)
+    widths = [b.get_width() for b in ax.patches]
+    np.testing.assert_allclose(widths, titanic_bhc.stage_prob["Class"]["1"].to_numpy())
+    assert ax.get_legend() is None
+
+
+def test_barplot_errors(titanic_bhc):
+    with pytest.raises(ValueError, match="`var`"):
+        barplot(titanic_bhc, "Nope")
+    with pytest.raises(ValueError, match="fit"):
+        barplot(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}), "B")
+
+
+# -- CEG and DAG -------------------------------------------------------------------
+
+def test_plot_ceg_one_node_per_position(titanic_bhc):
+    model = ceg(titanic_bhc)
+    ax = plot(model)
+    vertices = get_vertices(model)
+    drawn = {}
+    for coll in ax.collections:
+        gid = coll.get_gid() or ""
+        if gid.startswith("positions:"):
+            _, var, stage = gid.split(":", 2)
+            drawn[(var, stage)] = drawn.get((var, stage), 0) + len(coll.get_offsets())
+    expected = vertices[vertices["name"] != "END"].groupby(["var", "stage"]).size()
+    root = model.variables[0]
+    assert {k: v for k, v in drawn.items() if k[0] != root} == {
+        k: v for k, v in expected.items() if k[0] != root
+    }
+    assert sum(drawn.values()) == len(vertices) - 1
+    labels = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert labels == {f"{v}: {s}" for v, s in expected.index if v != root}
+
+
+def test_plot_dag_arcs_coloured_by_kind(titanic_bhc):
+    pl = as_parentslist(titanic_bhc, silent=True)
+    ax = plot(pl)
+    arcs = [c for c in ax.get_children() if (getattr(c, "get_gid", lambda: None)() or "").startswith("arc:")]
+    graph = as_networkx(pl)
+    assert sorted(a.get_gid()[4:] for a in arcs) == sorted(d["label"] for _, _, d in graph.edges(data=True))
+    names = sorted(t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("variable:"))
+    assert names == sorted(pl.variables)
+
+
+# -- DOT -----------------------------------------------------------------------------
+
+_DOT_ID = r'"(?:[^"\\]|\\.)*"'
+_DOT_ATTRS = rf'(?:\s*\[\s*(?:[A-Za-z_]+={_DOT_ID}\s*(?:,\s*[A-Za-z_]+={_DOT_ID}\s*)*)?\])?'
+_DOT_STATEMENT = re.compile(
+    rf"^\s*(?:[A-Za-z_]+={_DOT_ID}|(?:node|edge|graph){_DOT_ATTRS}|{_DOT_ID}(?:\s*->\s*{_DOT_ID})?{_DOT_ATTRS})\s*;\s*$"
+)
+
+
+def check_dot_grammar(text):
+    """Nodes and edges of DOT text, asserting it is in the DOT subset to_dot writes."""
+    lines = text.strip().splitlines()
+    assert re.fullmatch(rf"(?:strict\s+)?digraph\s+{_DOT_ID}\s*\{{", lines[0]), lines[0]
+    assert lines[-1].strip() == "}"
+    nodes, edges = [], []
+    for line in lines[1:-1]:
+        assert _DOT_STATEMENT.match(line), f"not a DOT statement: {line!r}"
+        if re.match(r"\s*(?:[A-Za-z_]+=|(?:node|edge|graph)\b)", line):
+            continue  # graph attribute or default attributes
+        head = line.split("[", 1)[0]
+        ids = [i[1:-1] for i in re.findall(_DOT_ID, head)]
+        if "->" in head:
+            edges.append(tuple(ids))
+        else:
+            nodes.append(ids[0])
+    return nodes, edges
+
+
+def parse_dot(text):
+    """Nodes and edges of DOT text: parsed by pydot when installed, else grammar-checked."""
+    try:
+        import pydot
+    except ImportError:
+        return check_dot_grammar(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydot's own deprecation noise
+        graphs = pydot.graph_from_dot_data(text)
+    assert graphs is not None and len(graphs) == 1, "pydot could not parse the DOT text"
+    graph = graphs[0]
+    nodes = [n.get_name().strip('"') for n in graph.get_nodes() if n.get_name() not in ("node", "edge", "graph")]
+    edges = [(e.get_source().strip('"'), e.get_destination().strip('"')) for e in graph.get_edges()]
+    if "\\" not in text:  # pydot keeps escapes in names: compare only plain ones
+        assert (nodes, edges) == check_dot_grammar(text)
+    return nodes, edges
+
+
+@pytest.mark.parametrize("bad", [
+    'digraph "g" {\n  "a" -> ;\n}\n',
+    'digraph "g" {\n  "a" [label="x];\n}\n',
+    'graph "g" {\n  "a";\n}\n',
+    'digraph "g" {\n  "a" -> "b"\n}\n',
+])
+def test_grammar_check_rejects_bad_dot(bad):
+    with pytest.raises(AssertionError):
+        check_dot_grammar(bad)
+
+
+def test_to_dot_one_node_per_situation(titanic_bhc):
+    text = to_dot(titanic_bhc)
+    nodes, edges = parse_dot(text)
+    n_situations = 1 + 4 + 8 + 16
+    leaves = [n for n in nodes if n.startswith("s4_")]
+    assert len(nodes) - len(leaves) == n_situations
+    assert len(leaves) == 32
+    assert len(edges) == 4 + 8 + 16 + 32
+    # every situation's label is its stage
+    labels = re.findall(r'^\s*"s3_(\d+)" \[label="([^"]*)"', text, flags=re.M)
+    assert [lab for _, lab in sorted(labels, key=lambda t: int(t[0]))] == st.stages(titanic_bhc, "Survived")
+    # unobserved situations are dashed grey
+    assert text.count("dashed") == 2
+
+
+def test_to_dot_quotes_odd_names():
+    model = st.sevt({'A "x"': ['a"1', "b\\2"], "B": ["x y", "z"]}, full=True)
+    nodes, edges = parse_dot(to_dot(model))
+    assert len(nodes) == 1 + 2 + 4 and len(edges) == 6
+
+
+def test_to_dot_hides_ignored_and_limits(titanic_bhc):
+    nodes, _ = parse_dot(to_dot(titanic_bhc, show_ignored=False))
+    assert len([n for n in nodes if not n.startswith("s4_")]) == 1 + 4 + 8 + 14
+    nodes, edges = parse_dot(to_dot(titanic_bhc, limit=2))
+    assert len(nodes) == 1 + 4 + 8 and len(edges) == 4 + 8
+
+
+def test_to_dot_ceg_and_dag(titanic_bhc):
+    model = ceg(titanic_bhc)
+    nodes, edges = parse_dot(to_dot(model))
+    assert sorted(nodes) == sorted(get_vertices(model)["name"])
+    pl = parentslist({"A": [], "B": ["A"], "C": ["A", "B"]})
+    nodes, edges = parse_dot(to_dot(pl))
+    assert nodes == ["A", "B", "C"] and sorted(edges) == sorted(pl.edges())
+
+
+# -- TikZ ----------------------------------------------------------------------------
+
+def test_write_tikz_nodes_edges_and_file(titanic_bhc, tmp_path):
+    path = tmp_path / "tree.tex"
+    text = write_tikz(titanic_bhc, file=path)
+    assert path.read_text() == text
+    assert text.startswith("\\begin{tikzpicture}") and text.rstrip().endswith("\\end{tikzpicture}")
+    assert text.count("\\node [leaf]") == 32
+    assert text.count("\\node [") == 1 + 4 + 8 + 16 + 32
+    assert text.count("\\draw[") == 4 + 8 + 16 + 32
+    # one style per shown stage, plus one for the ignored ones, plus the leaves
+    n_stages = 1 + sum(len(set(s) - {"UNOBSERVED"}) for s in titanic_bhc.stages().values())
+    assert len(re.findall(r"^\tst\d+/\.style=", text, flags=re.M)) == n_stages + 1
+    assert text.count("{") == text.count("}")
+
+
+def test_write_tikz_escapes_tex():
+    model = st.sevt({"A": ["a_1", "50%"], "B": ["$x$", "y"]})
+    text = write_tikz(model)
+    assert "{a\\_1}" in text and "{50\\%}" in text and "{\\$x\\$}" in text
+
+
+def test_write_tikz_ceg(titanic_bhc):
+    model = ceg(titanic_bhc)
+    text = write_tikz(model, node_label=lambda var, stage: f"{var}-{stage}")
+    assert text.count("\\node [") == len(get_vertices(model))
+    assert "{Sex-1}" in text
+
+
+def test_save_figure(titanic_bhc, tmp_path, monkeypatch):
+    ax = plot(titanic_bhc)
+    assert save_figure(ax, "tree", folder=tmp_path) == tmp_path / "tree.png"
+    monkeypatch.setenv("PYSTAGEDTREES_FIGURES", str(tmp_path / "env"))
+    path = save_figure(ax.figure, "again")
+    assert path == tmp_path / "env" / "again.png" and path.stat().st_size > 1000
+    with pytest.raises(ValueError, match="`name`"):
+        save_figure(ax, "a/b", folder=tmp_path)
+    with pytest.raises(TypeError, match="`obj`"):
+        save_figure("nope", "x", folder=tmp_path)
