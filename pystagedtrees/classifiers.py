@@ -1,0 +1,738 @@
+"""Staged tree classifiers: context-specific refinements of Bayesian network
+classifiers and the naive staged tree.
+
+- **Refinements** (Leonelli & Varando 2024): learn a Bayesian network
+  classifier with :mod:`pystagedtrees.bnc`, turn its DAG into the
+  equivalent staged tree with the class first (:func:`as_sevt`), fit it with
+  additive smoothing and refine it with :func:`stages_bhc` under BIC.  The
+  refinement only joins stages, so its minimal DAG stays within the
+  classifier's and its BIC is never worse: :func:`sevt_tan_cl`,
+  :func:`sevt_tan_hc`, :func:`sevt_kdb`, or :func:`sevt_refine` for any
+  classifier structure.
+- **The naive staged tree** (Carli, Leonelli & Varando 2023): the full tree
+  with the class first and the features in a heuristic order
+  (:func:`ordering_mi`, :func:`ordering_cmi`, :func:`ordering_ch`), where
+  the situations of every variable are clustered into as many stages as
+  the class has levels: :func:`sevt_naive`.
+- :class:`StagedTreeClassifier`, a scikit-learn estimator over all of them.
+"""
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from pystagedtrees import bnc
+from pystagedtrees._data import check_frame, encode_frame
+from pystagedtrees.clustering import stages_hclust, stages_kmeans
+from pystagedtrees.construct import full
+from pystagedtrees.conversion import as_sevt
+from pystagedtrees.fit import sevt_fit
+from pystagedtrees.inference import predict
+from pystagedtrees.learners import stages_bhc, stages_fbhc
+from pystagedtrees.parentslist import as_parentslist
+
+__all__ = [
+    "ordering_mi",
+    "ordering_cmi",
+    "ordering_ch",
+    "sevt_refine",
+    "sevt_tan_cl",
+    "sevt_tan_hc",
+    "sevt_kdb",
+    "sevt_naive",
+    "StagedTreeClassifier",
+]
+
+REFINERS = {"bhc": stages_bhc, "fbhc": stages_fbhc, None: None}
+"""How a classifier's staged tree is refined (None: left as the classifier)."""
+
+
+# -- data ----------------------------------------------------------------------
+
+def _class_and_features(data, class_, name="data"):
+    """Check the data and return the class name and the features in data order."""
+    check_frame(data, name)
+    non_str = [c for c in data.columns if not isinstance(c, str)]
+    if non_str:
+        raise TypeError(f"`{name}` column names must be strings; got {non_str[:3]}.")
+    if data.shape[1] < 2:
+        raise ValueError(
+            f"`{name}` must hold the class and at least one feature; it has "
+            f"{data.shape[1]} column."
+        )
+    if class_ is None:
+        class_ = data.columns[0]
+    if not isinstance(class_, str):
+        raise TypeError(f"`class_` must be a column name (str); got {class_!r}.")
+    if class_ not in data.columns:
+        raise ValueError(
+            f"`class_` {class_!r} is not a column of `{name}`; its columns are {list(data.columns)}."
+        )
+    return class_, [c for c in data.columns if c != class_]
+
+
+def _random_args(seed, rng):
+    """Keyword arguments of the bnclassify wrappers for ``seed`` and ``rng``."""
+    if rng == "R":
+        return dict(rng="R", seed=seed)
+    if rng == "numpy":
+        return dict(random_state=seed)
+    raise ValueError(f"`rng` must be 'numpy' or 'R'; got {rng!r}.")
+
+
+def _check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+# -- orderings -------------------------------------------------------------------
+
+def _entropy(ids):
+    """Empirical entropy (nats) of the values ``ids`` (small non-negative ints)."""
+    counts = np.bincount(ids)
+    p = counts[counts > 0] / ids.shape[0]
+    return float(-np.sum(p * np.log(p)))
+
+
+def _joint(a, b, kb):
+    """Ids of the pairs ``(a, b)``, ``b`` taking ``kb`` values, renumbered densely."""
+    return np.unique(a * kb + b, return_inverse=True)[1].ravel()
+
+
+def _ordering_codes(data, class_):
+    """Class and feature codes, a missing value counting as one more value."""
+    class_, features = _class_and_features(data, class_)
+    codes, levels = encode_frame(data, columns=[class_] + features)
+    codes = codes.astype(np.int64) + 1
+    radix = [len(levels[c]) + 1 for c in [class_] + features]
+    return class_, features, codes, radix
+
+
+def _first_best(scores, maximise):
+    """Index of the first best score, NaN never best unless all are (R's which.max)."""
+    scores = np.asarray(scores, dtype=float)
+    if np.all(np.isnan(scores)):
+        return 0
+    return int(np.nanargmax(scores) if maximise else np.nanargmin(scores))
+
+
+def _greedy_order(data, class_, make_score, maximise, condition_on_class):
+    """Pick features one by one, each the best ``score(x, k_x, s)`` given the chosen set ``s``.
+
+    ``make_score(c, k_c)`` builds the score from the class codes.
+    """
+    class_, features, codes, radix = _ordering_codes(data, class_)
+    score = make_score(codes[:, 0], radix[0])
+    n = codes.shape[0]
+    chosen = codes[:, 0] if condition_on_class else np.zeros(n, dtype=np.int64)
+    free = list(range(1, len(radix)))
+    order = [class_]
+    while free:
+        scores = [score(codes[:, j], radix[j], chosen) for j in free]
+        j = free.pop(_first_best(scores, maximise))
+        order.append(features[j - 1])
+        chosen = _joint(chosen, codes[:, j], radix[j])
+    return order
+
+
+def _normalised_cmi(c, kc):
+    """``I(C; X | S) / H(X)``: NaN for a constant X, as R's 0/0."""
+    def score(x, kx, s):
+        cs = _joint(s, c, kc)
+        xs = _joint(s, x, kx)
+        cxs = _joint(cs, x, kx)
+        # a plug-in CMI is >= 0; a negative value is rounding
+        cmi = max(0.0, _entropy(cs) + _entropy(xs) - _entropy(cxs) - _entropy(s))
+        h_x = _entropy(x)
+        return cmi / h_x if h_x > 0 else np.nan
+    return score
+
+
+def ordering_mi(data, class_=None):
+    """Class first, then the features by decreasing normalised mutual information with it.
+
+    The score of a feature ``X`` is ``I(C; X) / H(X)`` (empirical, in any
+    log base), the ordering of Carli, Leonelli & Varando (2023).  Ties keep
+    the data order; a constant feature (score 0/0) comes last.  A missing
+    value counts as one more value.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Categorical data with the class.
+    class_ : str, optional
+        The class column (default: the first column).
+
+    Returns
+    -------
+    list of str
+        The class, then every feature.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"c": list("aabb"), "noise": list("xyxy"), "copy": list("uuvv")})
+    >>> ordering_mi(d)
+    ['c', 'copy', 'noise']
+    """
+    class_, features, codes, radix = _ordering_codes(data, class_)
+    c, kc = codes[:, 0], radix[0]
+    zero = np.zeros(codes.shape[0], dtype=np.int64)
+    score = _normalised_cmi(c, kc)
+    scores = np.array([score(codes[:, j], radix[j], zero) for j in range(1, len(radix))])
+    # stable sort, decreasing, NaN last (R's order(decreasing = TRUE))
+    rank = np.argsort(np.where(np.isnan(scores), np.inf, -scores), kind="stable")
+    return [class_] + [features[j] for j in rank]
+
+
+def ordering_cmi(data, class_=None):
+    """Class first, then greedily the feature most informative about the class given those chosen.
+
+    Step by step, the next feature maximises the normalised conditional
+    mutual information ``I(C; X | S) / H(X)``, ``S`` being the features
+    already chosen (the first step is :func:`ordering_mi`'s score).  Ties go
+    to the earliest feature in data order; a constant feature is taken only
+    when nothing else is left.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"c": list("abab" * 2), "x": list("uuvv" * 2), "y": list("pqqp" * 2)})
+    >>> ordering_cmi(d)  # c = x XOR y: y tells nothing alone, everything after x
+    ['c', 'x', 'y']
+    """
+    return _greedy_order(data, class_, _normalised_cmi, True, False)
+
+
+def ordering_ch(data, class_=None):
+    """Class first, then greedily the feature of least conditional entropy given those before it.
+
+    Step by step, the next feature minimises ``H(X | C, S)``, ``S`` being
+    the features already chosen: the features best predicted by the path
+    so far come first.  Ties go to the earliest feature in data order.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"c": list("aabb"), "free": list("xyxy"), "copy": list("uuvv")})
+    >>> ordering_ch(d)
+    ['c', 'copy', 'free']
+    """
+    def conditional_entropy(x, kx, s):
+        return _entropy(_joint(s, x, kx)) - _entropy(s)
+
+    return _greedy_order(data, class_, lambda c, kc: conditional_entropy, False, True)
+
+
+ORDERINGS = {"mi": ordering_mi, "cmi": ordering_cmi, "ch": ordering_ch}
+
+
+def _resolve_order(ordering, data, class_):
+    """The tree order: class first, then the features as ``ordering`` says."""
+    class_, features = _class_and_features(data, class_)
+    if ordering is None:
+        return [class_] + features
+    if isinstance(ordering, str):
+        if ordering not in ORDERINGS:
+            raise ValueError(
+                f"`ordering` must be one of {sorted(ORDERINGS)}, a list of variables, a "
+                f"callable or None; got {ordering!r}."
+            )
+        return ORDERINGS[ordering](data, class_)
+    order = list(ordering(data, class_) if callable(ordering) else ordering)
+    if order[:1] != [class_] or sorted(order) != sorted([class_] + features):
+        raise ValueError(
+            f"`ordering` must list the class {class_!r} first and then every feature once; "
+            f"got {order}."
+        )
+    return order
+
+
+# -- refinements -------------------------------------------------------------------
+
+def _refine(model, refine):
+    if refine not in REFINERS:
+        raise ValueError(f"`refine` must be 'bhc', 'fbhc' or None; got {refine!r}.")
+    return model if refine is None else REFINERS[refine](model)
+
+
+def sevt_refine(x, data, lambda_=1, refine="bhc"):
+    """The staged tree of a Bayesian network classifier, fitted and refined.
+
+    Parameters
+    ----------
+    x : pystagedtrees.bnc.BNCModel
+        A classifier structure (fitted or not; only its DAG is used).
+    data : pandas.DataFrame
+        Training data with the class and the classifier's features.
+    lambda_ : float, default 1
+        Additive smoothing of the stage probabilities.
+    refine : {"bhc", "fbhc", None}, default "bhc"
+        Join stages with :func:`stages_bhc` (or :func:`stages_fbhc`) under
+        BIC; None keeps the classifier's own staged tree.
+
+    Returns
+    -------
+    Sevt
+        Variables in the topological order of the DAG that takes the class
+        first and otherwise follows the data's column order (R's order for
+        the refinements of Leonelli & Varando).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> from pystagedtrees import bnc
+    >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    >>> tan = bnc.tan_cl("Survived", d)
+    >>> refined = sevt_refine(tan, d)
+    >>> plain = sevt_refine(tan, d, refine=None)
+    >>> st.BIC(refined) <= st.BIC(plain)
+    True
+    """
+    if not isinstance(x, bnc.BNCModel):
+        raise TypeError(f"`x` must be a BNCModel (from pystagedtrees.bnc); got {type(x).__name__}.")
+    if x.is_aode:
+        raise TypeError("`x` is an AODE ensemble, which is no single DAG to refine.")
+    class_, _ = _class_and_features(data, x.class_var)
+    missing = [f for f in x.features if f not in data.columns]
+    if missing:
+        raise ValueError(f"`data` lacks the classifier's feature(s) {missing}.")
+    listed = [class_] + [c for c in data.columns if c in x.features]
+    parents = {v: list(x.families[v][1:]) for v in listed}
+    tree = as_sevt(parents, values=data[listed])
+    fitted = sevt_fit(tree, data=data[tree.variables], lambda_=lambda_)
+    return _refine(fitted, refine)
+
+
+def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
+                   score="loglik", seed=None, rng="numpy"):
+    """The bnclassify structure a refinement starts from."""
+    class_, features = _class_and_features(data, class_)
+    if method == "nb":
+        return bnc.nb(class_, data)
+    if method == "tan_cl":
+        return bnc.tan_cl(class_, data, score=score)
+    folds = _check_positive_int(folds, "folds")
+    wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, **_random_args(seed, rng))
+    if method == "tan_hc":
+        return bnc.tan_hc(class_, data, **wrapper)
+    if method == "kdb":
+        k = _check_positive_int(k, "k")
+        return bnc.kdb(class_, data, kdbk=min(k, len(features)), **wrapper)
+    raise ValueError(f"unknown classifier structure {method!r}.")
+
+
+def sevt_tan_cl(data, class_=None, score="loglik", lambda_=1, refine="bhc"):
+    """Staged tree refinement of the Chow-Liu TAN (R: ``st_bhc_tan_cl``).
+
+    ``bnc.tan_cl`` learns the TAN, :func:`sevt_refine` turns it into a
+    staged tree fitted with ``lambda_`` and refines it with ``refine``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+    score : {"loglik", "bic", "aic"}, default "loglik"
+        Edge score of the TAN.
+    lambda_ : float, default 1
+    refine : {"bhc", "fbhc", None}, default "bhc"
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    >>> model = sevt_tan_cl(d)
+    >>> model.variables[0], model.ll.df < sevt_tan_cl(d, refine=None).ll.df
+    ('Survived', True)
+    """
+    class_, _ = _class_and_features(data, class_)
+    return sevt_refine(_bnc_structure("tan_cl", data, class_, score=score), data, lambda_, refine)
+
+
+def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
+                seed=None, rng="numpy"):
+    """Staged tree refinement of the hill-climbing TAN (R: ``st_bhc_tan_hc``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+    folds : int, default 5
+        Cross-validation folds of the search (bnclassify's ``k``).
+    epsilon : float, default 0.01
+        Least accuracy gain of a search step.
+    smooth : float, default 1
+        Smoothing of the classifiers fitted during the search.
+    lambda_ : float, default 1
+    refine : {"bhc", "fbhc", None}, default "bhc"
+    seed : int or numpy.random.Generator, optional
+        Folds and ties of the search.
+    rng : {"numpy", "R"}, default "numpy"
+        ``"R"`` replays R after ``set.seed(seed)``.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    >>> sevt_tan_hc(d, seed=1).variables[0]
+    'Survived'
+    """
+    class_, _ = _class_and_features(data, class_)
+    structure = _bnc_structure("tan_hc", data, class_, folds=folds, epsilon=epsilon,
+                               smooth=smooth, seed=seed, rng=rng)
+    return sevt_refine(structure, data, lambda_, refine)
+
+
+def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
+             seed=None, rng="numpy"):
+    """Staged tree refinement of a k-dependence classifier (R: ``st_bhc_3db``, ``st_bhc_5db``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+    k : int, default 3
+        Most feature parents of a feature (bnclassify's ``kdbk``); as in the
+        paper, at most the number of features (``min(k, p)``).
+    folds : int, default 5
+        Cross-validation folds of the search (bnclassify's ``k``).
+    epsilon, smooth, lambda_, refine, seed, rng
+        As in :func:`sevt_tan_hc`.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    >>> sevt_kdb(d, k=5, seed=1).variables[0]
+    'Survived'
+    """
+    class_, _ = _class_and_features(data, class_)
+    structure = _bnc_structure("kdb", data, class_, k=k, folds=folds, epsilon=epsilon,
+                               smooth=smooth, seed=seed, rng=rng)
+    return sevt_refine(structure, data, lambda_, refine)
+
+
+# -- naive staged tree ---------------------------------------------------------------
+
+def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lambda_=1,
+               seed=None, rng="numpy"):
+    """The naive staged tree: every variable's situations clustered into ``k`` stages.
+
+    The full tree with the class first and the features in ``ordering`` is
+    fitted with ``lambda_`` (unobserved situations joined), then the stages
+    of every feature are clustered with :func:`stages_kmeans` (R's
+    ``st_kmeans_cmi``) or :func:`stages_hclust` (total variation, complete
+    linkage: R's ``st_hclust_cmi``).  The model has at most ``k`` observed
+    stages per variable, so its size grows like naive Bayes's.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    class_ : str, optional
+        The class column (default: the first column).
+    ordering : {"cmi", "mi", "ch"}, list, callable or None, default "cmi"
+        The features' order: a heuristic (:func:`ordering_cmi`, ...), an
+        explicit order (the class first), a callable ``(data, class_) ->
+        order``, or None for the data's order.
+    cluster : {"kmeans", "hclust"}, default "kmeans"
+    k : int, optional
+        Stages per variable (default: the number of class levels).
+    lambda_ : float, default 1
+    seed : int or numpy.random.Generator, optional
+        Initial centres of k-means.
+    rng : {"numpy", "R"}, default "numpy"
+        ``"R"`` draws the centres as R after ``set.seed(seed)``.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    >>> model = sevt_naive(d, seed=1)
+    >>> model.variables[0], len(set(model.stages("Age")) - {"UNOBSERVED"}) <= 2
+    ('Survived', True)
+    """
+    class_, _ = _class_and_features(data, class_)
+    order = _resolve_order(ordering, data, class_)
+    model = full(data, order=order, join_unobserved=True, lambda_=lambda_)
+    if k is None:
+        k = len(model.tree[class_])
+    k = _check_positive_int(k, "k")
+    if cluster == "kmeans":
+        return stages_kmeans(model, k=k, seed=seed, rng=rng)
+    if cluster == "hclust":
+        return stages_hclust(model, k=k, distance="totvar", method="complete")
+    raise ValueError(f"`cluster` must be 'kmeans' or 'hclust'; got {cluster!r}.")
+
+
+def _sevt_full(data, class_, ordering, learner, lambda_):
+    """The full tree in ``ordering``, its stages learned by ``learner`` (R: ``st_bhc_cmi``)."""
+    order = _resolve_order(ordering, data, class_)
+    return learner(full(data, order=order, join_unobserved=True, lambda_=lambda_))
+
+
+# -- scikit-learn estimator ------------------------------------------------------------
+
+BNC_METHODS = ("nb", "tan_cl", "tan_hc", "kdb")
+FULL_METHODS = {"full_bhc": stages_bhc, "full_fbhc": stages_fbhc}
+METHODS = BNC_METHODS + ("naive",) + tuple(FULL_METHODS)
+RANDOMISED = ("tan_hc", "kdb", "naive")
+
+
+def _feature_frame(X):
+    """Features as a DataFrame with string column names."""
+    if sparse.issparse(X):
+        raise TypeError(
+            "StagedTreeClassifier does not accept sparse input: pass a dense array or a "
+            "DataFrame of categorical columns."
+        )
+    if isinstance(X, pd.DataFrame):
+        frame = X.copy()
+        frame.columns = [str(c) for c in X.columns]
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2D array of features, got an array of shape {arr.shape}. "
+                "Reshape your data with X.reshape(-1, 1) for a single feature or "
+                "X.reshape(1, -1) for a single sample."
+            )
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported.")
+        frame = pd.DataFrame({f"x{j}": arr[:, j] for j in range(arr.shape[1])})
+    if frame.shape[1] and not frame.columns.is_unique:
+        raise ValueError("`X` has duplicated column names.")
+    return frame.reset_index(drop=True)
+
+
+class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Staged tree classifier as a scikit-learn estimator.
+
+    Parameters
+    ----------
+    method : str, default "tan_cl"
+        - "nb", "tan_cl", "tan_hc", "kdb": the staged tree of that
+          Bayesian network classifier, refined by ``refine``
+          (:func:`sevt_refine`);
+        - "naive": the naive staged tree (:func:`sevt_naive`);
+        - "full_bhc", "full_fbhc": the full tree in ``ordering``, its
+          stages learned by :func:`stages_bhc` / :func:`stages_fbhc`.
+    k : int, default 3
+        Most feature parents of "kdb" (at most the number of features).
+    ordering : {"cmi", "mi", "ch"}, list or None, default "cmi"
+        Feature order of "naive" and the full methods.
+    lambda_ : float, default 1.0
+        Additive smoothing of the stage probabilities (and of ``bnc_``).
+    refine : {"bhc", "fbhc", None}, default "bhc"
+        Refinement of the classifier methods (None: its own staged tree).
+    cluster : {"kmeans", "hclust"}, default "kmeans"
+        Stage clustering of "naive".
+    n_stages : int, optional
+        Stages per variable of "naive" (default: the number of classes).
+    folds : int, default 5
+        Cross-validation folds of the "tan_hc" and "kdb" searches.
+    epsilon : float, default 0.01
+        Least accuracy gain of a search step.
+    search_smooth : float, default 1.0
+        Smoothing of the classifiers fitted during a search.
+    tan_score : {"loglik", "bic", "aic"}, default "loglik"
+        Edge score of "tan_cl".
+    random_state : None, int or numpy.random.Generator
+        Searches and k-means starts.
+    rng : {"numpy", "R"}, default "numpy"
+        ``"R"`` replays R after ``set.seed(random_state)`` (an int).
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+    model_ : Sevt
+        The fitted staged tree; its class variable is ``class_name_``, whose
+        levels ``"0", "1", ...`` are the positions in ``classes_``.
+    bnc_ : pystagedtrees.bnc.BNCModel or None
+        The classifier refined (fitted with ``lambda_``), for the
+        classifier methods.
+    dag_ : pystagedtrees.parentslist.ParentsList
+        The minimal DAG of ``model_`` (within ``bnc_``'s for a refinement).
+    class_name_ : str
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray
+        When ``X`` was a DataFrame with string column names.
+
+    Notes
+    -----
+    Features must be categorical (categorical, string, boolean or
+    integer-coded columns); a continuous float column is refused.  Missing
+    values are summed out at prediction; a level unseen in training is an
+    error.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> d = st.datasets.titanic()
+    >>> X, y = d[["Class", "Sex", "Age"]], d["Survived"]
+    >>> clf = StagedTreeClassifier(method="tan_cl").fit(X, y)
+    >>> clf.predict(X.iloc[:2]).tolist()
+    ['No', 'No']
+    >>> print(clf.dag_)  # ( ): partial, { }: context-specific, < >: local dependence
+    [__class__][Class|__class__][Sex|(Class):<__class__>][Age|(Class):{__class__}]
+    >>> clf.bnc_.families["Age"]  # the TAN it refines
+    ('Age', 'Class', '__class__')
+    """
+
+    def __init__(self, method="tan_cl", k=3, ordering="cmi", lambda_=1.0, refine="bhc",
+                 cluster="kmeans", n_stages=None, folds=5, epsilon=0.01, search_smooth=1.0,
+                 tan_score="loglik", random_state=None, rng="numpy"):
+        self.method = method
+        self.k = k
+        self.ordering = ordering
+        self.lambda_ = lambda_
+        self.refine = refine
+        self.cluster = cluster
+        self.n_stages = n_stages
+        self.folds = folds
+        self.epsilon = epsilon
+        self.search_smooth = search_smooth
+        self.tan_score = tan_score
+        self.random_state = random_state
+        self.rng = rng
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        tags.non_deterministic = self.method in RANDOMISED and self.random_state is None
+        return tags
+
+    def _seed(self):
+        state = self.random_state
+        if isinstance(state, np.random.RandomState):
+            return int(state.randint(np.iinfo(np.int32).max))
+        if self.rng == "R" and (isinstance(state, bool) or not isinstance(state, numbers.Integral)):
+            raise TypeError(f"`random_state` must be an int seed with rng='R'; got {state!r}.")
+        return state
+
+    def _learn(self, data):
+        class_ = self.class_name_
+        seed = self._seed()
+        if self.method in BNC_METHODS:
+            structure = _bnc_structure(
+                self.method, data, class_, k=self.k, folds=self.folds, epsilon=self.epsilon,
+                smooth=self.search_smooth, score=self.tan_score, seed=seed, rng=self.rng,
+            )
+            model = sevt_refine(structure, data, self.lambda_, self.refine)
+            return model, bnc.lp(structure, data, smooth=self.lambda_)
+        if self.method == "naive":
+            model = sevt_naive(data, class_, ordering=self.ordering, cluster=self.cluster,
+                               k=self.n_stages, lambda_=self.lambda_, seed=seed, rng=self.rng)
+            return model, None
+        return _sevt_full(data, class_, self.ordering, FULL_METHODS[self.method], self.lambda_), None
+
+    def fit(self, X, y):
+        """Learn the staged tree from features ``X`` and labels ``y``."""
+        if self.method not in METHODS:
+            raise ValueError(f"`method` must be one of {list(METHODS)}; got {self.method!r}.")
+        frame = _feature_frame(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        if frame.shape[1] == 0:
+            raise ValueError(
+                f"`X` has 0 feature(s) (shape=({frame.shape[0]}, 0)) while a minimum of 1 "
+                "is required."
+            )
+        if frame.shape[0] == 0:
+            raise ValueError(
+                f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
+                "is required."
+            )
+        y = column_or_1d(y, warn=True)
+        if len(y) != frame.shape[0]:
+            raise ValueError(
+                f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
+            )
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self._names = list(frame.columns)
+        self.class_name_ = "__class__"
+        while self.class_name_ in self._names:
+            self.class_name_ = "_" + self.class_name_
+        levels = [str(i) for i in range(len(self.classes_))]
+        data = pd.concat(
+            [pd.DataFrame({self.class_name_: pd.Categorical.from_codes(y_codes, levels)}), frame],
+            axis=1,
+        )
+        self.model_, self.bnc_ = self._learn(data)
+        self.dag_ = as_parentslist(self.model_, silent=True)
+        return self
+
+    def predict_proba(self, X):
+        """Class posteriors, columns in ``classes_`` order.
+
+        Rows the model gives probability zero under every class (possible
+        only with ``lambda_ = 0``) get the class marginal.
+        """
+        check_is_fitted(self)
+        frame = _feature_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if frame.shape[1] != len(self._names):
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but StagedTreeClassifier is expecting "
+                f"{len(self._names)} features as input."
+            )
+        frame.columns = self._names
+        post = predict(self.model_, frame, class_=self.class_name_, prob=True).to_numpy(copy=True)
+        undefined = np.isnan(post).any(axis=1)
+        (root_stage,) = self.model_.stage_prob[self.class_name_].values()
+        post[undefined] = root_stage.to_numpy()
+        return post
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class (the first in ``classes_`` on ties, as R's ``predict``)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
