@@ -32,7 +32,6 @@ __all__ = [
     "to_dot",
     "write_tikz",
     "save_figure",
-    "PALETTES",
 ]
 
 PALETTES = {

@@ -1,5 +1,4 @@
 """Pictures and graph text: plot, barplot, make_stages_col, to_dot, write_tikz."""
-import re
 import sys
 import warnings
 
@@ -11,7 +10,7 @@ from hypothesis import strategies as hst
 
 import pystagedtrees as st
 from pystagedtrees.ceg import ceg, get_vertices
-from pystagedtrees.parentslist import as_networkx, as_parentslist, parentslist
+from pystagedtrees.parentslist import as_networkx, as_parentslist
 from pystagedtrees.plotting import (
     PALETTES,
     _tree_layout,
@@ -19,8 +18,6 @@ from pystagedtrees.plotting import (
     make_stages_col,
     plot,
     save_figure,
-    to_dot,
-    write_tikz,
 )
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -312,129 +309,6 @@ def test_plot_dag_arcs_coloured_by_kind(titanic_bhc):
     assert sorted(a.get_gid()[4:] for a in arcs) == sorted(d["label"] for _, _, d in graph.edges(data=True))
     names = sorted(t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("variable:"))
     assert names == sorted(pl.variables)
-
-
-# -- DOT -----------------------------------------------------------------------------
-
-_DOT_ID = r'"(?:[^"\\]|\\.)*"'
-_DOT_ATTRS = rf'(?:\s*\[\s*(?:[A-Za-z_]+={_DOT_ID}\s*(?:,\s*[A-Za-z_]+={_DOT_ID}\s*)*)?\])?'
-_DOT_STATEMENT = re.compile(
-    rf"^\s*(?:[A-Za-z_]+={_DOT_ID}|(?:node|edge|graph){_DOT_ATTRS}|{_DOT_ID}(?:\s*->\s*{_DOT_ID})?{_DOT_ATTRS})\s*;\s*$"
-)
-
-
-def check_dot_grammar(text):
-    """Nodes and edges of DOT text, asserting it is in the DOT subset to_dot writes."""
-    lines = text.strip().splitlines()
-    assert re.fullmatch(rf"(?:strict\s+)?digraph\s+{_DOT_ID}\s*\{{", lines[0]), lines[0]
-    assert lines[-1].strip() == "}"
-    nodes, edges = [], []
-    for line in lines[1:-1]:
-        assert _DOT_STATEMENT.match(line), f"not a DOT statement: {line!r}"
-        if re.match(r"\s*(?:[A-Za-z_]+=|(?:node|edge|graph)\b)", line):
-            continue  # graph attribute or default attributes
-        head = line.split("[", 1)[0]
-        ids = [i[1:-1] for i in re.findall(_DOT_ID, head)]
-        if "->" in head:
-            edges.append(tuple(ids))
-        else:
-            nodes.append(ids[0])
-    return nodes, edges
-
-
-def parse_dot(text):
-    """Nodes and edges of DOT text: parsed by pydot when installed, else grammar-checked."""
-    try:
-        import pydot
-    except ImportError:
-        return check_dot_grammar(text)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pydot's own deprecation noise
-        graphs = pydot.graph_from_dot_data(text)
-    assert graphs is not None and len(graphs) == 1, "pydot could not parse the DOT text"
-    graph = graphs[0]
-    nodes = [n.get_name().strip('"') for n in graph.get_nodes() if n.get_name() not in ("node", "edge", "graph")]
-    edges = [(e.get_source().strip('"'), e.get_destination().strip('"')) for e in graph.get_edges()]
-    if "\\" not in text:  # pydot keeps escapes in names: compare only plain ones
-        assert (nodes, edges) == check_dot_grammar(text)
-    return nodes, edges
-
-
-@pytest.mark.parametrize("bad", [
-    'digraph "g" {\n  "a" -> ;\n}\n',
-    'digraph "g" {\n  "a" [label="x];\n}\n',
-    'graph "g" {\n  "a";\n}\n',
-    'digraph "g" {\n  "a" -> "b"\n}\n',
-])
-def test_grammar_check_rejects_bad_dot(bad):
-    with pytest.raises(AssertionError):
-        check_dot_grammar(bad)
-
-
-def test_to_dot_one_node_per_situation(titanic_bhc):
-    text = to_dot(titanic_bhc)
-    nodes, edges = parse_dot(text)
-    n_situations = 1 + 4 + 8 + 16
-    leaves = [n for n in nodes if n.startswith("s4_")]
-    assert len(nodes) - len(leaves) == n_situations
-    assert len(leaves) == 32
-    assert len(edges) == 4 + 8 + 16 + 32
-    # every situation's label is its stage
-    labels = re.findall(r'^\s*"s3_(\d+)" \[label="([^"]*)"', text, flags=re.M)
-    assert [lab for _, lab in sorted(labels, key=lambda t: int(t[0]))] == st.stages(titanic_bhc, "Survived")
-    # unobserved situations are dashed grey
-    assert text.count("dashed") == 2
-
-
-def test_to_dot_quotes_odd_names():
-    model = st.sevt({'A "x"': ['a"1', "b\\2"], "B": ["x y", "z"]}, full=True)
-    nodes, edges = parse_dot(to_dot(model))
-    assert len(nodes) == 1 + 2 + 4 and len(edges) == 6
-
-
-def test_to_dot_hides_ignored_and_limits(titanic_bhc):
-    nodes, _ = parse_dot(to_dot(titanic_bhc, show_ignored=False))
-    assert len([n for n in nodes if not n.startswith("s4_")]) == 1 + 4 + 8 + 14
-    nodes, edges = parse_dot(to_dot(titanic_bhc, limit=2))
-    assert len(nodes) == 1 + 4 + 8 and len(edges) == 4 + 8
-
-
-def test_to_dot_ceg_and_dag(titanic_bhc):
-    model = ceg(titanic_bhc)
-    nodes, edges = parse_dot(to_dot(model))
-    assert sorted(nodes) == sorted(get_vertices(model)["name"])
-    pl = parentslist({"A": [], "B": ["A"], "C": ["A", "B"]})
-    nodes, edges = parse_dot(to_dot(pl))
-    assert nodes == ["A", "B", "C"] and sorted(edges) == sorted(pl.edges())
-
-
-# -- TikZ ----------------------------------------------------------------------------
-
-def test_write_tikz_nodes_edges_and_file(titanic_bhc, tmp_path):
-    path = tmp_path / "tree.tex"
-    text = write_tikz(titanic_bhc, file=path)
-    assert path.read_text() == text
-    assert text.startswith("\\begin{tikzpicture}") and text.rstrip().endswith("\\end{tikzpicture}")
-    assert text.count("\\node [leaf]") == 32
-    assert text.count("\\node [") == 1 + 4 + 8 + 16 + 32
-    assert text.count("\\draw[") == 4 + 8 + 16 + 32
-    # one style per shown stage, plus one for the ignored ones, plus the leaves
-    n_stages = 1 + sum(len(set(s) - {"UNOBSERVED"}) for s in titanic_bhc.stages().values())
-    assert len(re.findall(r"^\tst\d+/\.style=", text, flags=re.M)) == n_stages + 1
-    assert text.count("{") == text.count("}")
-
-
-def test_write_tikz_escapes_tex():
-    model = st.sevt({"A": ["a_1", "50%"], "B": ["$x$", "y"]})
-    text = write_tikz(model)
-    assert "{a\\_1}" in text and "{50\\%}" in text and "{\\$x\\$}" in text
-
-
-def test_write_tikz_ceg(titanic_bhc):
-    model = ceg(titanic_bhc)
-    text = write_tikz(model, node_label=lambda var, stage: f"{var}-{stage}")
-    assert text.count("\\node [") == len(get_vertices(model))
-    assert "{Sex-1}" in text
 
 
 def test_save_figure(titanic_bhc, tmp_path, monkeypatch):
