@@ -133,8 +133,9 @@ class _FoldScorer:
         self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
         self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
         features = [self.col[f] for f in enc.features]
-        # Missing feature values need inference per row: no incremental sums.
-        self.incremental = not (self.codes[:, features] < 0).any()
+        # Cells with missing feature values need inference (per fold); the
+        # incremental sums are overwritten there.
+        self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
         # Slot arrays, and their data addresses for the kernels.
         self.pool, self.addresses = [], np.zeros(64, dtype=np.intp)
         self.slots, self.fold_cpts = {}, {}
@@ -184,8 +185,12 @@ class _FoldScorer:
         return slot
 
     def _log_joint(self, fams):
-        if not self.incremental:
-            return self._log_joint_by_inference(fams)
+        out = self._log_joint_by_slots(fams)
+        if len(self.incomplete):
+            out[self.incomplete] = self._log_joint_by_inference(fams)
+        return out
+
+    def _log_joint_by_slots(self, fams):
         slots = [self._slot(fam) for fam in fams]
         out = np.empty((len(self.truth), self.n_class))
         ordered = np.array(slots, dtype=np.intp)
@@ -201,16 +206,21 @@ class _FoldScorer:
         return out
 
     def _log_joint_by_inference(self, fams):
-        out = np.empty((len(self.truth), self.n_class))
+        """Log-joint of the incomplete cells, missing features summed out."""
+        out = np.empty((len(self.incomplete), self.n_class))
         parts = {fam[0]: (fam, self._fold_cpts(fam)[1]) for fam in fams}
         features = [fam[0] for fam in fams[1:]]
+        cuts = np.searchsorted(self.incomplete, self.cell_bounds)
         for i in range(self.n_folds):
+            if cuts[i] == cuts[i + 1]:
+                continue
             params = {v: tables[i].reshape([len(self.enc.levels[u]) for u in fam])
                       for v, (fam, tables) in parts.items()}
             model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
                              params=params)
-            cells = slice(self.cell_bounds[i], self.cell_bounds[i + 1])
-            out[cells] = _model_log_joint(model, self.codes[cells], self.enc.columns)
+            part = slice(cuts[i], cuts[i + 1])
+            out[part] = _model_log_joint(model, self.codes[self.incomplete[part]],
+                                         self.enc.columns)
         return out
 
     def scores(self, dags, draws):
@@ -253,8 +263,6 @@ class _FoldScorer:
 
     def set_current(self, dag):
         """Make ``dag`` the base of the incremental sums."""
-        if not self.incremental:
-            return
         slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
         self.base = np.empty((len(self.truth), self.n_class))
         pool_sum(self.addresses, slots, self.base)
