@@ -1,0 +1,80 @@
+"""Move models and data between Python and R, through rpy2 (optional).
+
+Install the extra with ``pip install 'pystagedtrees[r]'`` (it needs R);
+R's stagedtrees and bnclassify come from CRAN
+(``install.packages(c("stagedtrees", "bnclassify"))``).  This package
+imports without rpy2 or R: rpy2 is loaded on the first conversion, and
+:func:`to_r` and the others raise an ImportError saying what to install when
+it cannot be.
+
+* :func:`to_r` / :func:`from_r`: staged trees (R ``sevt``), bnclassify
+  classifiers (``bnc_bn``), data frames of factors (level order and unused
+  levels kept), tables of counts, vectors and lists.  Round trips are
+  lossless.
+* :func:`r_call`: call a stagedtrees, bnclassify or base R function on
+  converted arguments and convert the result back.
+* :func:`set_seed`: R's ``set.seed``, for replaying R's random learners.
+
+Conversions use rpy2's ``localconverter``; nothing is activated globally.
+R is single-threaded: call it from one thread only.
+
+Examples
+--------
+>>> from pystagedtrees import compat
+>>> isinstance(compat.r_available(), bool)
+True
+"""
+
+__all__ = ["to_r", "from_r", "r_call", "set_seed", "r_available", "has_r_package"]
+
+
+def to_r(x, **options):
+    """Convert a Python object to R (see :func:`pystagedtrees.compat._convert.to_r`).
+
+    Raises
+    ------
+    ImportError
+        rpy2 or R is not installed (the message says what to install).
+    """
+    from pystagedtrees.compat._convert import to_r as convert
+
+    return convert(x, **options)
+
+
+def from_r(x):
+    """Convert an R object to Python (see :func:`pystagedtrees.compat._convert.from_r`)."""
+    from pystagedtrees.compat._convert import from_r as convert
+
+    return convert(x)
+
+
+def r_call(name, *args, **kwargs):
+    """Call an R function on converted arguments (see :func:`pystagedtrees.compat._call.r_call`)."""
+    from pystagedtrees.compat._call import r_call as call
+
+    return call(name, *args, **kwargs)
+
+
+def set_seed(seed):
+    """R's ``set.seed(seed)``."""
+    from pystagedtrees.compat._call import set_seed as seed_r
+
+    seed_r(seed)
+
+
+def r_available():
+    """Whether rpy2 can start R here."""
+    try:
+        import pystagedtrees.compat._session  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def has_r_package(name):
+    """Whether R and the R package ``name`` are available."""
+    if not r_available():
+        return False
+    from pystagedtrees.compat._session import has_package
+
+    return has_package(name)

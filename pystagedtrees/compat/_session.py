@@ -1,0 +1,156 @@
+"""The embedded R session: rpy2 loaded on first use, R helpers, R packages.
+
+Importing this module starts R through rpy2; when rpy2 or R is missing it
+raises :class:`RUnavailableError` (an ImportError) saying what to install.
+Conversions run inside ``localconverter(default_converter)``: nothing is
+activated globally, and a user's own rpy2 conversion rules do not leak in.
+"""
+import functools
+
+INSTALL_HINT = (
+    "pystagedtrees.compat needs R and the Python package rpy2 (>= 3.5): install R "
+    "(Debian/Ubuntu: `apt-get install r-base-core`), then `pip install "
+    "'pystagedtrees[r]'`; R's stagedtrees and bnclassify come from CRAN: run "
+    "install.packages(c(\"stagedtrees\", \"bnclassify\")) in R."
+)
+
+
+class RUnavailableError(ImportError):
+    """rpy2 or R cannot be loaded."""
+
+
+try:
+    import rpy2.rinterface as ri
+    import rpy2.robjects as ro
+    from rpy2.rinterface_lib.embedded import RRuntimeError
+    from rpy2.robjects.conversion import localconverter
+except Exception as exc:  # rpy2 absent, or present without a loadable R
+    raise RUnavailableError(f"{INSTALL_HINT} (loading rpy2 failed: {exc})") from exc
+
+__all__ = [
+    "INSTALL_HINT",
+    "RUnavailableError",
+    "RRuntimeError",
+    "ri",
+    "ro",
+    "r_context",
+    "helpers",
+    "has_package",
+    "require_package",
+]
+
+# Our own small R functions: building R objects in one call per variable
+# is much faster than attribute-by-attribute assignment through rpy2.
+_HELPERS_R = r"""
+list(
+  prob_list = function(mat, n, labels, levels) {
+    # one named vector per stage (a row of mat) carrying its sample size
+    mat[is.nan(mat)] <- NA
+    out <- lapply(seq_along(labels), function(s) {
+      p <- mat[s, ]
+      names(p) <- levels
+      attr(p, "n") <- n[[s]]
+      p
+    })
+    names(out) <- labels
+    out
+  },
+  prob_parts = function(pl) {
+    n <- vapply(pl, function(p) {
+      v <- attr(p, "n")
+      if (is.null(v)) NA_real_ else as.numeric(v)
+    }, 0)
+    mat <- do.call(rbind, lapply(pl, function(p) as.numeric(p)))
+    list(labels = names(pl), mat = mat, n = unname(n))
+  },
+  ftable = function(counts, row_vars, col_vars) {
+    structure(counts, class = "ftable", row.vars = row_vars, col.vars = col_vars)
+  },
+  named_vector = function(x, nms) { names(x) <- nms; x },
+  factor = function(codes, levels, ordered) {
+    structure(codes, levels = levels,
+              class = if (ordered) c("ordered", "factor") else "factor")
+  },
+  data_frame = function(cols, nms, row_names) {
+    names(cols) <- nms
+    n <- if (length(cols)) length(cols[[1]]) else 0L
+    attr(cols, "row.names") <- if (is.null(row_names)) .set_row_names(n) else row_names
+    class(cols) <- "data.frame"
+    cols
+  },
+  table = function(values, dims, dimnames) {
+    structure(array(values, dim = dims, dimnames = dimnames), class = "table")
+  },
+  loglik = function(value, df, nobs) {
+    structure(value, df = df, nobs = nobs, class = "logLik")
+  },
+  with_attributes = function(x, attrs) {
+    for (a in names(attrs)) attr(x, a) <- attrs[[a]]
+    x
+  },
+  set_class = function(x, cls) { class(x) <- cls; x },
+  has_package = function(pkg) {
+    suppressPackageStartupMessages(requireNamespace(pkg, quietly = TRUE))
+  },
+  inherits_any = function(x, what) inherits(x, what),
+  classes = function(x) class(x),
+  is_automatic_row_names = function(x) {
+    rn <- .row_names_info(x, type = 0L)
+    is.integer(rn) && (length(rn) == 0L || (length(rn) == 2L && is.na(rn[[1]])))
+  },
+  row_names = function(x) attr(x, "row.names"),
+  dimnames_of = function(x) dimnames(x),
+  attribute = function(x, name) attr(x, name, exact = TRUE),
+  get_function = function(name) {
+    if (grepl(":::?", name)) return(eval(parse(text = name)))
+    for (pkg in c("stagedtrees", "bnclassify")) {
+      if (suppressPackageStartupMessages(requireNamespace(pkg, quietly = TRUE)) &&
+          name %in% getNamespaceExports(pkg)) {
+        return(getExportedValue(pkg, name))
+      }
+    }
+    get(name, envir = globalenv(), mode = "function")
+  },
+  time_limited = function(f, args, seconds) {
+    if (is.finite(seconds)) {
+      setTimeLimit(elapsed = seconds, transient = TRUE)
+      on.exit(setTimeLimit(elapsed = Inf, transient = FALSE))
+    }
+    do.call(f, args)
+  }
+)
+"""
+
+
+def r_context():
+    """A context manager for R calls: rpy2's default conversion only."""
+    return localconverter(ro.default_converter)
+
+
+@functools.lru_cache(maxsize=1)
+def _helper_list():
+    with r_context():
+        return ro.r(_HELPERS_R)
+
+
+def helpers(name):
+    """One of our R helper functions, by name."""
+    return _helper_list().rx2(name)
+
+
+def has_package(name):
+    """Whether the R package ``name`` can be loaded."""
+    with r_context():
+        return bool(helpers("has_package")(name)[0])
+
+
+def require_package(name):
+    """Raise a RuntimeError saying how to install R package ``name`` when it is missing."""
+    if not has_package(name):
+        with r_context():
+            paths = list(ro.r(".libPaths()"))
+        raise RuntimeError(
+            f"the R package {name!r} is not installed in R (library paths: {paths}); "
+            f"in R run install.packages(\"{name}\"), or point R_LIBS_USER at a "
+            "library that has it."
+        )
