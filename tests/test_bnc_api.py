@@ -14,7 +14,8 @@ from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import stratified_folds
 from pystagedtrees.bnc._predict import compute_log_joint, map_random
 from pystagedtrees.bnc._random import resolve_rng
-from pystagedtrees.bnc._search import _Dag, _FoldScorer
+from pystagedtrees.bnc._scoring import FoldScorer
+from pystagedtrees.bnc._search import _Dag
 from pystagedtrees.bnc._structure import anb_model, ode_scores
 
 SETTINGS = settings(max_examples=25, deadline=None,
@@ -344,7 +345,7 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
     f0, f1, f2 = enc.features[:3]
     dags = [_Dag(enc.features, {}), _Dag(enc.features, {f1: (f0,)}),
             _Dag(enc.features, {f1: (f0,), f2: (f1, f0)})]
-    scorer = _FoldScorer(enc, folds, smooth=1.0)
+    scorer = FoldScorer(enc, folds, smooth=1.0)
     scorer.set_current(dags[1])
     ours = scorer.scores(dags, resolve_rng(seed + 1))
 

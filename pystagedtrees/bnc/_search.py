@@ -4,29 +4,17 @@ tan_hc, tan_hcsp (Keogh & Pazzani, 2002), kdb (hill-climbing k-dependence),
 fssj and bsej (Pazzani, 1996), as bnclassify 0.4.8 runs them: the same
 candidate order, folds, stopping rule and random tie breaking.
 
-Scoring is incremental: per fold, the log-CPT of every family ever proposed
-is gathered once at the test rows (a "slot" of a pool), so a candidate's
-log-joint is the current structure's plus or minus a few slots.
+Candidates are scored by :class:`~pystagedtrees.bnc._scoring.FoldScorer`.
 """
 from itertools import combinations
 
 import numpy as np
 
-from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.bnc._infer import (
-    family_index_counts,
-    gather_by_fold,
-    map_hits,
-    max_col_ties,
-    pool_delta,
-    pool_sum,
-)
-from pystagedtrees.bnc._model import BNCModel
-from pystagedtrees.bnc._params import check_smooth, cpt
-from pystagedtrees.bnc._predict import _model_log_joint
+from pystagedtrees.bnc._params import check_smooth
 from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._structure import anb_model
 
 __all__ = ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"]
@@ -87,193 +75,11 @@ class _Dag:
         return out
 
 
-def _row_keys(fold, codes, n_levels):
-    """Integer keys equal exactly for equal (fold, row) pairs, fold-major.
-
-    Mixed-radix when it fits in int64 (missing codes shifted to 0), else the
-    row position, which leaves every row its own cell.
-    """
-    radix = [n + 1 for n in n_levels]
-    if np.sum(np.log2(radix)) + np.log2(fold.max() + 2) >= 62:
-        return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
-    key = fold.astype(np.int64)
-    for j, r in enumerate(radix):
-        key = key * r + (codes[:, j] + 1)
-    return key
-
-
-class _FoldScorer:
-    """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition).
-
-    The test folds, one after the other, make the "pool rows"; equal rows of
-    one fold are scored once, as a weighted "cell".  For every family ever
-    proposed, the log-CPT fitted on each training fold is read at the cells
-    of the matching test fold, once, into a slot of ``pool``; a candidate's
-    log-joint is then the current structure's plus and minus a few slots.
-    """
-
-    def __init__(self, enc, folds, smooth):
-        self.enc, self.smooth = enc, smooth
-        self.class_var = enc.class_var
-        self.col = {v: j for j, v in enumerate(enc.columns)}
-        self.n_class = len(enc.levels[enc.class_var])
-        self.n_folds = len(folds)
-        sizes = [len(f) for f in folds]
-        self.fold_sizes = np.array(sizes, dtype=float)
-        self.bounds = np.cumsum([0] + sizes)
-        self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
-        rows = enc.codes[np.concatenate(folds)]
-        self.row_truth = rows[:, enc.class_index]
-        _, first, self.row_cell, counts = np.unique(
-            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]),
-            return_index=True, return_inverse=True, return_counts=True)
-        self.weight = counts.astype(float)
-        self.fold_of = np.ascontiguousarray(self.row_fold[first])
-        self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
-        self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
-        self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
-        features = [self.col[f] for f in enc.features]
-        # Cells with missing feature values need inference (per fold); the
-        # incremental sums are overwritten there.
-        self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
-        # Slot arrays, and their data addresses for the kernels.
-        self.pool, self.addresses = [], np.zeros(64, dtype=np.intp)
-        self.slots, self.fold_cpts = {}, {}
-        self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
-        self.base, self.current = None, None
-
-    def _families(self, dag):
-        # R adds the class prior first, then the features in family order.
-        return [(self.class_var,)] + [(f, *dag.parents[f], self.class_var)
-                                      for f in dag.features]
-
-    def _fold_cpts(self, family):
-        """Row index into the family's CPT, and the CPT of each training fold."""
-        cached = self.fold_cpts.get(family)
-        if cached is not None:
-            return cached
-        dims = [len(self.enc.levels[v]) for v in family]
-        size = int(np.prod(dims))
-        index = np.empty(len(self.truth), dtype=np.intp)
-        in_fold = np.zeros((self.n_folds, size))
-        family_index_counts(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
-                            np.array(dims[:-1], dtype=np.intp), self.truth, self.fold_of,
-                            self.weight, index, in_fold)
-        in_fold = in_fold.reshape(self.n_folds, *dims)
-        # A training fold is every other fold.
-        tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
-        self.fold_cpts[family] = index, tables.reshape(self.n_folds, size)
-        return self.fold_cpts[family]
-
-    def _slot(self, family):
-        """Pool slot holding the family's log-CPT at every pool row."""
-        slot = self.slots.get(family)
-        if slot is not None:
-            return slot
-        index, tables = self._fold_cpts(family)
-        values = np.empty((len(self.truth), self.n_class))
-        with np.errstate(divide="ignore"):
-            gather_by_fold(index, self.fold_of, np.log(tables), values)
-        slot = len(self.pool)
-        self.pool.append(values)
-        if slot == len(self.addresses):
-            self.addresses = np.concatenate([self.addresses, np.zeros_like(self.addresses)])
-        self.addresses[slot] = values.ctypes.data
-        if np.isinf(values).any():
-            self.infinite.add(slot)
-        self.slots[family] = slot
-        return slot
-
-    def _log_joint(self, fams):
-        out = self._log_joint_by_slots(fams)
-        if len(self.incomplete):
-            out[self.incomplete] = self._log_joint_by_inference(fams)
-        return out
-
-    def _log_joint_by_slots(self, fams):
-        slots = [self._slot(fam) for fam in fams]
-        out = np.empty((len(self.truth), self.n_class))
-        ordered = np.array(slots, dtype=np.intp)
-        if self.current is not None:
-            now = set(slots)
-            minus = [s for s in self.current if s not in now]
-            plus = [s for s in slots if s not in self.current]
-            if len(minus) + len(plus) < len(slots) and self.infinite.isdisjoint(minus):
-                pool_delta(self.addresses, self.base, np.array(minus, dtype=np.intp),
-                           np.array(plus, dtype=np.intp), out)
-                return out
-        pool_sum(self.addresses, ordered, out)
-        return out
-
-    def _log_joint_by_inference(self, fams):
-        """Log-joint of the incomplete cells, missing features summed out."""
-        out = np.empty((len(self.incomplete), self.n_class))
-        parts = {fam[0]: (fam, self._fold_cpts(fam)[1]) for fam in fams}
-        features = [fam[0] for fam in fams[1:]]
-        cuts = np.searchsorted(self.incomplete, self.cell_bounds)
-        for i in range(self.n_folds):
-            if cuts[i] == cuts[i + 1]:
-                continue
-            params = {v: tables[i].reshape([len(self.enc.levels[u]) for u in fam])
-                      for v, (fam, tables) in parts.items()}
-            model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
-                             params=params)
-            part = slice(cuts[i], cuts[i + 1])
-            out[part] = _model_log_joint(model, self.codes[self.incomplete[part]],
-                                         self.enc.columns)
-        return out
-
-    def scores(self, dags, draws):
-        """Mean accuracy over folds of each structure (unnormalised MAP, R ties).
-
-        R predicts fold by fold, candidate by candidate, drawing a uniform at
-        each near-tie; the draws are made here in that order, after the
-        deterministic rows of every candidate are settled.
-        """
-        n_cand, k = len(dags), self.n_folds
-        correct = np.zeros((k, n_cand))
-        events = np.zeros((k, n_cand), dtype=np.intp)
-        unsettled = []
-        for j, dag in enumerate(dags):
-            lj = self._log_joint(self._families(dag))
-            cell_events = np.empty(len(self.truth), dtype=np.intp)
-            hits = np.zeros(k)
-            map_hits(lj, self.truth, self.fold_of, self.weight, hits, cell_events)
-            correct[:, j] = hits
-            if cell_events.any():
-                # Back to the rows, in R's order, each drawing its own uniforms.
-                tied = np.flatnonzero(cell_events[self.row_cell])
-                row_events = cell_events[self.row_cell[tied]]
-                events[:, j] = np.bincount(self.row_fold[tied], weights=row_events, minlength=k)
-                unsettled.append((j, tied, np.exp(lj[self.row_cell[tied]])))
-        if unsettled:
-            uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
-            start = np.concatenate([[0], np.cumsum(events.ravel())])
-            for j, tied, p in unsettled:
-                pred = np.empty(len(tied), dtype=np.int32)
-                cuts = np.searchsorted(tied, self.bounds)
-                for i in range(k):
-                    local = np.arange(cuts[i], cuts[i + 1], dtype=np.intp)
-                    if len(local):
-                        first = start[i * n_cand + j]
-                        max_col_ties(p, local, uniforms[first:first + events[i, j]], pred)
-                hits = pred == self.row_truth[tied]
-                correct[:, j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
-        return col_means(correct / self.fold_sizes[:, None])
-
-    def set_current(self, dag):
-        """Make ``dag`` the base of the incremental sums."""
-        slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
-        self.base = np.empty((len(self.truth), self.n_class))
-        pool_sum(self.addresses, slots, self.base)
-        self.current = set(slots.tolist())
-
-
 def _greedy_search(enc, init, step, k, epsilon, smooth, draws):
     """Hill-climb from ``init`` while CV accuracy improves by >= ``epsilon``."""
     class_codes = enc.codes[:, enc.class_index]
     folds = stratified_folds(class_codes, len(enc.levels[enc.class_var]), k, draws)
-    scorer = _FoldScorer(enc, folds, smooth)
+    scorer = FoldScorer(enc, folds, smooth)
     current, current_score, candidates, log = None, -np.inf, [init], []
     while candidates:
         if abs(current_score - 1) < EQUAL_TOL:
