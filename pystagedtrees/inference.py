@@ -9,15 +9,26 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import check_frame, encode_column
-from pystagedtrees._stagevec import DENSE_MAX
+from pystagedtrees._infer import dense_path_logprob
+from pystagedtrees._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.model import check_sevt, sevt_method
 
 __all__ = ["path_probability", "prob", "predict"]
 
 
-def _log_tables(model):
-    with np.errstate(divide="ignore"):
-        return [np.log(p) for p in model._prob]
+class _LogTables:
+    """Log stage probabilities, flattened for the compiled path kernel when possible."""
+
+    def __init__(self, model):
+        with np.errstate(divide="ignore"):
+            self.per_variable = [np.log(p) for p in model._prob]
+        self.dense = all(isinstance(v, StageVector) and v.is_dense for v in model._stages)
+        if self.dense:
+            self.stages = np.concatenate([v.stage for v in model._stages]).astype(np.int32)
+            self.stage_offset = np.cumsum([0] + [len(v.stage) for v in model._stages[:-1]]).astype(np.int64)
+            self.log_prob = np.concatenate([t.ravel() for t in self.per_variable])
+            self.prob_offset = np.cumsum([0] + [t.size for t in self.per_variable[:-1]]).astype(np.int64)
+            self.n_levels = model._k.astype(np.int64)
 
 
 def path_logprob(model, codes, log_tables=None):
@@ -26,13 +37,19 @@ def path_logprob(model, codes, log_tables=None):
     ``codes`` holds no missing value.  Undefined probabilities (empty stages
     without smoothing) give NaN, as in R.
     """
-    log_tables = _log_tables(model) if log_tables is None else log_tables
+    tables = _LogTables(model) if log_tables is None else log_tables
     n, m = codes.shape
+    if tables.dense:
+        out = np.empty(n)
+        dense_path_logprob(np.ascontiguousarray(codes, dtype=np.int32), tables.stages,
+                           tables.stage_offset, tables.log_prob, tables.prob_offset,
+                           tables.n_levels, out)
+        return out
     total = np.zeros(n)
     sit = np.zeros(n, dtype=np.int64)
     for i in range(m):
         column = codes[:, i]
-        total += log_tables[i][model._stages[i].lookup(sit), column]
+        total += tables.per_variable[i][model._stages[i].lookup(sit), column]
         if i + 1 < m:
             sit = sit * model._k[i] + column
     return total
@@ -53,7 +70,7 @@ def marginal_logprob(model, codes, log_tables=None):
     Only variables up to a row's last observed one matter; missing ones
     before it are summed out.  A row with nothing observed has log-probability 0.
     """
-    log_tables = _log_tables(model) if log_tables is None else log_tables
+    log_tables = _LogTables(model) if log_tables is None else log_tables
     n, p = codes.shape
     present = codes >= 0
     out = np.zeros(n)
@@ -182,7 +199,7 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
     check_sevt(object, fitted=True)
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
-    log_tables = _log_tables(object)
+    log_tables = _LogTables(object)
     cond_lp = 0.0
     if conditional_on is not None:
         cond = _as_frame(conditional_on, "conditional_on").reset_index(drop=True)
@@ -262,7 +279,7 @@ def predict(object, newdata=None, class_=None, prob=False, log=False):
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
     codes = _encode_rows(object, frame, "newdata")
-    log_tables = _log_tables(object)
+    log_tables = _LogTables(object)
     levels = object.tree[class_]
     scores = np.empty((codes.shape[0], len(levels)))
     for a in range(len(levels)):
