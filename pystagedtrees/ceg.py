@@ -281,6 +281,7 @@ def _ceg_vertices(model, ignore):
     return pd.DataFrame(rows, columns=["name", "stage", "var"])
 
 
+@sevt_method
 def get_edges(x, ignore=None):
     """Edges of the tree graph of a staged tree, or of a CEG (R: ``get_edges``).
 
@@ -309,6 +310,7 @@ def get_edges(x, ignore=None):
     return _ceg_edges(x, ignore) if isinstance(x, Ceg) else _tree_edges(x, ignore)
 
 
+@sevt_method
 def get_vertices(x, ignore=None):
     """Vertices of the tree graph of a staged tree, or of a CEG (R: ``get_vertices``).
 

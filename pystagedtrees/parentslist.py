@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees.model import Sevt
+from pystagedtrees.model import Sevt, sevt_method
 
 __all__ = [
     "ParentsEntry",
@@ -342,6 +342,7 @@ def _from_sevt(model, silent):
     return ParentsList(entries)
 
 
+@sevt_method
 def as_parentslist(x, values=None, silent=False):
     """The DAG of ``x`` as a :class:`ParentsList` (R: ``as_parentslist``).
 
@@ -520,6 +521,7 @@ def topo_sort_parentslist(x, all=False):
 
 # -- other representations ---------------------------------------------------------
 
+@sevt_method
 def as_adj_matrix(x, **kwargs):
     """Adjacency matrix of a DAG or of a chain event graph (R: ``as_adj_matrix``).
 
@@ -555,6 +557,7 @@ def as_adj_matrix(x, **kwargs):
     return adj
 
 
+@sevt_method
 def as_bn(x):
     """The DAG of ``x`` as a networkx ``DiGraph`` (R: ``as_bn``, which needs bnlearn).
 
@@ -596,6 +599,7 @@ def _edge_label(e, p):
     return "local" if local else "total"
 
 
+@sevt_method
 def as_networkx(x, ignore=None):
     """A networkx graph of a DAG, a staged tree or a CEG (R: ``as_igraph``).
 

@@ -170,6 +170,7 @@ def _as_random_base(x):
     return as_sevt(x)
 
 
+@sevt_method
 def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     """A staged tree with random stages and probabilities (R: ``random_sevt``).
 

@@ -14,6 +14,7 @@ def variable_loglik_of(model, i):
     return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
 
 
+@sevt_method
 def sevt_df(object):
     """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
 

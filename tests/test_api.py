@@ -1,0 +1,28 @@
+"""The public API: functions taking a model first are also Sevt methods (one implementation)."""
+import inspect
+
+import pystagedtrees as st
+
+# functions whose first argument may be something else than a model (levels,
+# data, graphs) are still methods when they accept a model
+NOT_MODEL_FIRST = {"sevt", "full", "indep", "parentslist", "random_parentslist", "topo_sort_parentslist",
+                   "as_sevt", "generate_random_dataset", "generate_xor_dataset",
+                   "generate_linear_dataset"}
+
+
+def test_model_functions_are_methods():
+    missing = []
+    for name in st.__all__:
+        func = getattr(st, name)
+        if not inspect.isfunction(func) or name in NOT_MODEL_FIRST:
+            continue
+        if getattr(st.Sevt, name, None) is not func:
+            missing.append(name)
+    assert missing == []
+
+
+def test_method_and_function_agree():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    assert model.stages_bhc().stages() == st.stages_bhc(model).stages()
+    assert model.BIC() == st.BIC(model)
+    assert model.get_stage(["1st"]) == st.get_stage(model, ["1st"])
