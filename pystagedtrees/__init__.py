@@ -62,7 +62,7 @@ from pystagedtrees.compare import (
     subtree,
 )
 from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
-from pystagedtrees import datasets
+from pystagedtrees import bnc, datasets, multilabel
 
 __all__ = [
     "Sevt",
@@ -128,4 +128,6 @@ __all__ = [
     "get_edges",
     "get_vertices",
     "datasets",
+    "bnc",
+    "multilabel",
 ]
