@@ -476,7 +476,9 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
         order``, or None for the data's order.
     cluster : {"kmeans", "hclust"}, default "kmeans"
     k : int, optional
-        Stages per variable (default: the number of class levels).
+        Stages per variable (default: the number of class levels); k-means
+        makes no more stages than a variable has distinct observed stage
+        distributions (where R's ``kmeans`` stops with an error).
     lambda_ : float, default 1
     seed : int or numpy.random.Generator, optional
         Initial centres of k-means.
@@ -502,10 +504,26 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
         k = len(model.tree[class_])
     k = _check_positive_int(k, "k")
     if cluster == "kmeans":
-        return stages_kmeans(model, k=k, seed=seed, rng=rng)
+        return stages_kmeans(model, k=_kmeans_sizes(model, k), seed=seed, rng=rng)
     if cluster == "hclust":
         return stages_hclust(model, k=k, distance="totvar", method="complete")
     raise ValueError(f"`cluster` must be 'kmeans' or 'hclust'; got {cluster!r}.")
+
+
+def _kmeans_sizes(model, k):
+    """``k`` per variable, at most its number of distinct observed stage distributions.
+
+    k-means needs as many distinct points as clusters (R stops otherwise);
+    with sparse data many situations share one smoothed distribution.
+    """
+    ignore = set(model.name_unobserved or [])
+    sizes = {}
+    for i, v in enumerate(model.variables[1:], start=1):
+        labels = model._labels[i]
+        observed = [s for s in range(len(labels)) if labels[s] not in ignore]
+        distinct = len(np.unique(model._prob[i][observed], axis=0)) if observed else 1
+        sizes[v] = max(1, min(k, distinct))
+    return sizes
 
 
 def _sevt_full(data, class_, ordering, learner, lambda_):
@@ -639,6 +657,10 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.rng = rng
 
+    def __sklearn_is_fitted__(self):
+        # the parameter lambda_ ends with "_" like a fitted attribute
+        return hasattr(self, "model_")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
@@ -735,4 +757,5 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Most probable class (the first in ``classes_`` on ties, as R's ``predict``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        post = self.predict_proba(X)
+        return self.classes_[np.argmax(post, axis=1)]
