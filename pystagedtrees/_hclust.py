@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _hclust_kernel
+from pystagedtrees import _hclust_kernel
 
 __all__ = ["HclustResult", "hclust", "cutree", "METHODS"]
 

@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _kmeans_kernel
-from ._rrandom import RRandom
+from pystagedtrees import _kmeans_kernel
+from pystagedtrees._rrandom import RRandom
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
 

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from . import _rrandom_kernels as _kernels
+from pystagedtrees import _rrandom_kernels as _kernels
 
 __all__ = ["RRandom"]
 
