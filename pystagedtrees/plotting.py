@@ -402,7 +402,8 @@ def plot(
         Write the variable names under their columns.
     legend : bool, default True
     node_size : float, optional
-        Marker area in points^2; default shrinks with the tree.
+        Marker area in points^2; default fits the gaps between nodes of a
+        column (at most 64, R's ``cex_nodes = 2``).
     cex_tree_y : float, default 0.9
         Share of the height used by the tree (room for the names below).
     col_edges : str, default "black"
@@ -470,11 +471,14 @@ def _legend(ax, n_entries, title):
     )
 
 
-def _edge_label(ax, start, end, text, fontsize, color):
-    """A level written along its edge (angle given in data space, turned at draw time)."""
+def _edge_label(ax, start, end, text, fontsize, color, at=0.5):
+    """A level written along its edge (angle given in data space, turned at draw time).
+
+    ``at`` is where along the edge; past the middle, sibling labels are further apart.
+    """
     angle = math.degrees(math.atan2(end[1] - start[1], end[0] - start[0]))
     ax.text(
-        (start[0] + end[0]) / 2, (start[1] + end[1]) / 2, text, rotation=angle,
+        start[0] + at * (end[0] - start[0]), start[1] + at * (end[1] - start[1]), text, rotation=angle,
         rotation_mode="anchor", transform_rotates_text=True, ha="center", va="bottom",
         fontsize=fontsize, color=color, gid="edge-label",
     )
@@ -489,12 +493,16 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
     view = _TreeView(model, d, col, ignore, palette)
     xs, ys = _tree_layout(view.k, xlim, ylim, float(cex_tree_y))
     n_leaves = len(ys[-1])
-    ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.22 * n_leaves)))
+    ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.18 * n_leaves)))
     if edge_labels is None:
         edge_labels = n_leaves <= EDGE_LABELS_MAX_LEAVES
+    height_pts = ax.bbox.height * 72.0 / ax.figure.dpi * float(cex_tree_y)
+    fontsize = float(np.clip(0.8 * height_pts / n_leaves, 4.0, 9.0))  # fits the gap between leaves
     if node_size is None:
-        node_size = float(np.clip(36.0 * 48 / max(len(ys[d - 1]), 1), 6.0, 64.0))
-    fontsize = float(np.clip(320.0 / n_leaves, 4.0, 9.0))
+        # per column: a marker about 60% of the gap between its nodes, R's cex 2 at most
+        sizes = [float(np.clip((0.6 * height_pts / len(ys[j])) ** 2, 4.0, 64.0)) for j in range(d)]
+    else:
+        sizes = [float(node_size)] * d
 
     # edges of depth j lead from the situations of variable j to depth j+1
     segments = {False: [], True: []}
@@ -509,7 +517,7 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
             if edge_labels:
                 level = model.tree[view.variables[j]][idx % view.k[j]]
                 _edge_label(ax, (xs[j], y0), (xs[j + 1], y1), level, fontsize,
-                            IGNORED_COLOR if grey else col_edges)
+                            IGNORED_COLOR if grey else col_edges, at=0.6)
     for grey, segs in segments.items():
         if segs:
             ax.add_collection(LineCollection(
@@ -526,14 +534,14 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
         for stage, idx in groups:
             color = view.color(j, stage)
             ax.scatter(
-                np.full(len(idx), xs[j]), ys[j][idx], s=node_size * (1.4 if j == 0 else 1.0),
+                np.full(len(idx), xs[j]), ys[j][idx], s=sizes[j],
                 c=color or UNCOLORED, edgecolors="black" if color is None else color,
                 label=f"{var}: {stage}" if j else "_root", gid=f"situations:{var}:{stage}", zorder=3,
             )
         if show_ignored and view.ignored[j].any():
             idx = np.flatnonzero(view.ignored[j])
             ax.scatter(
-                np.full(len(idx), xs[j]), ys[j][idx], s=node_size, c=IGNORED_COLOR,
+                np.full(len(idx), xs[j]), ys[j][idx], s=sizes[j], c=IGNORED_COLOR,
                 label="_ignored" if ignored_labelled else "unobserved", gid=f"ignored:{var}", zorder=2,
             )
             ignored_labelled = True
@@ -651,22 +659,29 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
     layers = _dag_layers(graph)
     coords = _layered_positions(layers, xlim, ylim)
     ax = _new_axes(ax, 1.0 + 1.6 * len(layers), max(3.0, 0.9 * max(len(layer) for layer in layers)))
+    _finish_axes(ax, xlim, ylim, None, main, None)  # limits first: arcs are measured on screen
     for node, (px, py) in coords.items():
         ax.text(px, py, node, ha="center", va="center", gid=f"variable:{node}", zorder=3,
                 bbox=dict(boxstyle="round,pad=0.4", facecolor="white", edgecolor="black"))
     layer_of = {v: j for j, layer in enumerate(layers) for v in layer}
     kinds = []
+    sag = 0.0  # how far below its chord the deepest arc goes, in display units
     for parent, child, attrs in graph.edges(data=True):
         kind = attrs.get("label", "total")
         kinds.append(kind)
-        # arcs that skip layers bend more, so they pass around the nodes in between
+        # arcs that skip layers bend (downwards) more, so they pass around the nodes in between
         bend = 0.2 * (layer_of[child] - layer_of[parent] - 1)
+        chord = np.subtract(ax.transData.transform(coords[child]), ax.transData.transform(coords[parent]))
+        sag = max(sag, bend * float(np.hypot(*chord)) / 2)
         ax.annotate(
             "", xy=coords[child], xytext=coords[parent], gid=f"arc:{kind}",
             arrowprops=dict(arrowstyle="-|>", color=DAG_EDGE_COLORS[kind], shrinkA=14, shrinkB=14,
                             connectionstyle=f"arc3,rad={bend}"),
         )
-    _finish_axes(ax, xlim, ylim, None, main, None)
+    if sag > 0:  # make room below the nodes: a share of the height the arcs' sag needs
+        bottom, top = ax.get_ylim()
+        share = min(0.8, 1.1 * sag / ax.bbox.height)
+        ax.set_ylim(top - (top - bottom) / (1 - share), top)
     present = [k for k in DAG_EDGE_COLORS if k in kinds]
     if legend and len(present) > 1:
         handles = [Line2D([], [], color=DAG_EDGE_COLORS[k], label=k) for k in present]
