@@ -13,6 +13,7 @@ import numpy as np
 from pystagedtrees._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees._hclust import cutree, hclust
 from pystagedtrees._kmeans import ALGORITHMS, kmeans
+from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees.fit import fit_variable
@@ -22,7 +23,7 @@ from pystagedtrees.scores import compute_loglik
 
 __all__ = ["stages_hclust", "stages_kmeans"]
 
-R_DIST_METHODS = ("euclidean", "maximum", "manhattan", "canberra", "minkowski")
+R_DIST_METHODS = tuple(R_DIST_CODES)
 
 
 def _free_ids_in_prob_order(model, i, ignore):
@@ -32,7 +33,7 @@ def _free_ids_in_prob_order(model, i, ignore):
 
 
 def stage_distances(prob, distance):
-    """R's ``dist`` between rows of stage probabilities (double sums, R's order).
+    """R's ``dist`` between rows of stage probabilities (as a full matrix).
 
     "totvar" is half the Manhattan distance and "hellinger" the Euclidean
     distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
@@ -41,25 +42,9 @@ def stage_distances(prob, distance):
         return 0.5 * stage_distances(prob, "manhattan")
     if distance == "hellinger":
         return stage_distances(np.sqrt(prob), "euclidean") / np.sqrt(2.0)
-    diff = prob[:, None, :] - prob[None, :, :]
-    acc = np.zeros(diff.shape[:2])
-    for a in range(prob.shape[1]):  # accumulate column by column, as R's C code
-        dev = diff[:, :, a]
-        if distance == "euclidean":
-            acc = acc + dev * dev
-        elif distance == "manhattan":
-            acc = acc + np.abs(dev)
-        elif distance == "maximum":
-            acc = np.maximum(acc, np.abs(dev))
-        elif distance == "canberra":
-            total = np.abs(prob[:, None, a] + prob[None, :, a])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                acc = acc + np.where(total > 0, np.abs(dev) / total, 0.0)
-        elif distance == "minkowski":
-            acc = acc + dev * dev
-    if distance in ("euclidean", "minkowski"):
-        acc = np.sqrt(acc)
-    return acc
+    out = np.empty((prob.shape[0], prob.shape[0]))
+    r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
+    return out
 
 
 def _relabel_by_groups(model, i, ids, groups):

@@ -1,0 +1,42 @@
+"""Distances of stages_hclust: R's dist, bit for bit (live R when available)."""
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from pystagedtrees.clustering import R_DIST_METHODS, stage_distances
+
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript (R) is not installed")
+
+
+def _probability_rows(seed, m=6, k=3):
+    rng = np.random.default_rng(seed)
+    rows = rng.dirichlet(np.ones(k), size=m)
+    rows[rng.random((m, k)) < 0.2] = 0.0  # zeros exercise Canberra's skipped coordinates
+    rows[1] = rows[0]  # a tie
+    return rows
+
+
+@needs_r
+@pytest.mark.parametrize("method", R_DIST_METHODS)
+def test_distances_equal_r_dist(method):
+    x = _probability_rows(11)
+    literal = ",".join(float(v).hex() for v in x.ravel())
+    script = (f"x <- matrix(c({literal}), nrow = {x.shape[0]}, byrow = TRUE); "
+              f"cat(sprintf('%a', as.matrix(dist(x, method = '{method}'))))")
+    result = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
+    expected = np.array([float.fromhex(v) for v in result.stdout.split()]).reshape(x.shape[0], -1, order="F")
+    np.testing.assert_array_equal(stage_distances(x, method), expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hst.integers(0, 10**6), hst.sampled_from(R_DIST_METHODS + ("totvar", "hellinger")))
+def test_distances_are_symmetric_and_zero_on_the_diagonal(seed, method):
+    d = stage_distances(_probability_rows(seed), method)
+    np.testing.assert_array_equal(d, d.T)
+    np.testing.assert_array_equal(np.diag(d), 0.0)
+    assert (d >= 0).all()
+    assert d[0, 1] == 0.0  # identical rows
