@@ -14,6 +14,14 @@ STUDIES = {
         "pystagedtrees.study.multilabel",
         "BN-ordered classifier chains against binary relevance and random chains",
     ),
+    "benchmark": (
+        "pystagedtrees.study.benchmark",
+        "staged tree refinements against Bayesian network classifiers on real data",
+    ),
+    "simulate": (
+        "pystagedtrees.study.simulate",
+        "staged tree and Bayesian network classifiers on simulated data",
+    ),
 }
 
 
