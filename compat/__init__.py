@@ -1,0 +1,1 @@
+"""Cross-checks against R (not installed with the package): see README.md here."""
