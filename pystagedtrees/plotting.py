@@ -658,11 +658,15 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
     graph = as_networkx(x)
     layers = _dag_layers(graph)
     coords = _layered_positions(layers, xlim, ylim)
-    ax = _new_axes(ax, 1.0 + 1.6 * len(layers), max(3.0, 0.9 * max(len(layer) for layer in layers)))
+    longest = max(len(str(node)) for node in graph.nodes)
+    ax = _new_axes(ax, 1.0 + (0.9 + 0.09 * longest) * len(layers),
+                   max(3.0, 0.9 * max(len(layer) for layer in layers)))
     _finish_axes(ax, xlim, ylim, None, main, None)  # limits first: arcs are measured on screen
+    boxes = {}
     for node, (px, py) in coords.items():
-        ax.text(px, py, node, ha="center", va="center", gid=f"variable:{node}", zorder=3,
-                bbox=dict(boxstyle="round,pad=0.4", facecolor="white", edgecolor="black"))
+        text = ax.text(px, py, node, ha="center", va="center", gid=f"variable:{node}", zorder=3,
+                       bbox=dict(boxstyle="round,pad=0.4", facecolor="white", edgecolor="black"))
+        boxes[node] = text.get_bbox_patch()
     layer_of = {v: j for j, layer in enumerate(layers) for v in layer}
     kinds = []
     sag = 0.0  # how far below its chord the deepest arc goes, in display units
@@ -675,8 +679,11 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
         sag = max(sag, bend * float(np.hypot(*chord)) / 2)
         ax.annotate(
             "", xy=coords[child], xytext=coords[parent], gid=f"arc:{kind}",
-            arrowprops=dict(arrowstyle="-|>", color=DAG_EDGE_COLORS[kind], shrinkA=14, shrinkB=14,
+            # clipped at the name boxes (drawn after them, so the boxes are placed)
+            arrowprops=dict(arrowstyle="-|>", color=DAG_EDGE_COLORS[kind], shrinkA=1, shrinkB=1,
+                            patchA=boxes[parent], patchB=boxes[child],
                             connectionstyle=f"arc3,rad={bend}"),
+            zorder=4,
         )
     if sag > 0:  # make room below the nodes: a share of the height the arcs' sag needs
         bottom, top = ax.get_ylim()
