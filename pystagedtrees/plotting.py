@@ -114,9 +114,9 @@ def _default_ignore(model, ignore):
     return {str(s) for s in ignore}
 
 
-def _stage_labels(model, i, n=None):
-    """Stage label of each of the first ``n`` situations of variable ``i``."""
-    n = model.n_situations(i) if n is None else n
+def _stage_labels(model, i):
+    """Stage label of each situation of variable ``i`` (a drawn variable: few situations)."""
+    n = model.n_situations(i)
     if i == 0:
         return np.array(["1"], dtype=object)
     ids = model._stages[i].lookup(np.arange(n, dtype=np.int64))
@@ -207,8 +207,8 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
         coloured = []
         for i in range(1, d):
             stages = _unique_stages(x, i, ignore)
-            labels = _stage_labels(x, i)
-            counts = dict(zip(*np.unique(labels.astype(str), return_counts=True)))
+            labels = x._labels[i].tolist()
+            counts = dict(zip(labels, x._stages[i].paths_per_stage(len(labels))))
             out[x.variables[i]] = {s: None for s in stages}
             coloured += [(x.variables[i], s) for s in stages if counts[s] > 1]
         pal = colors if len(coloured) <= len(colors) else _spread_colors(len(coloured))

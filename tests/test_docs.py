@@ -215,3 +215,12 @@ def test_to_dot_random_trees(k, q, seed):
     n_situations = sum(model.n_situations(i) for i in range(len(k)))
     assert len(nodes) - len(leaves) == n_situations
     assert len(edges) == sum(model.n_situations(i + 1) for i in range(len(k)))
+
+
+def test_to_dot_refuses_huge_trees_and_names_limit():
+    # 2 + 4 + ... + 2^20 nodes: more than the 200000 written
+    model = st.sevt({f"X{i}": ["0", "1"] for i in range(20)})
+    with pytest.raises(ValueError, match="`limit`"):
+        to_dot(model)
+    nodes, edges = parse_dot(to_dot(model, limit=3))
+    assert len(nodes) == 1 + 2 + 4 + 8 and len(edges) == 2 + 4 + 8
