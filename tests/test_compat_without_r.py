@@ -1,0 +1,44 @@
+"""Without rpy2: the package imports, and the converters say what to install.
+
+Each check runs in a fresh interpreter where rpy2 cannot be imported
+(``sys.modules["rpy2"] = None``), whether or not it is installed here.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(code):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_importing_the_package_does_not_load_rpy2():
+    out = run("import sys, pystagedtrees, pystagedtrees.compat; print('rpy2' in sys.modules)")
+    assert out == "False"
+
+
+def test_converters_raise_import_error_saying_what_to_install():
+    out = run(
+        "import sys\n"
+        "sys.modules['rpy2'] = None\n"
+        "import pystagedtrees as st\n"
+        "from pystagedtrees import compat\n"
+        "print(compat.r_available(), compat.has_r_package('stagedtrees'))\n"
+        "for call in (lambda: compat.to_r(st.indep(st.datasets.titanic_table())),\n"
+        "             lambda: compat.from_r(None), lambda: compat.r_call('sum', 1)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ImportError as exc:\n"
+        "        print(exc)\n"
+    )
+    lines = out.splitlines()
+    assert lines[0] == "False False"
+    assert len(lines) == 4
+    for message in lines[1:]:
+        assert "rpy2" in message and "pip install 'pystagedtrees[r]'" in message
+        assert "r-base-core" in message and 'install.packages(c("stagedtrees", "bnclassify"))' in message
