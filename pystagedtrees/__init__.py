@@ -62,6 +62,7 @@ from pystagedtrees.compare import (
     subtree,
 )
 from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
+from pystagedtrees.plotting import barplot, make_stages_col, plot, save_figure, to_dot, write_tikz
 from pystagedtrees import bnc, datasets, multilabel
 
 __all__ = [
@@ -127,6 +128,12 @@ __all__ = [
     "join_positions",
     "get_edges",
     "get_vertices",
+    "plot",
+    "barplot",
+    "make_stages_col",
+    "to_dot",
+    "write_tikz",
+    "save_figure",
     "datasets",
     "bnc",
     "multilabel",

@@ -30,6 +30,13 @@ class Ceg(Sevt):
 
     Build one with :func:`ceg`.  ``positions[var]`` has one label per
     situation (``"1", "2", ...`` by first appearance; the root's is ``"1"``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> graph = st.ceg(st.indep(st.datasets.titanic_table(), join_unobserved=False))
+    >>> graph.positions["Sex"]
+    ['1', '1', '1', '1']
     """
 
     @property

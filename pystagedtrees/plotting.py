@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pystagedtrees.model import Sevt, check_sevt
+from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
 __all__ = [
     "plot",
@@ -137,6 +137,7 @@ def _call_col(col, stages, var):
     return {s: str(c) for s, c in zip(stages, colors)}
 
 
+@sevt_method
 def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     """The colour of every stage (R: ``make_stages_col``).
 
@@ -331,6 +332,7 @@ def _check_pair(value, name):
 
 # -- plot --------------------------------------------------------------------------
 
+@sevt_method
 def plot(
     x,
     limit=None,
@@ -699,6 +701,7 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
 
 # -- barplot -----------------------------------------------------------------------
 
+@sevt_method
 def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=True, ax=None,
             main=None, width=0.8):
     """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
@@ -819,6 +822,7 @@ def _dot_attrs(**attrs):
     return f" [{inner}]" if inner else ""
 
 
+@sevt_method
 def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True, rankdir="LR"):
     """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
 
@@ -954,6 +958,7 @@ def _tex_escape(text):
     return _TEX_SPECIAL.sub(repl, str(text))
 
 
+@sevt_method
 def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=True,
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",

@@ -38,6 +38,14 @@ class BNCModel:
         The one-dependence estimators of an AODE ensemble, else None.
     greedy_scores_log : list of float
         Cross-validated accuracies of the accepted steps of a greedy search.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> data = st.datasets.titanic()
+    >>> model = st.bnc.lp(st.bnc.nb("Survived", data), data, smooth=1)
+    >>> model.class_var, model.features
+    ('Survived', ('Class', 'Sex', 'Age'))
     """
 
     def __init__(self, class_var, features, families, levels=None, params=None,
