@@ -81,7 +81,8 @@ def main():
     split1 = results[results["split"] == 1].set_index(["dataset", "method"])["fit_seconds"]
     r_seconds = pd.DataFrame({d: r_split_one_seconds(d) for d in datasets}).T
     ours = split1.unstack("method").reindex(index=datasets, columns=r_seconds.columns)
-    print("\nsplit 1, fit seconds summed over the datasets (R: as recorded, see r_split_one_seconds):")
+    print("\nsplit 1, fit seconds summed over the datasets "
+          "(R: as recorded, see r_split_one_seconds):")
     table = pd.DataFrame({"ours": ours.sum(), "R": r_seconds.sum()})
     table["R / ours"] = table["R"] / table["ours"]
     print(table.loc[list(DEFAULT_METHODS)].to_string(float_format="{:.3f}".format))

@@ -70,7 +70,8 @@ def _class_and_features(data, class_, name="data"):
         raise TypeError(f"`class_` must be a column name (str); got {class_!r}.")
     if class_ not in data.columns:
         raise ValueError(
-            f"`class_` {class_!r} is not a column of `{name}`; its columns are {list(data.columns)}."
+            f"`class_` {class_!r} is not a column of `{name}`; its columns are "
+            f"{list(data.columns)}."
         )
     return class_, [c for c in data.columns if c != class_]
 
@@ -691,7 +692,8 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             model = sevt_naive(data, class_, ordering=self.ordering, cluster=self.cluster,
                                k=self.n_stages, lambda_=self.lambda_, seed=seed, rng=self.rng)
             return model, None
-        return _sevt_full(data, class_, self.ordering, FULL_METHODS[self.method], self.lambda_), None
+        learner = FULL_METHODS[self.method]
+        return _sevt_full(data, class_, self.ordering, learner, self.lambda_), None
 
     def fit(self, X, y):
         """Learn the staged tree from features ``X`` and labels ``y``."""

@@ -137,7 +137,8 @@ def test_naive_staged_tree_learns_xor_where_nb_and_tan_cannot():
         truth = test["answer"].to_numpy()
         model = sevt_naive(train, ordering="cmi", seed=seed)
         naive.append(np.mean(np.asarray(st.predict(model, test, class_="answer")) == truth))
-        for scores, structure in ((nb, bnc.nb("answer", train)), (tan, bnc.tan_cl("answer", train))):
+        for scores, structure in ((nb, bnc.nb("answer", train)),
+                                  (tan, bnc.tan_cl("answer", train))):
             fitted = bnc.lp(structure, train, smooth=1)
             scores.append(np.mean(bnc.predict(fitted, test, random_state=seed) == truth))
     naive, best_bnc = np.array(naive), np.maximum(nb, tan)
@@ -152,7 +153,8 @@ def _counts(frame):
     """For each row, how many rows share its values in ``frame``'s columns."""
     if frame.shape[1] == 0:
         return np.full(frame.shape[0], frame.shape[0])
-    return frame.groupby(list(frame.columns), sort=False)[frame.columns[0]].transform("size").to_numpy()
+    groups = frame.groupby(list(frame.columns), sort=False)[frame.columns[0]]
+    return groups.transform("size").to_numpy()
 
 
 def _h(frame):

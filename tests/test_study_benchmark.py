@@ -148,7 +148,8 @@ def test_scores_match_scikit_learn_on_two_classes(pairs):
     truth, predicted = map(list, zip(*pairs))
     scores = classification_scores(truth, predicted, "a")
     assert scores["accuracy"] == pytest.approx(accuracy_score(truth, predicted))
-    assert scores["f1"] == pytest.approx(f1_score(truth, predicted, pos_label="a", zero_division=1.0))
+    assert scores["f1"] == pytest.approx(
+        f1_score(truth, predicted, pos_label="a", zero_division=1.0))
     assert scores["precision"] == pytest.approx(
         precision_score(truth, predicted, pos_label="a", zero_division=1.0))
     if len(set(truth)) == 2:  # scikit-learn's has no convention for an absent class

@@ -90,7 +90,7 @@ def _staged(build):
 
 
 def _network(structure):
-    """A method from ``structure(train, class_, seed, rng) -> BNCModel`` (fitted with smoothing 1)."""
+    """A method from ``structure(train, class_, seed, rng)``, fitted with smoothing 1."""
     from pystagedtrees import bnc
 
     def fit(train, class_, seed, rng):
@@ -121,14 +121,16 @@ def _methods():
 
     return {
         "st_bhc_tan_cl": _staged(lambda tr, c, seed, rng: cl.sevt_tan_cl(tr, c)),
-        "st_bhc_tan_hc": _staged(lambda tr, c, seed, rng: cl.sevt_tan_hc(tr, c, seed=seed, rng=rng)),
+        "st_bhc_tan_hc": _staged(
+            lambda tr, c, seed, rng: cl.sevt_tan_hc(tr, c, seed=seed, rng=rng)),
         "st_bhc_3db": _staged(lambda tr, c, seed, rng: cl.sevt_kdb(tr, c, k=3, seed=seed, rng=rng)),
         "st_bhc_5db": _staged(lambda tr, c, seed, rng: cl.sevt_kdb(tr, c, k=5, seed=seed, rng=rng)),
         "st_kmeans_cmi": _staged(lambda tr, c, seed, rng: cl.sevt_naive(tr, c, seed=seed, rng=rng)),
         "st_hclust_cmi": _staged(lambda tr, c, seed, rng: cl.sevt_naive(tr, c, cluster="hclust")),
         "bnc_nb": _network(lambda tr, c, seed, rng: bnc.nb(c, tr)),
         "bnc_tan_cl": _network(lambda tr, c, seed, rng: bnc.tan_cl(c, tr)),
-        "bnc_tan_hc": _network(lambda tr, c, seed, rng: bnc.tan_hc(c, tr, **_wrapper_args(seed, rng))),
+        "bnc_tan_hc": _network(
+            lambda tr, c, seed, rng: bnc.tan_hc(c, tr, **_wrapper_args(seed, rng))),
         "bnc_3db": _network(kdb_structure(3)),
         "bnc_5db": _network(kdb_structure(5)),
     }
@@ -229,7 +231,8 @@ def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
         raise FileNotFoundError(f"dataset {name!r} not found: no file {path}.")
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     if class_column not in raw.columns:
-        raise ValueError(f"{path} has no class column {class_column!r}; columns: {list(raw.columns)}.")
+        raise ValueError(
+            f"{path} has no class column {class_column!r}; columns: {list(raw.columns)}.")
     levels = {}
     if levels_dir is not None and (Path(levels_dir) / f"{name}.json").exists():
         with open(Path(levels_dir) / f"{name}.json") as fh:

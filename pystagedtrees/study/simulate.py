@@ -1,4 +1,4 @@
-"""Staged tree and Bayesian network classifiers on simulated data (Leonelli & Varando 2024, Figure 19).
+"""Staged tree and Bayesian network classifiers on simulated data (Leonelli & Varando 2024).
 
 ``python -m pystagedtrees.study simulate --out simulation.csv`` draws, for
 each process, number of features ``p`` and repetition, a training and a
@@ -45,7 +45,8 @@ __all__ = ["PROCESSES", "DEFAULT_METHODS", "simulate_data", "run_simulation",
            "plot_simulation", "add_arguments", "run"]
 
 PROCESSES = ("random_sevt", "linear", "xor")
-DEFAULT_METHODS = ("st_bhc_3db", "st_bhc_tan_cl", "st_kmeans_cmi", "bnc_3db", "bnc_nb", "bnc_tan_hc")
+DEFAULT_METHODS = (
+    "st_bhc_3db", "st_bhc_tan_cl", "st_kmeans_cmi", "bnc_3db", "bnc_nb", "bnc_tan_hc")
 """The methods of the paper's simulations."""
 
 COLUMNS = ("process", "p", "repetition", "method", "n_train", "n_test") + SCORES + (
@@ -115,7 +116,8 @@ def simulate_data(process, p, n_train, n_test, seed):
 def simulation_task(task):
     """One process × p × repetition × method run (top level, for the workers)."""
     data_seed = task_seed(task["seed"], "numpy", task["process"], task["p"], task["repetition"])
-    train, test = simulate_data(task["process"], task["p"], task["n_train"], task["n_test"], data_seed)
+    train, test = simulate_data(task["process"], task["p"], task["n_train"], task["n_test"],
+                                data_seed)
     seed = task_seed(task["seed"], task["rng"], task["process"], task["p"], task["repetition"],
                      task["method"])
     row = {k: task[k] for k in KEYS}
@@ -205,8 +207,10 @@ def add_arguments(parser):
                         help="numbers of features (default: 2 to 15)")
     parser.add_argument("--repetitions", type=positive_int, default=100,
                         help="data sets per process and p (default: 100)")
-    parser.add_argument("--n-train", type=positive_int, default=1000, help="training rows (default: 1000)")
-    parser.add_argument("--n-test", type=positive_int, default=1000, help="test rows (default: 1000)")
+    parser.add_argument("--n-train", type=positive_int, default=1000,
+                        help="training rows (default: 1000)")
+    parser.add_argument("--n-test", type=positive_int, default=1000,
+                        help="test rows (default: 1000)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(DEFAULT_METHODS),
                         metavar="METHOD",
                         help=f"methods among {', '.join(METHODS)} (default: the paper's six)")
