@@ -114,12 +114,19 @@ def _ordering_codes(data, class_):
     return class_, features, codes, radix
 
 
+TIE_RTOL = 1e-9
+"""Scores this close are ties: equal in exact arithmetic (e.g. two features that are
+relabellings of each other), they differ only by the rounding of their sums."""
+
+
 def _first_best(scores, maximise):
-    """Index of the first best score, NaN never best unless all are (R's which.max)."""
+    """Index of the first best score (R's which.max/which.min), ties up to rounding
+    included; NaN is never best unless all are."""
     scores = np.asarray(scores, dtype=float)
     if np.all(np.isnan(scores)):
         return 0
-    return int(np.nanargmax(scores) if maximise else np.nanargmin(scores))
+    best = np.nanmax(scores) if maximise else np.nanmin(scores)
+    return int(np.flatnonzero(np.isclose(scores, best, rtol=TIE_RTOL, atol=TIE_RTOL))[0])
 
 
 def _greedy_order(data, class_, make_score, maximise, condition_on_class):
@@ -158,9 +165,9 @@ def ordering_mi(data, class_=None):
     """Class first, then the features by decreasing normalised mutual information with it.
 
     The score of a feature ``X`` is ``I(C; X) / H(X)`` (empirical, in any
-    log base), the ordering of Carli, Leonelli & Varando (2023).  Ties keep
-    the data order; a constant feature (score 0/0) comes last.  A missing
-    value counts as one more value.
+    log base), the ordering of Carli, Leonelli & Varando (2023).  Ties (up
+    to rounding, see ``TIE_RTOL``) keep the data order; a constant feature
+    (score 0/0) comes last.  A missing value counts as one more value.
 
     Parameters
     ----------
@@ -182,13 +189,14 @@ def ordering_mi(data, class_=None):
     ['c', 'copy', 'noise']
     """
     class_, features, codes, radix = _ordering_codes(data, class_)
-    c, kc = codes[:, 0], radix[0]
     zero = np.zeros(codes.shape[0], dtype=np.int64)
-    score = _normalised_cmi(c, kc)
-    scores = np.array([score(codes[:, j], radix[j], zero) for j in range(1, len(radix))])
-    # stable sort, decreasing, NaN last (R's order(decreasing = TRUE))
-    rank = np.argsort(np.where(np.isnan(scores), np.inf, -scores), kind="stable")
-    return [class_] + [features[j] for j in rank]
+    score = _normalised_cmi(codes[:, 0], radix[0])
+    scores = [score(codes[:, j], radix[j], zero) for j in range(1, len(radix))]
+    # decreasing, ties in data order, NaN last (R's order(decreasing = TRUE))
+    left, order = list(range(len(features))), [class_]
+    while left:
+        order.append(features[left.pop(_first_best([scores[j] for j in left], True))])
+    return order
 
 
 def ordering_cmi(data, class_=None):
