@@ -394,6 +394,8 @@ def from_r(x):
     """
     if x is ri.NULL:
         return None
+    if not isinstance(x, ri.Sexp):
+        raise TypeError(f"`x` must be an R object (from rpy2); got {type(x).__name__}.")
     classes = r_classes(x)
     if "sevt" in classes:
         from pystagedtrees.compat.stagedtrees import sevt_from_r

@@ -1,0 +1,167 @@
+"""Live cross-checks against R's stagedtrees and bnclassify (through rpy2).
+
+Skipped unless R has the packages (``install.packages(c("stagedtrees",
+"bnclassify"))``; see compat/README.md).  R is the independent source of
+every expected value here.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import pystagedtrees as st
+import pystagedtrees.bnc as bnc
+from pystagedtrees import compat
+
+if not compat.r_available():
+    pytest.skip("rpy2 or R is not installed", allow_module_level=True)
+
+from pystagedtrees.compat import from_r, r_call, to_r  # noqa: E402
+from pystagedtrees.compat._session import r_context, ro  # noqa: E402
+
+needs_stagedtrees = pytest.mark.skipif(
+    not compat.has_r_package("stagedtrees"),
+    reason="R package stagedtrees not installed (in R: install.packages('stagedtrees'))",
+)
+needs_bnclassify = pytest.mark.skipif(
+    not compat.has_r_package("bnclassify"),
+    reason="R package bnclassify not installed (in R: install.packages('bnclassify'))",
+)
+# R timed its fast learners on these shared datasets in well under a second
+FAST_DATASETS = ["Asym", "Pokemon", "puffin"]
+
+
+def shared_split(name):
+    from compat import reference
+
+    try:
+        return reference.load_split(name)
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+
+
+def training_data(name):
+    if name == "Titanic_rows":
+        data = st.datasets.titanic()
+        return data[["Survived", "Class", "Sex", "Age"]], None
+    train, test, _ = shared_split(name)
+    return train, test
+
+
+def r_without_ll(robj):
+    with r_context():
+        return ro.r("function(x) { x$ll <- NULL; x }")(robj)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("name", ["Titanic_rows"] + FAST_DATASETS)
+def test_r_bhc_model_predicts_in_python_as_in_r(name):
+    train, test = training_data(name)
+    test = train if test is None else test
+    class_var = train.columns[0]
+    features = test.drop(columns=[class_var])
+    r_model = r_call("stages_bhc", r_call("full", train, lambda_=1, convert_result=False),
+                     convert_result=False)
+    model = from_r(r_model)
+    expected = np.asarray(r_call("predict", r_model, features, class_=class_var, prob=True))
+    got = st.predict(model, features, class_=class_var, prob=True).to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)
+    r_ll = r_call("logLik", r_model)
+    assert (float(model.ll), model.ll.df, model.ll.nobs) == (float(r_ll), r_ll.df, r_ll.nobs)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("name", ["Titanic_rows"] + FAST_DATASETS)
+def test_python_model_is_valid_for_r_and_gets_r_loglik(name):
+    train, test = training_data(name)
+    test = train if test is None else test
+    class_var = train.columns[0]
+    model = st.stages_bhc(st.full(train, lambda_=1))
+    robj = to_r(model)
+    r_call("stagedtrees:::check_sevt_fit", robj)  # raises in R when invalid
+    r_ll = r_call("logLik", r_without_ll(robj))  # R recomputes from ctables and prob
+    np.testing.assert_allclose(float(r_ll), float(model.ll), rtol=1e-12)
+    assert (r_ll.df, r_ll.nobs) == (model.ll.df, model.ll.nobs)
+    np.testing.assert_allclose(r_call("BIC", r_without_ll(robj)), st.BIC(model), rtol=1e-12)
+    features = test.drop(columns=[class_var])
+    expected = np.asarray(r_call("predict", robj, features, class_=class_var, prob=True))
+    got = st.predict(model, features, class_=class_var, prob=True).to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)
+
+
+@needs_stagedtrees
+def test_r_table_input_and_unobserved_stages():
+    # R's own Titanic table, built in R: our table converter is not involved
+    with r_context():
+        r_model = ro.r("stagedtrees::stages_bhc(stagedtrees::full(datasets::Titanic))")
+    model = from_r(r_model)
+    python = st.stages_bhc(st.full(st.datasets.titanic_table()))
+    assert model.stages() == python.stages()
+    assert model.name_unobserved == python.name_unobserved == ["UNOBSERVED"]
+    np.testing.assert_allclose(float(model.ll), float(python.ll), rtol=1e-12)
+
+
+@needs_bnclassify
+def test_classifiers_both_ways():
+    train, test = training_data("Asym")
+    class_var = train.columns[0]
+    python = bnc.lp(bnc.tan_cl(class_var, train), train, smooth=1)
+    # Python's classifier predicted by R
+    r_prob = np.asarray(r_call("predict", to_r(python), test, prob=True))
+    np.testing.assert_allclose(r_prob, bnc.predict(python, test, prob=True), rtol=0, atol=1e-13)
+    # R's classifier read back into Python
+    r_model = r_call("bnclassify::lp", r_call("bnclassify::tan_cl", class_var, train,
+                                              convert_result=False), train, smooth=1)
+    assert r_model.families == python.families
+    for v in python.params:
+        np.testing.assert_allclose(r_model.params[v], python.params[v], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r_call("logLik", to_r(python), train), bnc.logLik(python, train),
+                               rtol=1e-12)
+
+
+@needs_stagedtrees
+@needs_bnclassify
+def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatch):
+    from compat import crosscheck, reference
+
+    data = reference.shared_dir() / "data" / "single-label" / "Titanic.csv"
+    split = reference.shared_dir() / "data" / "splits" / "Titanic_test_ids.csv"
+    if not data.exists():
+        pytest.skip(f"shared data not found at {data}")
+    assert crosscheck.main(["--data", str(data), "--split", str(split)]) == 0
+    table = capsys.readouterr().out
+    rows = [line.split()[:2] for line in table.splitlines()[2:]]
+    assert [name for name, _ in rows] == crosscheck.ALL_CHECKS
+    assert {status for _, status in rows} == {"match"}
+    # a learner that returns its input differs from R's
+    monkeypatch.setattr(crosscheck.st, "stages_fbhc", lambda model: model)
+    assert crosscheck.main(["--data", str(data), "--split", str(split),
+                            "--functions", "full,stages_fbhc"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^full\s+match", out, re.M)
+    assert re.search(r"^stages_fbhc\s+differs\s.*stages of", out, re.M)
+
+
+@needs_stagedtrees
+@needs_bnclassify
+def test_recorder_reproduces_the_shared_reference(tmp_path):
+    from compat import record, reference
+
+    root = reference.shared_dir()
+    old = root / "reference" / "r" / "Titanic.json"
+    if not old.exists():
+        pytest.skip(f"shared reference not found at {old}")
+    main, wrappers = record.record(
+        root / "data" / "single-label" / "Titanic.csv", root / "data" / "splits" / "Titanic_test_ids.csv",
+        levels_from=old, wrappers=True,
+    )
+    record.write_json(main, tmp_path / "Titanic.json")
+    record.write_json(wrappers, tmp_path / "wrappers" / "Titanic.json")
+
+    def without_timings(path):
+        return re.sub(r'"seconds":[^,}]*', '"seconds":0', path.read_text())
+
+    # the recorder writes what R wrote, byte for byte, except the timings
+    assert without_timings(tmp_path / "Titanic.json") == without_timings(old)
+    assert without_timings(tmp_path / "wrappers" / "Titanic.json") == without_timings(
+        root / "reference" / "r" / "wrappers" / "Titanic.json")
