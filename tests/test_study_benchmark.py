@@ -86,6 +86,8 @@ def test_resume_runs_only_missing_and_failed_runs(tmp_path):
     rows = pd.read_csv(out, keep_default_na=False)
     failed = rows.iloc[[0]].assign(accuracy=np.nan, error="RuntimeError: interrupted")
     pd.concat([rows.iloc[1:-1], failed]).to_csv(out, index=False)  # one lost, one failed
+    with open(out, "a") as fh:
+        fh.write("small_a,2,bnc_n")  # killed while writing a row
     resumed = run_benchmark(data_dir, splits_dir, out, **grid)
     assert len(pd.read_csv(out)) == 2 + 1 + 2  # kept, the failed row, two re-runs
     assert len(resumed) == 4 and (resumed["error"].fillna("") == "").all()

@@ -35,6 +35,7 @@ from ``--seed``, the dataset, the split and the method.
 """
 import argparse
 import functools
+import io
 import json
 import sys
 import time
@@ -347,12 +348,20 @@ def run_grid(function, tasks, n_jobs=1, backend="loky", scheduler=None, label="r
     yield from _progress(results, len(tasks), label)
 
 
+def _complete_part(path):
+    """The bytes of ``path`` up to its last complete row (a run killed while
+    writing can leave a partial one)."""
+    data = path.read_bytes() if path.exists() else b""
+    return data[:data.rfind(b"\n") + 1]
+
+
 def read_results(path, columns):
-    """The rows already in ``path`` (empty when absent), checked against ``columns``."""
+    """The complete rows already in ``path`` (none when absent), checked against ``columns``."""
     path = Path(path)
-    if not path.exists() or path.stat().st_size == 0:
+    text = _complete_part(path)
+    if not text:
         return pd.DataFrame(columns=list(columns))
-    done = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    done = pd.read_csv(io.BytesIO(text), keep_default_na=False, na_values=[""])
     if list(done.columns) != list(columns):
         raise ValueError(
             f"{path} has columns {list(done.columns)}, not this study's {list(columns)}: "
@@ -362,15 +371,20 @@ def read_results(path, columns):
 
 
 def append_results(path, columns, function, tasks, run_args):
-    """Run the tasks, appending each row to ``path`` (header first if the file is new)."""
+    """Run the tasks, appending each row to ``path`` as it comes (after the header
+    if the file is new; a partial last row is dropped first)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
-    with open(path, "a", newline="") as fh:
-        if new:
-            pd.DataFrame(columns=list(columns)).to_csv(fh, index=False)
+    complete = _complete_part(path)
+    with open(path, "r+b" if complete else "wb") as fh:
+        if complete:
+            fh.truncate(len(complete))
+            fh.seek(len(complete))
+        else:
+            fh.write(pd.DataFrame(columns=list(columns)).to_csv(index=False).encode())
         for row in run_grid(function, tasks, **run_args):
-            pd.DataFrame([row], columns=list(columns)).to_csv(fh, index=False, header=False)
+            fh.write(pd.DataFrame([row], columns=list(columns)).to_csv(index=False, header=False)
+                     .encode())
             fh.flush()
 
 
