@@ -35,7 +35,7 @@ from pystagedtrees.bnc._awnb_kernel import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._random import NumpyDraws, RDraws, resolve_rng
 
-__all__ = ["awnb_weights", "check_awnb_args", "tree_splits", "testing_depths"]
+__all__ = ["awnb_weights", "check_awnb_args", "tree_splits", "min_depths"]
 
 DEFAULT_TREES = 10
 DEFAULT_BOOTSTRAP = 0.5
@@ -157,15 +157,15 @@ class _TreeGrower:
         return below
 
 
-def testing_depths(splits):
+def min_depths(splits):
     """Minimum depth at which each predictor is tested: ``{predictor: depth}``.
 
     The depth of node ``i`` is ``floor(log2(i)) + 1`` (the root has depth 1).
 
     Examples
     --------
-    >>> from pystagedtrees.bnc._awnb import testing_depths
-    >>> testing_depths({1: 0, 2: 1, 3: 0, 5: 2, 12: 1})
+    >>> from pystagedtrees.bnc._awnb import min_depths
+    >>> min_depths({1: 0, 2: 1, 3: 0, 5: 2, 12: 1})
     {0: 1, 1: 2, 2: 3}
     """
     depths = {}
@@ -252,7 +252,7 @@ def awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
         if not keep.any():
             continue
         splits = tree_splits(x[keep].T, y[keep], n_levels)
-        for var, depth in testing_depths(splits).items():
+        for var, depth in min_depths(splits).items():
             scores[features[var]].append(depth ** -0.5)
     if not any(scores.values()):
         raise ValueError(

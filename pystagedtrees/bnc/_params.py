@@ -1,4 +1,4 @@
-"""Parameter learning: smoothed maximum likelihood, MANB and WANBIA."""
+"""Parameter learning: smoothed maximum likelihood, AWNB, MANB and WANBIA."""
 import math
 import numbers
 
@@ -6,6 +6,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
+from pystagedtrees.bnc._awnb import awnb_weights, check_awnb_args
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import _check_model
@@ -61,11 +62,7 @@ def _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia):
             "Either MANB, AWNB, WANBIA or none of them can be used: pass at most "
             "one of `awnb_trees`/`awnb_bootstrap`, `manb_prior`, `wanbia`."
         )
-    if awnb:
-        raise NotImplementedError(
-            "AWNB weights need R's rpart trees, which are not ported yet; use "
-            "`manb_prior` or `wanbia`, or no weighting."
-        )
+    return awnb
 
 
 def _is_naive_bayes(model):
@@ -73,7 +70,7 @@ def _is_naive_bayes(model):
 
 
 def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None,
-       wanbia=None):
+       wanbia=None, random_state=None, rng="numpy", seed=None):
     """Learn the parameters of a classifier structure.
 
     Parameters
@@ -86,13 +83,25 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         Dirichlet (Laplace) pseudo-count ``a >= 0``:
         ``theta = (N_x,pa + a) / (N_pa + r a)``; a parent configuration with
         no data (when ``a = 0``) gets a uniform distribution.
-    awnb_trees, awnb_bootstrap : optional
-        AWNB weighting; not available in this port (raises).
+    awnb_trees, awnb_bootstrap : int, float, optional
+        AWNB weighting (Hall, 2007), switched on by either argument: each
+        feature's CPT becomes ``theta^w`` renormalised, ``w`` the mean of
+        ``1/sqrt(d)`` over ``awnb_trees`` (default 10) unpruned trees grown
+        as R's rpart does on bootstrap samples of ``trunc(n * awnb_bootstrap)``
+        rows (default 0.5), ``d`` the depth at which the feature is first
+        tested (0 if never).  The features are taken in data column order,
+        which breaks ties between them as in bnclassify.  Ignored for AODE,
+        as in bnclassify.
     manb_prior : float, optional
         Prior probability of each arc of a naive Bayes (MANB averaging).
     wanbia : bool, optional
         Weight the features of a naive Bayes by maximising the conditional
         log-likelihood (WANBIA).
+    random_state, rng, seed
+        The AWNB bootstrap samples: numpy seeding (``random_state``), or
+        ``rng="R", seed=`` to draw what bnclassify draws after
+        ``set.seed(seed)``; a draw source of an enclosing call (e.g.
+        :func:`cv`) is used as is.
 
     Returns
     -------
@@ -111,16 +120,21 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     """
     _check_model(x)
     smooth = check_smooth(smooth)
-    _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
+    awnb = _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
+    if awnb:
+        trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)
     variables = [*x.features, x.class_var]
     enc = encode_dataset(x.class_var, dataset, columns=variables)
-    lp_args = dict(smooth=smooth, manb_prior=manb_prior, wanbia=wanbia)
+    lp_args = dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
+                   manb_prior=manb_prior, wanbia=wanbia)
     if x.is_aode:
         models = [_fit(m, enc, smooth) for m in x.models]
         return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
     if (manb_prior is not None or wanbia) and not _is_naive_bayes(x):
         raise ValueError("MANB and WANBIA apply to naive Bayes structures only.")
     fitted = _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
+    if awnb:
+        fitted = _awnb(fitted, dataset, trees, bootstrap, random_state, rng, seed)
     if manb_prior is not None:
         fitted = _manb(fitted, enc, smooth, manb_prior)
     if wanbia:
@@ -170,6 +184,17 @@ def apply_weights(params, weights):
     out = dict(params)
     for f, w in weights.items():
         out[f] = normalise_columns(params[f] ** w)
+    return out
+
+
+def _awnb(model, dataset, trees, bootstrap, random_state, rng, seed):
+    """Weight the feature CPTs by their AWNB weights (Hall, 2007)."""
+    in_model = set(model.features)
+    features = [c for c in dataset.columns if c in in_model]
+    weights = awnb_weights(model.class_var, dataset, trees, bootstrap, features=features,
+                           random_state=random_state, rng=rng, seed=seed)
+    out = model.copy_structure(params=apply_weights(model.params, weights))
+    out.awnb_weights = weights
     return out
 
 
