@@ -63,6 +63,17 @@ from pystagedtrees.compare import (
 )
 from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
 from pystagedtrees.plotting import barplot, make_stages_col, plot, save_figure, to_dot, write_tikz
+from pystagedtrees.classifiers import (
+    StagedTreeClassifier,
+    ordering_ch,
+    ordering_cmi,
+    ordering_mi,
+    sevt_kdb,
+    sevt_naive,
+    sevt_refine,
+    sevt_tan_cl,
+    sevt_tan_hc,
+)
 from pystagedtrees import bnc, datasets, multilabel
 
 __all__ = [
@@ -134,6 +145,15 @@ __all__ = [
     "to_dot",
     "write_tikz",
     "save_figure",
+    "StagedTreeClassifier",
+    "sevt_refine",
+    "sevt_tan_cl",
+    "sevt_tan_hc",
+    "sevt_kdb",
+    "sevt_naive",
+    "ordering_mi",
+    "ordering_cmi",
+    "ordering_ch",
     "datasets",
     "bnc",
     "multilabel",
