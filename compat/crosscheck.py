@@ -10,9 +10,12 @@ The data are read as strings (every column categorical), the class column
 first; both sides get the same factors (same level order).  With
 ``--split`` the rows listed in column ``V<repetition>`` of IDS.csv (1-based)
 are the test set, the others the training set; without it both are the
-whole data.  Models are learned on the training set; ``predict`` and
-``prob`` use R's ``stages_fbhc`` model (``full`` if that failed) converted
-to Python, so they compare inference on the very same model.
+whole data.  Models are learned on the training set; ``predict``,
+``prob`` and ``sample_from`` use R's ``stages_fbhc`` model (``full`` if
+that failed) converted to Python, so they compare inference on the very
+same model.  The random functions (``stages_kmeans``, ``stages_bhcr``,
+``random_sevt``, ``sample_from``) run after R's ``set.seed(--seed)`` and,
+in Python, with ``rng="R"`` and the same seed.
 
 One row per function: ``match`` / ``differs`` (with the largest
 difference and where) / ``R failed`` (R raised, e.g. its time limit) /
@@ -40,8 +43,9 @@ MODEL_CHECKS = [
     "stages_hclust", "stages_kmeans", "stages_bhcr",
 ]
 BNC_CHECKS = ["bnc_nb", "bnc_tan_cl", "as_sevt_nb", "as_sevt_tan_cl"]
+RANDOM_CHECKS = ["random_sevt", "sample_from"]
 INFERENCE_CHECKS = ["predict", "prob", "logLik_BIC"]
-ALL_CHECKS = MODEL_CHECKS + BNC_CHECKS + INFERENCE_CHECKS
+ALL_CHECKS = MODEL_CHECKS + BNC_CHECKS + RANDOM_CHECKS + INFERENCE_CHECKS
 
 
 @dataclass
@@ -96,8 +100,8 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def compare_models(diff, py, r):
-    """Structure, probabilities (by stage label) and log-likelihood of two Sevt."""
+def compare_models(diff, py, r, scores=True):
+    """Structure, probabilities (by stage label) and, with ``scores``, log-likelihoods of two Sevt."""
     diff.same(py.variables, r.variables, "variables")
     diff.same(py.tree, r.tree, "levels")
     if diff.structural:
@@ -119,6 +123,8 @@ def compare_models(diff, py, r):
         rows = pd.Index(labels_py).get_indexer(labels_r)
         diff.values(py._prob[i][rows], r._prob[i], f"prob of {v} (stage, level) ")
         diff.values(py._n[i][rows], r._n[i], f"n of {v} stage ")
+    if not scores:
+        return
     ll_py, ll_r = st.logLik(py), st.logLik(r)
     diff.same((ll_py.df, ll_py.nobs), (ll_r.df, ll_r.nobs), "(df, nobs)")
     diff.values(float(ll_py), float(ll_r), "logLik", relative=True)
@@ -205,6 +211,17 @@ class CrossCheck:
     def _py_stages_bhcr(self):
         return st.stages_bhcr(self.py("full"), rng="R", seed=self.seed)
 
+    def _py_random_sevt(self):
+        from pystagedtrees.random import random_sevt
+
+        return random_sevt(self.py("full"), q=0.5, seed=self.seed, rng="R")
+
+    def _py_sample_from(self):
+        from pystagedtrees.random import sample_from
+
+        _, _, model = self.inference_model()
+        return sample_from(model, size=len(self.train), seed=self.seed, rng="R")
+
     def _py_bnc_nb(self):
         return bnc.lp(bnc.nb(self.class_var, self.train), self.train, smooth=self.lambda_)
 
@@ -259,6 +276,15 @@ class CrossCheck:
         full = self.r("full")
         compat.set_seed(self.seed)
         return self.R("stages_bhcr", full)
+
+    def _r_random_sevt(self):
+        full = self.r("full")
+        compat.set_seed(self.seed)
+        return self.R("random_sevt", full, q=0.5)
+
+    def _r_sample_from(self):
+        _, model, _ = self.inference_model()
+        return self.R("sample_from", model, size=len(self.train), seed=self.seed)
 
     def _r_bnc_nb(self):
         return self.R("bnclassify::lp", self.R("bnclassify::nb", self.class_var, self.train_r),
@@ -346,6 +372,28 @@ def _check_steps(ctx, name, compare):
 
 def check_model(ctx, name):
     return _check_steps(ctx, name, lambda d, py, r: compare_models(d, py, compat.from_r(r)))
+
+
+def compare_samples(diff, py, r):
+    """Two samples (DataFrames of categoricals) drawn from the same model."""
+    diff.same(list(py.columns), list(r.columns), "columns")
+    diff.same(len(py), len(r), "number of rows")
+    if diff.structural:
+        return
+    for v in py.columns:
+        diff.same(list(py[v].cat.categories), list(r[v].cat.categories), f"levels of {v}")
+        differ = py[v].cat.codes.to_numpy() != r[v].cat.codes.to_numpy()
+        if differ.any():
+            j = int(np.argmax(differ))
+            diff.same(py[v].iloc[j], r[v].iloc[j], f"{v} of sampled row {j + 1} ({int(differ.sum())} rows differ)")
+            return
+
+
+def check_random(ctx, name):
+    if name == "random_sevt":
+        # R's random_sevt keeps the start model's stale ctables and ll: compare stages and prob
+        return _check_steps(ctx, name, lambda d, py, r: compare_models(d, py, compat.from_r(r), scores=False))
+    return _check_steps(ctx, name, lambda d, py, r: compare_samples(d, py, compat.from_r(r)))
 
 
 def check_bnc(ctx, name):
@@ -454,6 +502,8 @@ def run_check(ctx, name):
         return check_model(ctx, name)
     if name in ("bnc_nb", "bnc_tan_cl"):
         return check_bnc(ctx, name)
+    if name in RANDOM_CHECKS:
+        return check_random(ctx, name)
     if name in ("as_sevt_nb", "as_sevt_tan_cl"):
         return check_model(ctx, name)
     return {"predict": check_predict, "prob": check_prob, "logLik_BIC": check_scores}[name](ctx)

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import check_frame, column_levels, encode_column
-from pystagedtrees.compat._session import helpers, r_context, ri, ro
+from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.model import LogLik, Sevt
 
 __all__ = [

@@ -84,15 +84,10 @@ list(
   loglik = function(value, df, nobs) {
     structure(value, df = df, nobs = nobs, class = "logLik")
   },
-  with_attributes = function(x, attrs) {
-    for (a in names(attrs)) attr(x, a) <- attrs[[a]]
-    x
-  },
   set_class = function(x, cls) { class(x) <- cls; x },
   has_package = function(pkg) {
     suppressPackageStartupMessages(requireNamespace(pkg, quietly = TRUE))
   },
-  inherits_any = function(x, what) inherits(x, what),
   classes = function(x) class(x),
   is_automatic_row_names = function(x) {
     rn <- .row_names_info(x, type = 0L)

@@ -195,9 +195,9 @@ def bnc_from_r(x):
     lp_args = None
     if ".call_bn" in fields:
         _, args = _call_from_r(fields[".call_bn"])
-        smooth = args.get("smooth")
-        lp_args = {"smooth": None if smooth is None else float(smooth),
-                   "manb_prior": args.get("manb_prior"), "wanbia": args.get("wanbia")}
+        if args.get("smooth") is not None:
+            args["smooth"] = float(args["smooth"])
+        lp_args = args
     return model.copy_structure(
         params={v: params[v] for v in families}, levels={v: levels[v] for v in families},
         lp_args=lp_args,
