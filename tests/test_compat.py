@@ -295,6 +295,7 @@ def test_vectors_lists_and_scalars():
     assert logical.tolist() == [True, None]
     assert r_call("typeof", np.array([2**40])) == "double"  # beyond R's integers
     assert r_call("typeof", np.array([1, 2], dtype=np.int32)) == "integer"
+    assert r_call("length", np.array(7)) == 1  # a 0-d array is a length-one vector
     matrix = r_call("matrix", np.arange(6.0), nrow=2)
     np.testing.assert_array_equal(matrix, np.arange(6.0).reshape(2, 3, order="F"))
     named = r_eval("matrix(1:4, 2, dimnames = list(c('a', 'b'), c('x', 'y')))")

@@ -77,7 +77,7 @@ def _is_missing(value):
 
 
 def _with_dim(vector, shape):
-    if len(shape) != 1:
+    if len(shape) > 1:
         vector.do_slot_assign("dim", ri.IntSexpVector([int(d) for d in shape]))
     return vector
 
