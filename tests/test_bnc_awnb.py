@@ -418,3 +418,41 @@ def _tree_input(data):
     x, y = codes[:, :-1], codes[:, -1]
     keep = (y >= 0) & np.any(x >= 0, axis=1)
     return x[keep].T, y[keep], [len(data[c].cat.categories) for c in data.columns[:-1]]
+
+
+BNCLASSIFY_SCRIPT = r"""
+args <- commandArgs(TRUE)
+suppressPackageStartupMessages(library(bnclassify))
+d <- read.csv(args[1], colClasses = "character", na.strings = "")
+for (j in seq_along(d)) d[[j]] <- factor(d[[j]], levels = sort(unique(d[[j]])))
+set.seed(as.integer(args[3]))
+structure <- if (args[4] == "nb") nb("cls", d) else tan_cl("cls", d)
+m <- lp(structure, d, smooth = 1, awnb_trees = 4, awnb_bootstrap = 0.6)
+cpts <- lapply(params(m), as.vector)
+writeLines(vapply(names(cpts), function(v) paste(c(v, sprintf("%.17g", cpts[[v]])),
+                                                 collapse = ","), ""), args[2])
+"""
+
+
+@pytest.mark.parametrize("structure", ["nb", "tan_cl"])
+def test_lp_equals_bnclassify(rpart_available, tmp_path, structure):
+    probe = subprocess.run(["Rscript", "-e", "library(bnclassify)"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("R package bnclassify is not installed")
+    rng = np.random.default_rng(11)
+    n = 120  # small enough for the noise features to enter the trees at varying depths
+    y = rng.integers(0, 3, n)
+    data = frame({"a": (y + rng.integers(0, 2, n)) % 3, "b": rng.integers(0, 4, n),
+                  "d": np.where(rng.random(n) < 0.1, -1, (y > 0) * 1), "e": rng.integers(0, 3, n),
+                  "cls": y})
+    data.to_csv(tmp_path / "data.csv", index=False, na_rep="")
+    (tmp_path / "lp.R").write_text(BNCLASSIFY_SCRIPT)
+    subprocess.run(["Rscript", str(tmp_path / "lp.R"), str(tmp_path / "data.csv"),
+                    str(tmp_path / "cpts.csv"), "17", structure], check=True, capture_output=True)
+    learner = bnc.nb if structure == "nb" else bnc.tan_cl
+    ours = bnc.lp(learner("cls", data), data, smooth=1, awnb_trees=4, awnb_bootstrap=0.6,
+                  rng="R", seed=17)
+    for line in (tmp_path / "cpts.csv").read_text().splitlines():
+        variable, *values = line.split(",")
+        np.testing.assert_allclose(ours.params[variable].ravel(order="F"),
+                                   [float(v) for v in values], rtol=0, atol=1e-14)

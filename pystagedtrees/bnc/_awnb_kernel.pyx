@@ -204,6 +204,18 @@ def best_split(const int[:, ::1] x, const int[::1] y, const Py_ssize_t[::1] rows
     -------
     (int, float)
         The chosen predictor (-1 if none) and its improvement.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pystagedtrees.bnc._awnb_kernel import best_split
+    >>> x = np.array([[0, 1, 0, 1], [0, 0, 1, 1]], dtype=np.int32)
+    >>> y = np.array([0, 0, 1, 1], dtype=np.int32)
+    >>> sides = np.zeros(2, dtype=np.int8)
+    >>> var, gain = best_split(x, y, np.arange(4), np.array([2, 2], dtype=np.int32), 2,
+    ...                        np.ones(2), np.zeros(1), sides)
+    >>> var, round(gain, 6), sides.tolist()  # gain = 4 log 2
+    (1, 2.772589, [-1, 1])
     """
     cdef int n_pred = x.shape[0], max_levels = sides.shape[0], var, best_var = -1, k
     cdef double gain, best_gain = 0.0
