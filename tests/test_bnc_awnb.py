@@ -99,7 +99,10 @@ def weighted_problems(draw):
     columns = {}
     for j in range(n_features):
         levels = draw(st.integers(1, 4))
-        codes = (y + rng.integers(0, 2, n)) % levels if draw(st.booleans()) else rng.integers(0, levels, n)
+        if draw(st.booleans()):  # related to the class
+            codes = (y + rng.integers(0, 2, n)) % levels
+        else:
+            codes = rng.integers(0, levels, n)
         if draw(st.booleans()):
             codes = np.where(rng.random(n) < 0.2, -1, codes)
         columns[f"x{j}"] = codes
@@ -302,7 +305,8 @@ split_nodes <- function(d) {
 }
 read_case <- function(file, levels) {
   d <- read.csv(file, colClasses = "character", na.strings = "")
-  for (j in seq_along(d)) d[[j]] <- factor(d[[j]], levels = strsplit(levels[j], "|", fixed = TRUE)[[1]])
+  for (j in seq_along(d))
+    d[[j]] <- factor(d[[j]], levels = strsplit(levels[j], "|", fixed = TRUE)[[1]])
   d
 }
 out <- character(0)
@@ -339,7 +343,8 @@ def random_case(rng):
     if rng.random() < 0.3:
         n_features = int(rng.integers(2, 5))
         n_levels = [int(rng.integers(2, 4)) for _ in range(n_features)]
-        grid = np.stack(np.meshgrid(*map(np.arange, n_levels), indexing="ij"), -1).reshape(-1, n_features)
+        grid = np.stack(np.meshgrid(*map(np.arange, n_levels), indexing="ij"), -1)
+        grid = grid.reshape(-1, n_features)
         grid = np.repeat(grid, int(rng.integers(1, 3)), axis=0)
         y = (grid @ rng.integers(0, 3, n_features) + (rng.random(len(grid)) < 0.1)) % n_classes
         columns = {f"x{j}": grid[:, j] for j in range(n_features)}

@@ -136,7 +136,9 @@ def tree_splits(x, y, n_levels):
     y = np.ascontiguousarray(y, dtype=np.int32)
     n_levels = np.ascontiguousarray(n_levels, dtype=np.int32)
     if x.ndim != 2 or y.ndim != 1 or x.shape[1] != y.shape[0] or len(n_levels) != x.shape[0]:
-        raise ValueError("`x` must be (n_predictors, n_rows), `y` (n_rows,), `n_levels` (n_predictors,).")
+        raise ValueError(
+            "`x` must be (n_predictors, n_rows), `y` (n_rows,), `n_levels` (n_predictors,)."
+        )
     if y.size == 0:
         raise ValueError("a tree needs at least one observation.")
     if y.min() < 0:
