@@ -93,7 +93,7 @@ def _refit(model, train, dag, draws):
         structure = learn_structure(name, model.class_var, train, learner_args, draws)
     else:
         structure = model
-    return lp(structure, train, **args)
+    return lp(structure, train, random_state=draws, **args)
 
 
 def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed=None):
