@@ -375,3 +375,12 @@ def test_aode_is_refused():
     data = _titanic_rows()
     with pytest.raises(TypeError, match="AODE"):
         to_r(bnc.aode("Survived", data))
+
+
+def test_python_subprocesses_still_work_after_r_started():
+    import subprocess
+    import sys
+
+    r_call("sum", 1)  # R is running in this process
+    done = subprocess.run([sys.executable, "-c", "import numpy, pandas"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

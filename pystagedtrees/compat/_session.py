@@ -6,6 +6,7 @@ Conversions run inside ``localconverter(default_converter)``: nothing is
 activated globally, and a user's own rpy2 conversion rules do not leak in.
 """
 import functools
+import os
 
 INSTALL_HINT = (
     "pystagedtrees.compat needs R and the Python package rpy2 (>= 3.5): install R "
@@ -19,6 +20,7 @@ class RUnavailableError(ImportError):
     """rpy2 or R cannot be loaded."""
 
 
+_LD_LIBRARY_PATH = os.environ.get("LD_LIBRARY_PATH")
 try:
     import rpy2.rinterface as ri
     import rpy2.robjects as ro
@@ -26,6 +28,15 @@ try:
     from rpy2.robjects.conversion import localconverter
 except Exception as exc:  # rpy2 absent, or present without a loadable R
     raise RUnavailableError(f"{INSTALL_HINT} (loading rpy2 failed: {exc})") from exc
+finally:
+    # Starting R puts R's library folders first in LD_LIBRARY_PATH for the
+    # whole process; Python subprocesses started later would then load the
+    # system's libpython and lose their site-packages.  R's libraries are
+    # loaded by now, so the variable goes back to what it was.
+    if _LD_LIBRARY_PATH is None:
+        os.environ.pop("LD_LIBRARY_PATH", None)
+    else:
+        os.environ["LD_LIBRARY_PATH"] = _LD_LIBRARY_PATH
 
 __all__ = [
     "INSTALL_HINT",
