@@ -318,19 +318,23 @@ class CrossCheck:
 
     def inference_model(self):
         """R's stages_fbhc model (full if it failed) and its Python conversion."""
-        for step in ("stages_fbhc", "full"):
-            try:
-                r_model = self.r(step)
-            except Exception:  # noqa: BLE001 - fall back to the next model
-                continue
-            return step, r_model, compat.from_r(r_model)
-        return None, self.r("full"), None  # raises R's error
+        try:
+            step, r_model = "stages_fbhc", self.r("stages_fbhc")
+        except Exception:  # noqa: BLE001 - R's full is the fallback (its error is reported)
+            step, r_model = "full", self.r("full")
+        return step, r_model, compat.from_r(r_model)
 
 
 def _r_context():
     from pystagedtrees.compat._session import r_context
 
     return r_context()
+
+
+def _is_r_error(exc):
+    from pystagedtrees.compat._session import RRuntimeError
+
+    return isinstance(exc, RRuntimeError)
 
 
 def _timed(function):
@@ -410,7 +414,7 @@ def _inference_row(ctx, name, run):
     try:
         r_seconds = run(diff, r_model, py_model)
     except Exception as exc:  # noqa: BLE001
-        return Row(name, "R failed" if "R" in type(exc).__name__[:2] else "differs", _first_line(exc))
+        return Row(name, "R failed" if _is_r_error(exc) else "differs", _first_line(exc))
     row = diff.row(name, ctx.tol)
     row.detail += f" (model: R's {step})"
     row.r_seconds = r_seconds
@@ -510,16 +514,18 @@ def run_check(ctx, name):
 
 
 def missing_r(names):
-    """Why each check cannot run in R, or None when it can."""
+    """Why each check cannot run in R (the checks that can are absent)."""
     if not compat.r_available():
         return {n: "rpy2 or R not installed" for n in names}
+    installed = {pkg: compat.has_r_package(pkg) for pkg in ("stagedtrees", "bnclassify")}
     reasons = {}
-    has_st, has_bnc = compat.has_r_package("stagedtrees"), compat.has_r_package("bnclassify")
     for n in names:
-        if not has_st:
-            reasons[n] = "R package stagedtrees not installed"
-        elif (n in BNC_CHECKS) and not has_bnc:
-            reasons[n] = "R package bnclassify not installed"
+        needed = {"bnc_nb": ["bnclassify"], "bnc_tan_cl": ["bnclassify"],
+                  "as_sevt_nb": ["stagedtrees", "bnclassify"],
+                  "as_sevt_tan_cl": ["stagedtrees", "bnclassify"]}.get(n, ["stagedtrees"])
+        absent = [pkg for pkg in needed if not installed[pkg]]
+        if absent:
+            reasons[n] = f"R package {' and '.join(absent)} not installed"
     return reasons
 
 

@@ -42,3 +42,19 @@ def test_converters_raise_import_error_saying_what_to_install():
     for message in lines[1:]:
         assert "rpy2" in message and "pip install 'pystagedtrees[r]'" in message
         assert "r-base-core" in message and 'install.packages(c("stagedtrees", "bnclassify"))' in message
+
+
+def test_crosscheck_reports_r_missing_and_succeeds(tmp_path):
+    data = tmp_path / "tiny.csv"
+    data.write_text("answer,x\nyes,a\nno,b\nyes,b\n")
+    out = run(
+        "import sys\n"
+        "sys.modules['rpy2'] = None\n"
+        "from compat import crosscheck\n"
+        f"print('exit', crosscheck.main(['--data', {str(data)!r}, '--functions', 'full,bnc_nb,prob']))\n"
+    )
+    lines = out.splitlines()
+    assert lines[-1] == "exit 0"
+    rows = [line.split() for line in lines[2:-1]]
+    assert [row[0] for row in rows] == ["full", "bnc_nb", "prob"]
+    assert all(row[1:3] == ["R", "missing"] for row in rows)
