@@ -125,6 +125,14 @@ def frame_to_r(df, factors=True):
     rpy2 object
         The data.frame.  A default ``RangeIndex`` gives R's automatic row
         names; any other unique index becomes character row names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.compat import r_call
+    >>> robj = frame_to_r(pd.DataFrame({"n": [10, 2, 10]}))
+    >>> r_call("levels", r_call("base::`[[`", robj, "n", convert_result=False)).tolist()
+    ['2', '10']
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}.")
@@ -221,6 +229,19 @@ def to_r(x, **options):
     Returns
     -------
     rpy2 object
+
+    Raises
+    ------
+    TypeError
+        An object of a type that is not converted.
+
+    Examples
+    --------
+    >>> from pystagedtrees.compat import r_call
+    >>> r_call("class", to_r({"a": 1, "b": ["x", "y"]}))
+    'list'
+    >>> r_call("typeof", to_r([1, 2, 3]))
+    'integer'
     """
     if isinstance(x, ri.Sexp):
         return x
@@ -391,6 +412,20 @@ def from_r(x):
     a Series; an unnamed vector of length one a scalar, longer a numpy
     array; a list a dict (when every element is named) or a list; NULL None.
     Other R objects (functions, environments) are returned unchanged.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an rpy2 object.
+
+    Examples
+    --------
+    >>> from pystagedtrees.compat import r_call
+    >>> from_r(r_call("factor", ["b", "a", "b"], convert_result=False))
+    ['b', 'a', 'b']
+    Categories (2, str): ['a', 'b']
+    >>> from_r(r_call("list", x=1, y="u", convert_result=False))
+    {'x': 1, 'y': 'u'}
     """
     if x is ri.NULL:
         return None
