@@ -11,8 +11,9 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
-__all__ = ["column_levels", "encode_column", "encode_frame", "check_frame"]
+__all__ = ["column_levels", "encode_column", "encode_frame", "check_frame", "feature_frame"]
 
 
 def check_frame(data, name="data"):
@@ -173,3 +174,33 @@ def encode_frame(data, columns=None, levels=None, name="data"):
         out_levels[column] = col_levels
         codes[:, j] = encode_column(col, col_levels, column)
     return codes, out_levels
+
+
+def feature_frame(X, estimator):
+    """An estimator's features as a DataFrame with string column names.
+
+    A DataFrame keeps its columns; a 2-D array gets columns ``x0, x1, ...``.
+    Sparse and complex input are refused (the features are categorical).
+    """
+    if sparse.issparse(X):
+        raise TypeError(
+            f"{estimator} does not accept sparse input: pass a dense array or a "
+            "DataFrame of categorical columns."
+        )
+    if isinstance(X, pd.DataFrame):
+        frame = X.copy()
+        frame.columns = [str(c) for c in X.columns]
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2D array of features, got an array of shape {arr.shape}. "
+                "Reshape your data with X.reshape(-1, 1) for a single feature or "
+                "X.reshape(1, -1) for a single sample."
+            )
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported.")
+        frame = pd.DataFrame({f"x{j}": arr[:, j] for j in range(arr.shape[1])})
+    if frame.shape[1] and not frame.columns.is_unique:
+        raise ValueError("`X` has duplicated column names.")
+    return frame

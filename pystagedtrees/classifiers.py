@@ -20,13 +20,12 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from pystagedtrees import bnc
-from pystagedtrees._data import check_frame, encode_frame
+from pystagedtrees._data import check_frame, encode_frame, feature_frame
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -549,32 +548,6 @@ METHODS = BNC_METHODS + ("naive",) + tuple(FULL_METHODS)
 RANDOMISED = ("tan_hc", "kdb", "naive")
 
 
-def _feature_frame(X):
-    """Features as a DataFrame with string column names."""
-    if sparse.issparse(X):
-        raise TypeError(
-            "StagedTreeClassifier does not accept sparse input: pass a dense array or a "
-            "DataFrame of categorical columns."
-        )
-    if isinstance(X, pd.DataFrame):
-        frame = X.copy()
-        frame.columns = [str(c) for c in X.columns]
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValueError(
-                f"Expected a 2D array of features, got an array of shape {arr.shape}. "
-                "Reshape your data with X.reshape(-1, 1) for a single feature or "
-                "X.reshape(1, -1) for a single sample."
-            )
-        if np.iscomplexobj(arr):
-            raise ValueError("Complex data not supported.")
-        frame = pd.DataFrame({f"x{j}": arr[:, j] for j in range(arr.shape[1])})
-    if frame.shape[1] and not frame.columns.is_unique:
-        raise ValueError("`X` has duplicated column names.")
-    return frame.reset_index(drop=True)
-
-
 class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     """Staged tree classifier as a scikit-learn estimator.
 
@@ -707,7 +680,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         """Learn the staged tree from features ``X`` and labels ``y``."""
         if self.method not in METHODS:
             raise ValueError(f"`method` must be one of {list(METHODS)}; got {self.method!r}.")
-        frame = _feature_frame(X)
+        frame = feature_frame(X, "StagedTreeClassifier").reset_index(drop=True)
         validate_data(self, X, reset=True, skip_check_array=True)
         if frame.shape[1] == 0:
             raise ValueError(
@@ -746,7 +719,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         only with ``lambda_ = 0``) get the class marginal.
         """
         check_is_fitted(self)
-        frame = _feature_frame(X)
+        frame = feature_frame(X, "StagedTreeClassifier").reset_index(drop=True)
         validate_data(self, X, reset=False, skip_check_array=True)
         if frame.shape[1] != len(self._names):
             raise ValueError(

@@ -1,11 +1,11 @@
 """scikit-learn estimator over the bnclassify learners."""
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from pystagedtrees._data import feature_frame
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._params import check_smooth, lp
@@ -15,34 +15,6 @@ from pystagedtrees.bnc._random import resolve_rng
 __all__ = ["BNClassifier"]
 
 CLASS_COLUMN = "__class__"
-
-
-def _as_frame(X, names=None):
-    """Features as a DataFrame with string column names."""
-    if sparse.issparse(X):
-        raise TypeError(
-            "BNClassifier does not accept sparse input: pass a dense array or a "
-            "DataFrame of categorical columns."
-        )
-    if isinstance(X, pd.DataFrame):
-        frame = X.copy()
-        frame.columns = [str(c) for c in X.columns]
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValueError(
-                f"Expected a 2D array of features, got an array of shape {arr.shape}. "
-                "Reshape your data with X.reshape(-1, 1) for a single feature or "
-                "X.reshape(1, -1) for a single sample."
-            )
-        if np.iscomplexobj(arr):
-            raise ValueError("Complex data not supported.")
-        frame = pd.DataFrame({f"x{j}": arr[:, j] for j in range(arr.shape[1])})
-    if frame.shape[1] and not frame.columns.is_unique:
-        raise ValueError("`X` has duplicated column names.")
-    if names is not None:
-        frame.columns = names
-    return frame
 
 
 class BNClassifier(ClassifierMixin, BaseEstimator):
@@ -138,7 +110,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
                 f"`structure` must be one of {sorted(LEARNERS)}; got {self.structure!r}."
             )
         check_smooth(self.smooth)
-        frame = _as_frame(X)
+        frame = feature_frame(X, "BNClassifier")
         validate_data(self, X, reset=True, skip_check_array=True)
         if frame.shape[1] == 0:
             raise ValueError(
@@ -169,7 +141,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
 
     def _log_joint(self, X):
         check_is_fitted(self)
-        frame = _as_frame(X)
+        frame = feature_frame(X, "BNClassifier")
         validate_data(self, X, reset=False, skip_check_array=True)
         if frame.shape[1] != len(self._names):
             raise ValueError(
