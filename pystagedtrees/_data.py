@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["column_levels", "encode_column", "encode_frame", "check_frame", "feature_frame"]
+__all__ = [
+    "column_levels", "encode_column", "encode_frame", "check_frame", "feature_frame", "fit_input",
+]
 
 
 def check_frame(data, name="data"):
@@ -204,3 +206,34 @@ def feature_frame(X, estimator):
     if frame.shape[1] and not frame.columns.is_unique:
         raise ValueError("`X` has duplicated column names.")
     return frame
+
+
+def fit_input(estimator, X, y):
+    """Checked ``fit`` input of a classifier: ``(features, classes, class codes)``.
+
+    Records ``n_features_in_``/``feature_names_in_`` on ``estimator`` as
+    scikit-learn does; the class codes index the sorted ``classes``.
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d, validate_data
+
+    frame = feature_frame(X, type(estimator).__name__).reset_index(drop=True)
+    validate_data(estimator, X, reset=True, skip_check_array=True)
+    if frame.shape[1] == 0:
+        raise ValueError(
+            f"`X` has 0 feature(s) (shape=({frame.shape[0]}, 0)) while a minimum of 1 "
+            "is required."
+        )
+    if frame.shape[0] == 0:
+        raise ValueError(
+            f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
+            "is required."
+        )
+    y = column_or_1d(y, warn=True)
+    if len(y) != frame.shape[0]:
+        raise ValueError(
+            f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
+        )
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    return frame, classes, codes

@@ -21,11 +21,10 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees import bnc
-from pystagedtrees._data import check_frame, encode_frame, feature_frame
+from pystagedtrees._data import check_frame, encode_frame, feature_frame, fit_input
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -680,25 +679,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         """Learn the staged tree from features ``X`` and labels ``y``."""
         if self.method not in METHODS:
             raise ValueError(f"`method` must be one of {list(METHODS)}; got {self.method!r}.")
-        frame = feature_frame(X, "StagedTreeClassifier").reset_index(drop=True)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        if frame.shape[1] == 0:
-            raise ValueError(
-                f"`X` has 0 feature(s) (shape=({frame.shape[0]}, 0)) while a minimum of 1 "
-                "is required."
-            )
-        if frame.shape[0] == 0:
-            raise ValueError(
-                f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
-                "is required."
-            )
-        y = column_or_1d(y, warn=True)
-        if len(y) != frame.shape[0]:
-            raise ValueError(
-                f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
-            )
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        frame, self.classes_, y_codes = fit_input(self, X, y)
         self._names = list(frame.columns)
         self.class_name_ = "__class__"
         while self.class_name_ in self._names:

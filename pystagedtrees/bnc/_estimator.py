@@ -2,10 +2,9 @@
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._data import feature_frame
+from pystagedtrees._data import feature_frame, fit_input
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._params import check_smooth, lp
@@ -110,25 +109,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
                 f"`structure` must be one of {sorted(LEARNERS)}; got {self.structure!r}."
             )
         check_smooth(self.smooth)
-        frame = feature_frame(X, "BNClassifier")
-        validate_data(self, X, reset=True, skip_check_array=True)
-        if frame.shape[1] == 0:
-            raise ValueError(
-                f"`X` has 0 feature(s) (shape=({frame.shape[0]}, 0)) while a minimum of 1 "
-                "is required."
-            )
-        if frame.shape[0] == 0:
-            raise ValueError(
-                f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
-                "is required."
-            )
-        y = column_or_1d(y, warn=True)
-        if len(y) != frame.shape[0]:
-            raise ValueError(
-                f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
-            )
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        frame, self.classes_, y_codes = fit_input(self, X, y)
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]
         frame[CLASS_COLUMN] = pd.Categorical.from_codes(y_codes, categories=levels)
