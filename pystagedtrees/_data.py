@@ -15,6 +15,7 @@ from scipy import sparse
 
 __all__ = [
     "column_levels", "encode_column", "encode_frame", "check_frame", "feature_frame", "fit_input",
+    "categorical_tags",
 ]
 
 
@@ -237,3 +238,12 @@ def fit_input(estimator, X, y):
     check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     return frame, classes, codes
+
+
+def categorical_tags(tags, non_deterministic):
+    """scikit-learn tags of the categorical classifiers (strings, categories and NaN accepted)."""
+    tags.input_tags.categorical = True
+    tags.input_tags.string = True
+    tags.input_tags.allow_nan = True
+    tags.non_deterministic = non_deterministic
+    return tags

@@ -24,7 +24,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees import bnc
-from pystagedtrees._data import check_frame, encode_frame, feature_frame, fit_input
+from pystagedtrees._data import (
+    categorical_tags,
+    check_frame,
+    encode_frame,
+    feature_frame,
+    fit_input,
+)
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -643,12 +649,8 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         return hasattr(self, "model_")
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        tags.non_deterministic = self.method in RANDOMISED and self.random_state is None
-        return tags
+        return categorical_tags(super().__sklearn_tags__(),
+                                self.method in RANDOMISED and self.random_state is None)
 
     def _seed(self):
         state = self.random_state

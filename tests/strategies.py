@@ -19,3 +19,15 @@ def categorical_frames(draw, min_vars=2, max_vars=4, max_levels=3, max_rows=30, 
             codes[rng.random(n) < 0.15] = -1
         columns[f"X{j}"] = pd.Categorical.from_codes(codes, levels)
     return pd.DataFrame(columns)
+
+
+def classification_frame(n, seed=0):
+    """Categorical features ``a`` (80% copies the label), ``b``, ``c`` and labels yes/no."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["yes", "no"], n)
+    X = pd.DataFrame({
+        "a": np.where(rng.random(n) < 0.8, y, rng.choice(["yes", "no"], n)),
+        "b": rng.choice(["l", "m", "h"], n),
+        "c": pd.Categorical(rng.choice(["p", "q"], n), categories=["q", "p"]),
+    })
+    return X, y

@@ -9,6 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc import BNClassifier
+from strategies import classification_frame
 
 NOT_APPLICABLE = {
     "check_positive_only_tag_during_fit": (
@@ -33,14 +34,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def _data(n=120, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.choice(["yes", "no"], n)
-    X = pd.DataFrame({
-        "a": np.where(rng.random(n) < 0.8, y, rng.choice(["yes", "no"], n)),
-        "b": rng.choice(["l", "m", "h"], n),
-        "c": pd.Categorical(rng.choice(["p", "q"], n), categories=["q", "p"]),
-    })
-    return X, y
+    return classification_frame(n, seed)
 
 
 @pytest.mark.parametrize("structure", ["nb", "tan_cl", "tan_hc", "tan_hcsp", "kdb",

@@ -15,6 +15,7 @@ from pystagedtrees.classifiers import (
     sevt_tan_cl,
 )
 from pystagedtrees.parentslist import as_parentslist
+from strategies import classification_frame
 
 NOT_APPLICABLE = {
     "check_positive_only_tag_during_fit": (
@@ -39,14 +40,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def _data(n=150, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.choice(["yes", "no"], n)
-    X = pd.DataFrame({
-        "a": np.where(rng.random(n) < 0.8, y, rng.choice(["yes", "no"], n)),
-        "b": rng.choice(["l", "m", "h"], n),
-        "c": pd.Categorical(rng.choice(["p", "q"], n), categories=["q", "p"]),
-    })
-    return X, y
+    return classification_frame(n, seed)
 
 
 def _frame(clf, X, y):

@@ -4,7 +4,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._data import feature_frame, fit_input
+from pystagedtrees._data import categorical_tags, feature_frame, fit_input
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._params import check_smooth, lp
@@ -78,12 +78,8 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        tags.non_deterministic = self.structure in RANDOMISED and self.random_state is None
-        return tags
+        return categorical_tags(super().__sklearn_tags__(),
+                                self.structure in RANDOMISED and self.random_state is None)
 
     def _draws(self):
         state = self.random_state
