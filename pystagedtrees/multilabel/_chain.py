@@ -117,9 +117,19 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     work on discretised features with ``chain_method="predict"``, which feeds
     them 0/1 labels; probabilities are not categories.
 
+    Whether the network's order beats an arbitrary one depends on the data.
+    The network orients each dependence into the label with the lower
+    entropy (see :func:`label_dependence`), so rare labels come last.  On
+    the emotions data with logistic regression every order consistent with
+    the network did worse than the average random order (10-fold hamming
+    loss 0.2128 to 0.2195 against 0.2119); with naive Bayes it did about as
+    well.  ``python -m pystagedtrees.study multilabel --network-orders 100``
+    measures this on a dataset.
+
     See Also
     --------
     label_network : the label network and its order.
+    label_dependence : the dependence degrees that orient the network.
     sklearn.multioutput.ClassifierChain : the chain this estimator configures.
 
     References

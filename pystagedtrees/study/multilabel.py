@@ -18,10 +18,15 @@ categorical naive Bayes with Laplace smoothing).  The preprocessing is fitted
 on each training fold only.  Every score is computed once on the pooled
 out-of-fold predictions of all rows.  The label network learned on all rows
 is printed and drawn to ``<out>/label_network.png``; the score table goes to
-``<out>/multilabel_scores.csv``.
+``<out>/multilabel_scores.csv``.  With ``--network-orders N``, up to ``N``
+orders consistent with that network are also cross-validated, each fixed in
+all folds (:func:`score_orders`), to show how much the choice among them
+matters; their scores go to ``<out>/network_order_scores.csv``.
 """
 import argparse
+import itertools
 import numbers
+import operator
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +47,10 @@ __all__ = [
     "base_learners",
     "compare",
     "load_multilabel_csv",
+    "network_orders",
     "plot_label_network",
     "run",
+    "score_orders",
 ]
 
 
@@ -134,6 +141,51 @@ def _fold_predictions(estimator, X_train, Y_train, X_test, n_orders, seed):
     return predictions
 
 
+def _check_settings(**settings):
+    """Each setting is ``(value, minimum)``: an integer no smaller than the minimum."""
+    for name, (value, minimum) in settings.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"`{name}` must be an integer; got {value!r}.")
+        if value < minimum:
+            raise ValueError(f"`{name}` must be at least {minimum}; got {value}.")
+
+
+def _check_data(X, Y):
+    """``X`` as floats and ``Y``, both 2-D with one row per sample."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y)
+    if X.ndim != 2 or Y.ndim != 2 or len(X) != len(Y):
+        raise ValueError(
+            "`X` and `Y` must be 2-D with one row per sample; got shapes "
+            f"{X.shape} and {Y.shape}."
+        )
+    return X, Y
+
+
+def _pooled_predictions(X, Y, n_folds, n_bins, random_state, fold_predictions):
+    """Out-of-fold predictions of every method, per base learner.
+
+    ``fold_predictions(estimator, X_train, Y_train, X_test)`` returns a dict
+    of method -> 0/1 predictions for one test fold; the preprocessing is
+    fitted on the training fold.  Yields ``(learner, {method: predictions})``
+    with the predictions of all folds pooled in the rows of ``Y``.
+    """
+    folds = KFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    for learner, (preprocessing, estimator) in base_learners(n_bins).items():
+        pooled = {}
+        for train, test in folds.split(X):
+            prep = clone(preprocessing).fit(X[train])
+            # Thousands of tiny fits: threaded BLAS only adds overhead (the
+            # whole study ran 11x slower with it on a loaded 2-core machine).
+            with threadpool_limits(limits=1, user_api="blas"):
+                fold = fold_predictions(
+                    estimator, prep.transform(X[train]), Y[train], prep.transform(X[test])
+                )
+            for method, predicted in fold.items():
+                pooled.setdefault(method, np.empty_like(Y))[test] = predicted
+        yield learner, pooled
+
+
 def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
     """Cross-validate BR, random-order chains, ECC and BNCC.
 
@@ -168,39 +220,16 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
     >>> table.groupby("learner")["method"].unique().map(list).to_dict()
     {'logistic': ['BR', 'BNCC', 'ECC', 'CC-random'], 'naive_bayes': ['BR', 'BNCC', 'ECC', 'CC-random']}
     """
-    for name, value, minimum in (
-        ("n_folds", n_folds, 2), ("n_orders", n_orders, 1), ("n_bins", n_bins, 2)
-    ):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"`{name}` must be an integer; got {value!r}.")
-        if value < minimum:
-            raise ValueError(f"`{name}` must be at least {minimum}; got {value}.")
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y)
-    if X.ndim != 2 or Y.ndim != 2 or len(X) != len(Y):
-        raise ValueError(
-            "`X` and `Y` must be 2-D with one row per sample; got shapes "
-            f"{X.shape} and {Y.shape}."
-        )
-    folds = KFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    _check_settings(n_folds=(n_folds, 2), n_orders=(n_orders, 1), n_bins=(n_bins, 2))
+    X, Y = _check_data(X, Y)
+
+    def fold_predictions(estimator, X_train, Y_train, X_test):
+        return _fold_predictions(estimator, X_train, Y_train, X_test, n_orders, random_state)
+
     rows = []
-    for learner, (preprocessing, estimator) in base_learners(n_bins).items():
-        pooled = {}
-        for train, test in folds.split(X):
-            prep = clone(preprocessing).fit(X[train])
-            # Thousands of tiny fits: threaded BLAS only adds overhead (the
-            # whole study ran 11x slower with it on a loaded 2-core machine).
-            with threadpool_limits(limits=1, user_api="blas"):
-                fold = _fold_predictions(
-                    estimator,
-                    prep.transform(X[train]),
-                    Y[train],
-                    prep.transform(X[test]),
-                    n_orders,
-                    random_state,
-                )
-            for method, predicted in fold.items():
-                pooled.setdefault(method, np.empty_like(Y))[test] = predicted
+    for learner, pooled in _pooled_predictions(
+        X, Y, n_folds, n_bins, random_state, fold_predictions
+    ):
         per_order = pd.DataFrame(
             [multilabel_scores(Y, pooled[("CC-random", r)]) for r in range(n_orders)]
         )
@@ -216,6 +245,110 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
                 | summary.to_dict()
             )
     return pd.DataFrame(rows, columns=["learner", "method", "statistic", *MULTILABEL_SCORES])
+
+
+def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
+    """Cross-validate classifier chains in given, fixed label orders.
+
+    Unlike BNCC in :func:`compare`, which learns its order on each training
+    fold, every chain here keeps its order in all folds.  With the orders
+    consistent with a label network (see :func:`network_orders`) this shows
+    how much the choice among them matters.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    Y : array-like of shape (n_samples, n_labels)
+        0/1 labels.
+    orders : iterable of sequences of int
+        Chain orders, each a permutation of the label indices.
+    n_folds, n_bins, random_state : int
+        As in :func:`compare`; the same values give the same folds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (learner, order), the order as a tuple of label
+        indices; one column per score of
+        :data:`~pystagedtrees.multilabel.metrics.MULTILABEL_SCORES`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4))
+    >>> Y = (X[:, :3] + rng.normal(size=(60, 3)) > 0).astype(int)
+    >>> table = score_orders(X, Y, [[0, 1, 2], [2, 1, 0]], n_folds=2)
+    >>> table[["learner", "order"]].to_numpy().tolist()
+    [['logistic', (0, 1, 2)], ['logistic', (2, 1, 0)], ['naive_bayes', (0, 1, 2)], ['naive_bayes', (2, 1, 0)]]
+    """
+    _check_settings(n_folds=(n_folds, 2), n_bins=(n_bins, 2))
+    X, Y = _check_data(X, Y)
+    checked = []
+    for order in orders:
+        try:
+            order = tuple(operator.index(label) for label in order)
+        except TypeError:
+            raise TypeError(
+                f"`orders` must hold sequences of label indices; got {order!r}."
+            ) from None
+        if sorted(order) != list(range(Y.shape[1])):
+            raise ValueError(
+                f"every order in `orders` must be a permutation of 0..{Y.shape[1] - 1}; "
+                f"got {order}."
+            )
+        checked.append(order)
+    if not checked:
+        raise ValueError("`orders` must hold at least one order.")
+
+    def fold_predictions(estimator, X_train, Y_train, X_test):
+        return {
+            order: BNClassifierChain(clone(estimator), order=list(order))
+            .fit(X_train, Y_train)
+            .predict(X_test)
+            for order in checked
+        }
+
+    rows = [
+        {"learner": learner, "order": order} | multilabel_scores(Y, pooled[order])
+        for learner, pooled in _pooled_predictions(
+            X, Y, n_folds, n_bins, random_state, fold_predictions
+        )
+        for order in checked
+    ]
+    return pd.DataFrame(rows, columns=["learner", "order", *MULTILABEL_SCORES])
+
+
+def network_orders(graph, limit=None):
+    """The chain orders consistent with a label network, as label indices.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A label network from :func:`label_network` (its nodes carry their
+        label ``index``).
+    limit : int or None, default=None
+        Return at most this many orders (the first ones networkx lists).
+
+    Returns
+    -------
+    list of tuple of int
+        Topological orders of ``graph``: every label after its parents.
+
+    Examples
+    --------
+    >>> net = label_network(np.array([[1, 1, 0], [1, 1, 1], [0, 0, 1], [0, 0, 0]] * 20))
+    >>> sorted(net.edges)
+    [(0, 1)]
+    >>> network_orders(net)
+    [(0, 1, 2), (0, 2, 1), (2, 0, 1)]
+    """
+    import networkx as nx
+
+    if limit is not None:
+        _check_settings(limit=(limit, 1))
+    index = dict(graph.nodes(data="index"))
+    orders = itertools.islice(nx.all_topological_sorts(graph), limit)
+    return sorted(tuple(index[node] for node in order) for order in orders)
 
 
 def plot_label_network(graph, path):
@@ -309,6 +442,9 @@ def add_arguments(parser):
                         help="quantile bins per feature for naive Bayes (default: 3)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the folds and random orders (default: 0)")
+    parser.add_argument("--network-orders", type=_at_least(0), default=0, metavar="N",
+                        help="also score up to N chain orders consistent with the label "
+                             "network, each kept fixed in all folds (default: 0, off)")
     parser.add_argument("--out", type=Path, default=Path("."),
                         help="directory for the plot and the score table (default: .)")
 
@@ -329,6 +465,28 @@ def run(args):
     print(table.to_string(index=False, float_format="{:.4f}".format))
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "multilabel_scores.csv", index=False)
+    written = [args.out / "multilabel_scores.csv"]
+    if args.network_orders:
+        orders = network_orders(graph, limit=args.network_orders)
+        order_table = score_orders(X, Y, orders, n_folds=args.folds,
+                                   n_bins=args.bins, random_state=args.seed)
+        _print_order_summary(order_table, table)
+        order_table.to_csv(args.out / "network_order_scores.csv", index=False)
+        written.append(args.out / "network_order_scores.csv")
     plot_label_network(graph, args.out / "label_network.png")
-    print(f"\nWrote {args.out / 'multilabel_scores.csv'} and {args.out / 'label_network.png'}")
+    written.append(args.out / "label_network.png")
+    print("\nWrote " + ", ".join(map(str, written)))
     return 0
+
+
+def _print_order_summary(order_table, table):
+    """Range of each score over the network's orders, next to the random mean."""
+    n_orders = order_table["order"].nunique()
+    print(f"\n{n_orders} chain order(s) consistent with the label network, each "
+          "fixed in all folds: min / mean / max, and the CC-random mean:")
+    random_mean = table[table.statistic == "mean"].set_index("learner")
+    for learner, rows in order_table.groupby("learner", sort=False):
+        for score in ("hamming_loss", "example_f1"):
+            low, mean, high = rows[score].agg(["min", "mean", "max"])
+            print(f"  {learner:12s} {score:13s} {low:.4f} / {mean:.4f} / {high:.4f}"
+                  f"   (CC-random {random_mean.loc[learner, score]:.4f})")
