@@ -227,8 +227,15 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
         points = model._prob[i][ids]
         points = points if transform is None else np.asarray(transform(points), dtype=float)
         if len(ids) > k_i:
-            groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
-                            algorithm=algorithm, rng=source).cluster
+            try:
+                groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
+                                algorithm=algorithm, rng=source).cluster
+            except ValueError as exc:  # R stops here too; say which variable
+                raise ValueError(
+                    f"stages_kmeans: variable {model.variables[i]!r}: {exc} Its stages "
+                    "have too few distinct probability vectors; give it a smaller `k` "
+                    "or leave it out of `scope`."
+                ) from exc
             _relabel_by_groups(model, i, ids, groups)
         else:
             fit_variable(model, i)

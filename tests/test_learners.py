@@ -107,6 +107,17 @@ def test_kmeans_is_reproducible_and_bounded():
     assert r1.stages() == r2.stages()
 
 
+def test_kmeans_names_the_variable_whose_stages_cannot_be_split():
+    # A balanced design: every stage of x2 has the same probabilities, so k-means
+    # cannot find 2 distinct centres; R's stages_kmeans stops here too (seen
+    # live on R's warpbreaks data).
+    data = pd.DataFrame({"x1": list("abc") * 4, "x2": list("uuuvvv") * 2})
+    start = st.full(data.astype("category"), lambda_=1)
+    with pytest.raises(ValueError, match="variable 'x2'.*distinct data points"):
+        st.stages_kmeans(start, k=2, seed=0)
+    assert set(st.stages_kmeans(start, k=1, seed=0).stages()["x2"]) == {"1"}
+
+
 def test_bhcr_is_reproducible():
     start = st.full(st.datasets.titanic_table(), lambda_=1)
     assert st.stages_bhcr(start, seed=5).stages() == st.stages_bhcr(start, seed=5).stages()
