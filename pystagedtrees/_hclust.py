@@ -87,7 +87,17 @@ def hclust(d, method="complete"):
     """
     if not isinstance(method, str) or method not in _METHOD_CODES:
         raise ValueError(f"`method` must be one of {list(METHODS)}; got {method!r}.")
-    diss = _check_dissimilarities(d)
+    return agglomerate(_check_dissimilarities(d), method)
+
+
+def agglomerate(diss, method):
+    """:func:`hclust` on a matrix already known to be valid.
+
+    ``diss`` must be a C-contiguous float64, finite, symmetric matrix with
+    n >= 2 (as :func:`_check_dissimilarities` returns, or R's ``dist`` of
+    stage probabilities), and ``method`` one of :data:`METHODS`; it is
+    overwritten.  Skipping the checks matters for thousands of stages.
+    """
     n = diss.shape[0]
     left = np.empty(n - 1, dtype=np.int64)
     right = np.empty(n - 1, dtype=np.int64)
@@ -172,15 +182,23 @@ def cutree(merge, k):
         raise TypeError(f"`k` must be an integer; got {type(k).__name__}.")
     if not 1 <= k <= n:
         raise ValueError(f"`k` must be between 1 and n = {n}; got {k}.")
-    # Replay the first n-k merges: each observation points to the step that
-    # last absorbed it, each step to one representative observation.
-    group_of = np.arange(n)
-    representative = np.empty(n, dtype=np.int64)
-    for step, row in enumerate(merge[: n - k].tolist(), start=1):
-        members = [-e - 1 if e < 0 else representative[e] for e in row]
-        root = group_of[members[0]]
-        group_of[group_of == group_of[members[1]]] = root
-        representative[step] = members[0]
+    # Replay the first n-k merges with a union-find over the observations;
+    # each step is represented by one of its observations.
+    parent = list(range(n))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]  # path halving
+            i = parent[i]
+        return i
+
+    representative = [0] * n
+    for step, (a, b) in enumerate(merge[: n - k].tolist(), start=1):
+        first = -a - 1 if a < 0 else representative[a]
+        second = -b - 1 if b < 0 else representative[b]
+        parent[root(second)] = root(first)
+        representative[step] = first
+    group_of = np.array([root(i) for i in range(n)], dtype=np.int64)
     _, first_seen, inverse = np.unique(group_of, return_index=True, return_inverse=True)
     rank = np.empty(first_seen.shape[0], dtype=np.int64)
     rank[np.argsort(first_seen, kind="stable")] = np.arange(1, first_seen.shape[0] + 1)

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from pystagedtrees._hclust import METHODS as HCLUST_METHODS
-from pystagedtrees._hclust import cutree, hclust
+from pystagedtrees._hclust import agglomerate, cutree
 from pystagedtrees._kmeans import ALGORITHMS, kmeans
 from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
@@ -45,6 +45,22 @@ def stage_distances(prob, distance):
     out = np.empty((prob.shape[0], prob.shape[0]))
     r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
     return out
+
+
+def _clusterable_probabilities(model, i, ids, learner):
+    """The probabilities of stages ``ids`` of variable ``i``, checked to be finite.
+
+    Stages never observed have NaN probabilities when fitted with
+    ``lambda_ = 0``; R's clustering stops on them too.
+    """
+    prob = model._prob[i][ids]
+    if not np.isfinite(prob).all():
+        raise ValueError(
+            f"{learner}: variable {model.variables[i]!r} has stages that were never "
+            "observed and have no probabilities; fit the model with lambda_ > 0 or "
+            "join_unobserved=True, or put those stages in `ignore`."
+        )
+    return prob
 
 
 def _relabel_by_groups(model, i, ids, groups):
@@ -150,7 +166,8 @@ def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=N
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
             continue
-        tree = hclust(stage_distances(model._prob[i][ids], distance), method)
+        prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
+        tree = agglomerate(stage_distances(prob, distance), method)
         k_i = _check_k(ks[i])
         if k_i is not None:
             groups = cutree(tree.merge, min(k_i, len(ids)))
@@ -224,18 +241,14 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
     for i in positions:
         k_i = _check_k(ks[i])
         ids = _free_ids_in_prob_order(model, i, ignore)
-        points = model._prob[i][ids]
+        points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
         points = points if transform is None else np.asarray(transform(points), dtype=float)
         if len(ids) > k_i:
             try:
                 groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
                                 algorithm=algorithm, rng=source).cluster
             except ValueError as exc:  # R stops here too; say which variable
-                raise ValueError(
-                    f"stages_kmeans: variable {model.variables[i]!r}: {exc} Its stages "
-                    "have too few distinct probability vectors; give it a smaller `k` "
-                    "or leave it out of `scope`."
-                ) from exc
+                raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             _relabel_by_groups(model, i, ids, groups)
         else:
             fit_variable(model, i)

@@ -118,6 +118,19 @@ def test_kmeans_names_the_variable_whose_stages_cannot_be_split():
     assert set(st.stages_kmeans(start, k=1, seed=0).stages()["x2"]) == {"1"}
 
 
+@pytest.mark.parametrize("learner", [st.stages_hclust, st.stages_kmeans])
+def test_clustering_refuses_stages_without_probabilities(learner):
+    # join_unobserved=False with lambda_ = 0 leaves the stages of the unseen
+    # level "z" with NaN probabilities; R's hclust and kmeans stop on them too.
+    data = pd.DataFrame({"a": list("xxyy"), "b": list("uvuv")}).astype("category")
+    data["a"] = data["a"].cat.add_categories(["z"])
+    start = st.full(data, join_unobserved=False)
+    with pytest.raises(ValueError, match="variable 'b' has stages that were never observed"):
+        learner(start, k=1)
+    joined = learner(st.full(data), k=1)
+    assert set(joined.stages()["b"]) == {"1", "UNOBSERVED"}
+
+
 def test_bhcr_is_reproducible():
     start = st.full(st.datasets.titanic_table(), lambda_=1)
     assert st.stages_bhcr(start, seed=5).stages() == st.stages_bhcr(start, seed=5).stages()
