@@ -675,7 +675,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef Py_ssize_t i, a, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
     cdef long iteration = 0
     cdef long double ll_v, cand_v
-    cdef double score, best_score, now_score, cand_df, tol
+    cdef double score, best_score, now_score, cand_df, tol, row_total
     import numpy as np
     counts_arr = np.zeros((max_stages, k))
     totals_arr = np.zeros(max_stages)
@@ -690,6 +690,30 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef double new2[MAX_LEVELS]
     cdef long double t1, t2
     cdef long double[::1] terms = terms_arr
+    # Refitted stage terms are cached: a move changes only its two stages, so
+    # most (situation, stage) terms stay valid.  An entry is valid while the
+    # stage's version (bumped whenever its counts change) is the one it was
+    # computed with.  Only stage ids below `cached` get cache columns.
+    cdef Py_ssize_t cached = min(max_stages, max(1, (1 << 25) // (32 * max(n_sit, 1))))
+    version_arr = np.zeros(max_stages, dtype=np.int64)
+    source_arr = np.empty(n_sit, dtype=np.longdouble)
+    source_key_arr = np.full((n_sit, 2), -1, dtype=np.int64)
+    target_arr = np.empty((n_sit, cached), dtype=np.longdouble)
+    target_version_arr = np.full((n_sit, cached), -1, dtype=np.int64)
+    cdef int64_t[::1] version = version_arr
+    cdef long double[::1] source_term = source_arr
+    cdef int64_t[:, ::1] source_key = source_key_arr
+    cdef long double[:, ::1] target_term = target_arr
+    cdef int64_t[:, ::1] target_version = target_version_arr
+    position_arr = np.zeros(max_stages, dtype=np.int64)
+    group_start_arr = np.zeros(max_stages + 1, dtype=np.int64)
+    group_fill_arr = np.zeros(max_stages, dtype=np.int64)
+    grouped_arr = np.zeros(max(n_sit, 1), dtype=np.int64)
+    cdef int64_t[::1] position = position_arr
+    cdef int64_t[::1] group_start = group_start_arr
+    cdef int64_t[::1] group_fill = group_fill_arr
+    cdef int64_t[::1] grouped = grouped_arr
+    cdef Py_ssize_t g
     n_order = stage_order.shape[0]
     for j in range(n_order):
         order[j] = stage_order[j]
@@ -713,20 +737,54 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             tol = 1e-11 * (1.0 + fabs(now_score))
             best_i = -1
             best_s2 = -1
+            # the situations grouped by stage in R's visit order (a stable
+            # counting sort), instead of one scan of all situations per stage
+            for j in range(n_order):
+                position[order[j]] = j
+                group_start[j + 1] = 0
+            for i in range(n_sit):
+                group_start[position[sit_stage[i]] + 1] += 1
+            group_start[0] = 0
+            for j in range(n_order):
+                group_start[j + 1] += group_start[j]
+                group_fill[j] = group_start[j]
+            for i in range(n_sit):
+                j = position[sit_stage[i]]
+                grouped[group_fill[j]] = i
+                group_fill[j] += 1
             for j in range(n_order):
                 s1 = order[j]
-                for i in range(n_sit):
-                    if sit_stage[i] != s1:
+                for g in range(group_start[j], group_start[j + 1]):
+                    i = grouped[g]
+                    row_total = _row_total(sit_counts, i, k)
+                    if row_total == 0 and sizes[s1] > 1:
+                        # moving an empty situation changes no count, and the
+                        # df only when it empties its stage: never strictly
+                        # better here, so never R's choice
                         continue
+                    # what the source stage keeps does not depend on the target
+                    if source_key[i, 0] == s1 and source_key[i, 1] == version[s1]:
+                        t1 = source_term[i]
+                    else:
+                        for a in range(k):
+                            new1[a] = counts[s1, a] - sit_counts[i, a]
+                        t1 = stage_term(new1, totals[s1] - row_total, lam, k)
+                        source_term[i] = t1
+                        source_key[i, 0] = s1
+                        source_key[i, 1] = version[s1]
                     for jj in range(n_order + 1):
                         s2 = order[jj] if jj < n_order else new_stage
                         if s2 == s1:
                             continue
-                        for a in range(k):
-                            new1[a] = counts[s1, a] - sit_counts[i, a]
-                            new2[a] = counts[s2, a] + sit_counts[i, a]
-                        t1 = stage_term(new1, totals[s1] - _row_total(sit_counts, i, k), lam, k)
-                        t2 = stage_term(new2, totals[s2] + _row_total(sit_counts, i, k), lam, k)
+                        if s2 < cached and target_version[i, s2] == version[s2]:
+                            t2 = target_term[i, s2]
+                        else:
+                            for a in range(k):
+                                new2[a] = counts[s2, a] + sit_counts[i, a]
+                            t2 = stage_term(new2, totals[s2] + row_total, lam, k)
+                            if s2 < cached:
+                                target_term[i, s2] = t2
+                                target_version[i, s2] = version[s2]
                         cand_v = ll_v - terms[s1] - terms[s2] + t1 + t2
                         cand_df = df
                         if sizes[s1] == 1:
@@ -753,6 +811,8 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                 totals[s2] += sit_counts[best_i, a]
             sizes[s1] -= 1
             sizes[s2] += 1
+            version[s1] += 1
+            version[s2] += 1
             sit_stage[best_i] = s2
             if sizes[s1] == 0:
                 df = df - (k - 1)

@@ -182,6 +182,25 @@ def test_fast_backward_joins_equal_the_plain_r_loop(data, lambda_, fast):
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(categorical_frames(max_vars=4, max_levels=3, max_rows=60, with_na=False),
+       hst.sampled_from(["indep", "full", "full_unjoined"]), hst.booleans())
+def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_nothing):
+    # The kernel caches refitted stage terms, groups situations by stage and
+    # skips moves of empty situations that cannot win; the generic path
+    # rescores every move of R's loop.  "full_unjoined" gives unobserved
+    # situations stages of their own, the case where moving them pays.
+    if start_kind == "indep":
+        start = st.indep(data, lambda_=1)
+    else:
+        start = st.full(data, lambda_=1, join_unobserved=start_kind == "full")
+    ignore = [] if ignore_nothing else None
+    kernel = st.stages_hc(start, ignore=ignore)
+    plain = st.stages_hc(start, ignore=ignore, score=lambda m: -st.BIC(m))
+    assert kernel.stages() == plain.stages()
+    np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
+
+
 @settings(max_examples=15, deadline=None)
 @given(categorical_frames(max_vars=3, max_levels=2, max_rows=40, with_na=False))
 def test_simplebhc_keeps_the_tree_simple(data):
