@@ -156,8 +156,11 @@ class Recorder:
                 "dimnames": {u: py_model.levels[u] for u in py_model.families[v]},
                 "values": table.ravel(order="F").tolist(),
             }
-        prob = self.R("predict", model, self.test_r, prob=True)
-        predicted = compat.from_r(self.R("predict", model, self.test_r))
+        try:  # e.g. bnclassify needs gRain to predict rows with missing values
+            prob = self.R("predict", model, self.test_r, prob=True)
+            predicted = compat.from_r(self.R("predict", model, self.test_r))
+        except Exception as exc:  # noqa: BLE001 - recorded as R's error
+            return error_entry(exc, seconds), None
         entry = {
             "seconds": seconds,
             "families": families,

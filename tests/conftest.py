@@ -19,8 +19,28 @@ def require_shared():
         pytest.skip(f"reference material not found at {SHARED} (only in the project's workspace)")
 
 
-def load_reference(name):
+def r_result(entry, what):
+    """A recorded R result, or a skip when R failed there (``error`` entries)."""
+    if "error" in entry:
+        pytest.skip(f"R gave no result for {what}: {entry['error']}")
+    return entry
+
+
+def require_datasets(*names):
+    """Skip unless each named dataset has its data, splits and R reference.
+
+    The checks also run with other datasets in ../shared; tests written for a
+    particular one then skip."""
     require_shared()
+    for name in names:
+        for path in (DATA_DIR / f"{name}.csv", SPLITS_DIR / f"{name}_test_ids.csv",
+                     REFERENCE_DIR / f"{name}.json"):
+            if not path.exists():
+                pytest.skip(f"dataset {name!r} is not in the reference material ({path} is missing)")
+
+
+def load_reference(name):
+    require_datasets(name)
     with open(REFERENCE_DIR / f"{name}.json") as fh:
         return json.load(fh)
 

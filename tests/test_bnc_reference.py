@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REFERENCE_DIR, dataset_params, load_split
+from conftest import REFERENCE_DIR, dataset_params, load_split, r_result
 
 import pystagedtrees.bnc as bnc
 
@@ -34,7 +34,7 @@ def _r_families(ref_families):
 @pytest.mark.parametrize("key", sorted(LEARNERS))
 def test_matches_r(name, key):
     train, test, ref = load_split(name)
-    expected = ref["bnc"][key]
+    expected = r_result(ref["bnc"][key], f"{key} on {name}")
     model = bnc.lp(LEARNERS[key](train), train, smooth=1)
 
     assert bnc.families(model) == _r_families(expected["families"])
@@ -63,7 +63,7 @@ WRAPPERS = {
 def test_wrappers_match_r(name, key):
     """R ran each learner right after set.seed(2020) (reference/r/wrappers)."""
     train, test, _ = load_split(name)
-    expected = load_wrapper_reference(name)["learners"][key]
+    expected = r_result(load_wrapper_reference(name)["learners"][key], f"{key} on {name}")
     model = WRAPPERS[key](train, train.shape[1] - 1)
     assert bnc.families(model) == _r_families(expected["families"])
     prob = bnc.predict(bnc.lp(model, train, smooth=1), test, prob=True)

@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE_DIR, dataset_params, load_split
+from conftest import REFERENCE_DIR, dataset_params, load_split, r_result, require_datasets
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import mutual_info_score
@@ -70,7 +70,7 @@ def _assert_within_classifier(refined, structure, data):
 @pytest.mark.parametrize("name", dataset_params())
 def test_refinement_of_r_tan_matches_r(name):
     train, test, ref = load_split(name)
-    structure = _r_structure(ref["bnc"]["tan_cl_loglik"]["families"])
+    structure = _r_structure(r_result(ref["bnc"]["tan_cl_loglik"], f"tan_cl on {name}")["families"])
     refined = sevt_refine(structure, train, lambda_=1)
     _assert_same_model(refined, ref["models"]["stages_bhc_tan_cl"], test)
     _assert_within_classifier(refined, structure, train)
@@ -93,7 +93,7 @@ WRAPPERS = {
 @pytest.mark.parametrize("key", sorted(WRAPPERS))
 def test_wrapper_refinements_match_r(name, key):
     train, test, _ = load_split(name)
-    expected = _wrapper_reference(name)[key]
+    expected = r_result(_wrapper_reference(name)[key], f"{key} on {name}")
     refined = WRAPPERS[key](train, rng="R", seed=R_SEED)
     _assert_same_model(refined, expected["refined"], test)
     # R's structure (test_bnc_reference checks ours is the same)
@@ -271,6 +271,7 @@ def test_orderings_equal_a_base_r_computation(tmp_path):
     if shutil.which("Rscript") is None:
         pytest.skip("Rscript is not on PATH")
     names = ["Asym", "Titanic", "puffin", "monks3", "voting", "energy2", "fertility"]
+    require_datasets(*names)
     frames = {}
     for name in names:
         frames[name] = load_split(name)[0]

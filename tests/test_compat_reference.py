@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from compat import record, reference
-from conftest import dataset_params, load_split
+from conftest import dataset_params, load_split, require_datasets
 
 
 def _shared_or_skip():
@@ -43,7 +43,7 @@ def test_writer_rounds_to_15_significant_digits():
 
 
 def test_model_reference_and_available_names():
-    _shared_or_skip()
+    require_datasets("eeg", "Titanic")
     ref = reference.load_reference("eeg")
     assert reference.model_reference(ref, "stages_bhc") is None  # R timed out on it
     assert reference.model_reference(ref, "full")["df"] > 0

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from conftest import dataset_params, load_split
+from conftest import dataset_params, load_split, r_result
 from pystagedtrees._stagevec import DENSE_MAX, ParentStageVector, StageVector
 from pystagedtrees.conversion import as_sevt
 from pystagedtrees.parentslist import parentslist, random_parentslist
@@ -12,7 +12,7 @@ from pystagedtrees.random import sample_from, random_sevt
 
 
 def _tan_parents(ref):
-    families = ref["bnc"]["tan_cl_loglik"]["families"]
+    families = r_result(ref["bnc"]["tan_cl_loglik"], "tan_cl")["families"]
     # each family is [var, parents...]; the class's is the class alone
     return {v: (families[v][1:] if isinstance(families[v], list) else []) for v in ref["order"]}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE_DIR, require_shared
+from conftest import REFERENCE_DIR, require_datasets
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, precision_score
@@ -174,7 +174,7 @@ def test_scores_by_hand_with_three_classes():
 @pytest.mark.parametrize("name", ["Asym", "PhDArticles", "monks2"])
 def test_r_replay_of_split_one_repeats_r(name):
     """With --rng R and seed 2020, split 1 repeats the R references' test accuracies."""
-    require_shared()
+    require_datasets(name)
     wrappers = json.loads((REFERENCE_DIR / "wrappers" / f"{name}.json").read_text())["learners"]
     expected = {
         "st_bhc_tan_cl": json.loads((REFERENCE_DIR / f"{name}.json").read_text())

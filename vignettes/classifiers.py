@@ -80,10 +80,10 @@ def monks1_split(shared):
 
 if not SKIPPED:
     shared = shared_folder()
-    if shared is not None:
+    if shared is not None and (shared / "data" / "single-label" / "monks1.csv").exists():
         name, class_var, train, test = monks1_split(shared)
     else:
-        print("NOTE: no shared reference folder; using the xor process instead of monks1")
+        print("NOTE: monks1 is not in a shared reference folder; using the xor process instead")
         name, class_var = "xor", "C"
         train = st.generate_xor_dataset(4, 1000, seed=1)
         test = st.generate_xor_dataset(4, 1000, seed=2)

@@ -112,9 +112,24 @@ def compare_with_r(name):
     return rows, pairs
 
 
+def recorded_datasets(preferred=("Titanic", "monks1", "voting", "PhDArticles"), count=4):
+    """Datasets with data, splits and R results: the preferred ones, else the first found."""
+    def complete(name):
+        return all(path.exists() for path in (
+            SHARED / "reference" / "r" / f"{name}.json",
+            SHARED / "data" / "single-label" / f"{name}.csv",
+            SHARED / "data" / "splits" / f"{name}_test_ids.csv"))
+
+    names = [name for name in preferred if complete(name)]
+    if not names:
+        found = sorted(path.stem for path in (SHARED / "reference" / "r").glob("*.json"))
+        names = [name for name in found if complete(name)][:count]
+    return names
+
+
 if SHARED is not None:
     results, points = [], []
-    for name in ["Titanic", "monks1", "voting", "PhDArticles"]:
+    for name in recorded_datasets():
         rows, pairs = compare_with_r(name)
         results += rows
         points += pairs
