@@ -15,7 +15,13 @@ needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript (R
 def _probability_rows(seed, m=6, k=3):
     rng = np.random.default_rng(seed)
     rows = rng.dirichlet(np.ones(k), size=m)
-    rows[rng.random((m, k)) < 0.2] = 0.0  # zeros exercise Canberra's skipped coordinates
+    # zeros exercise Canberra's skipped coordinates; each row keeps its
+    # largest entry, so it stays a probability vector (two all-zero rows
+    # would be NA in R's Canberra distance, as in ours)
+    zero = rng.random((m, k)) < 0.2
+    zero[np.arange(m), rows.argmax(axis=1)] = False
+    rows[zero] = 0.0
+    rows /= rows.sum(axis=1, keepdims=True)
     rows[1] = rows[0]  # a tie
     return rows
 

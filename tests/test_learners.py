@@ -2,7 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
@@ -33,7 +33,13 @@ def _unobserved_positions(model):
        hst.sampled_from([0, 1]))
 def test_learners_keep_invariants(data, learner, lambda_):
     start = st.full(data, lambda_=lambda_)
-    model = LEARNERS[learner](start)
+    try:
+        model = LEARNERS[learner](start)
+    except ValueError as exc:
+        # R's kmeans stops too when a variable's stages have fewer distinct
+        # probability vectors than centres (test_kmeans_names_the_variable...)
+        assume(not (learner == "kmeans" and "distinct data points" in str(exc)))
+        raise
     # the stored log-likelihood equals one recomputed from scratch
     np.testing.assert_allclose(float(model.ll), float(compute_loglik(model)), rtol=1e-9, atol=1e-9)
     assert model.ll.df == compute_loglik(model).df
