@@ -123,8 +123,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     the emotions data with logistic regression every order consistent with
     the network did worse than the average random order (10-fold hamming
     loss 0.2128 to 0.2195 against 0.2119); with naive Bayes it did about as
-    well.  ``python -m pystagedtrees.study multilabel --network-orders 100``
-    measures this on a dataset.
+    well.  ``python -m pystagedtrees.study multilabel --data FILE --labels M
+    --network-orders 100`` measures this on a dataset.
 
     See Also
     --------
