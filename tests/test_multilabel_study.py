@@ -69,6 +69,16 @@ def test_study_command_requires_a_study():
         main([])
 
 
+def test_study_reports_bad_data_without_a_traceback(tmp_path, capsys):
+    from pystagedtrees.study.__main__ import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["multilabel", "--data", str(tmp_path / "missing.csv"), "--labels", "2"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "multilabel: error:" in err and "missing.csv" in err and "Traceback" not in err
+
+
 def test_study_rejects_bad_settings(capsys):
     from pystagedtrees.study.__main__ import main
 

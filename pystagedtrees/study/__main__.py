@@ -40,7 +40,10 @@ def main(argv=None):
             study.add_arguments(sub)
             sub.set_defaults(run=study.run)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (FileNotFoundError, ValueError) as exc:  # bad data or settings: no traceback
+        parser.exit(2, f"{parser.prog} {args.study}: error: {exc}\n")
 
 
 if __name__ == "__main__":

@@ -429,7 +429,10 @@ def run_benchmark(data_dir, splits_dir, out, datasets=None, methods=DEFAULT_METH
     if datasets is None:
         datasets = [d for d in PAPER_DATASETS if (data_dir / f"{d}.csv").exists()]
         if not datasets:
-            raise FileNotFoundError(f"none of the paper's datasets is in {data_dir}.")
+            raise FileNotFoundError(
+                f"none of the paper's datasets is in {data_dir}; name the ones to run "
+                "(`datasets`, --datasets on the command line)."
+            )
     common = dict(data_dir=str(data_dir), splits_dir=str(splits_dir), class_column=class_column,
                   levels_dir=None if levels_dir is None else str(levels_dir), seed=seed, rng=rng)
     tasks = [dict(common, dataset=d, split=int(s), method=m)
