@@ -241,9 +241,9 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
     for i in positions:
         k_i = _check_k(ks[i])
         ids = _free_ids_in_prob_order(model, i, ignore)
-        points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
-        points = points if transform is None else np.asarray(transform(points), dtype=float)
         if len(ids) > k_i:
+            points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
+            points = points if transform is None else np.asarray(transform(points), dtype=float)
             try:
                 groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
                                 algorithm=algorithm, rng=source).cluster

@@ -137,6 +137,15 @@ def test_clustering_refuses_stages_without_probabilities(learner):
     assert set(joined.stages()["b"]) == {"1", "UNOBSERVED"}
 
 
+def test_kmeans_with_k_above_the_stage_count_keeps_unobserved_stages_like_r():
+    # R's stages_kmeans leaves a variable with at most k stages alone, even
+    # when some of them have no probabilities (seen live: stages 1, 2, 3 kept)
+    data = pd.DataFrame({"a": list("xxyy"), "b": list("uvuv")}).astype("category")
+    data["a"] = data["a"].cat.add_categories(["z"])
+    start = st.full(data, join_unobserved=False)
+    assert st.stages_kmeans(start, k=10, seed=1, ignore=[]).stages() == start.stages()
+
+
 def test_bhcr_is_reproducible():
     start = st.full(st.datasets.titanic_table(), lambda_=1)
     assert st.stages_bhcr(start, seed=5).stages() == st.stages_bhcr(start, seed=5).stages()
