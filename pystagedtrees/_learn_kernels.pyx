@@ -672,7 +672,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef Py_ssize_t n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
     # every live stage holds a situation, and emptied ids are reused
     cdef Py_ssize_t max_stages = n_stages + n_sit + 1
-    cdef Py_ssize_t i, a, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
+    cdef Py_ssize_t i, a, g, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
     cdef long iteration = 0
     cdef long double ll_v, cand_v
     cdef double score, best_score, now_score, cand_df, tol, row_total
@@ -713,7 +713,6 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef int64_t[::1] group_start = group_start_arr
     cdef int64_t[::1] group_fill = group_fill_arr
     cdef int64_t[::1] grouped = grouped_arr
-    cdef Py_ssize_t g
     n_order = stage_order.shape[0]
     for j in range(n_order):
         order[j] = stage_order[j]
