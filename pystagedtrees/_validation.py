@@ -1,17 +1,78 @@
-"""Argument checks shared by the public functions."""
+"""Argument checks shared by the public functions.
+
+Wrong types raise ``TypeError`` and values out of range ``ValueError``; every
+message names the argument and what it must be.  Whole floats pass as
+integers, as R's numbers do (``n = 100`` is a double in R).
+"""
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["check_lambda"]
+__all__ = ["check_flag", "check_ignore", "check_int", "check_number", "check_trace"]
 
 
-def check_lambda(lambda_, name="lambda_", allow_none=False):
-    """A non-negative finite smoothing pseudocount, as a float."""
-    if lambda_ is None and allow_none:
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def check_flag(value, name):
+    """A switch that must be ``True`` or ``False`` (numpy booleans too), as a bool."""
+    if not _is_bool(value):
+        raise TypeError(f"`{name}` must be True or False; got {value!r}.")
+    return bool(value)
+
+
+def check_int(value, name, minimum=0, allow_none=False):
+    """A whole number ``>= minimum`` as an int (``None`` passes through if allowed)."""
+    if value is None and allow_none:
         return None
-    if isinstance(lambda_, bool) or not isinstance(lambda_, numbers.Real):
-        raise TypeError(f"`{name}` must be a non-negative number; got {lambda_!r}.")
-    if not np.isfinite(lambda_) or lambda_ < 0:
-        raise ValueError(f"`{name}` must be a non-negative number; got {lambda_!r}.")
-    return float(lambda_)
+    expected = f"an integer >= {minimum}" + (" or None" if allow_none else "")
+    if _is_bool(value) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
+    return int(value)
+
+
+def check_number(value, name, positive=False, allow_none=False):
+    """A finite number ``>= 0`` (``> 0`` if ``positive``) as a float.
+
+    ``None`` passes through if allowed.
+    """
+    if value is None and allow_none:
+        return None
+    expected = ("a positive" if positive else "a non-negative") + " number"
+    expected += " or None" if allow_none else ""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
+    if not np.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
+    return float(value)
+
+
+def check_trace(trace):
+    """R's ``trace`` verbosity: a non-negative integer (``True``/``False`` mean 1/0)."""
+    if _is_bool(trace):
+        return int(trace)
+    return check_int(trace, "trace")
+
+
+def check_ignore(ignore, default):
+    """Stage labels to leave alone, as a set of strings.
+
+    ``None`` means ``default`` (a model's unobserved stage names); a single
+    string is one label, as R's length-one character vector would be.
+    """
+    if ignore is None:
+        return set(default or [])
+    if isinstance(ignore, str):
+        return {ignore}
+    expected = "a stage label or a list of stage labels (str)"
+    if not isinstance(ignore, Iterable):
+        raise TypeError(f"`ignore` must be {expected}; got {ignore!r}.")
+    labels = list(ignore)
+    for label in labels:
+        if _is_bool(label) or not isinstance(label, (str, numbers.Integral)):
+            raise TypeError(f"`ignore` must be {expected}; it holds {label!r}.")
+    return {str(label) for label in labels}

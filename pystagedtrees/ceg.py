@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees._validation import check_flag, check_ignore
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 from pystagedtrees.stage_ops import join_stages
@@ -120,6 +121,7 @@ def sevt_simplify(object, fit=True):
     {'B': ['1', '2'], 'C': ['1', '2', '3', '4']}
     """
     check_sevt(object)
+    fit = check_flag(fit, "fit")
     positions = compute_positions(object)
     unobserved = list(object.name_unobserved or [])
     model = object.copy()
@@ -189,10 +191,6 @@ def join_positions(object, var, s1, s2):
 
 
 # -- graphs ---------------------------------------------------------------------
-
-def _default_ignore(model, ignore):
-    return set(model.name_unobserved or []) if ignore is None else {str(s) for s in ignore}
-
 
 def _situation_names(model):
     """Names ``root``, ``root-a``, ``root-a-x``, ... of every situation, per variable."""
@@ -313,7 +311,7 @@ def get_edges(x, ignore=None):
     ['root-a', 'root-b', 'root-a-x', 'root-a-y', 'root-b-x', 'root-b-y']
     """
     check_sevt(x, "x")
-    ignore = _default_ignore(x, ignore)
+    ignore = check_ignore(ignore, x.name_unobserved)
     return _ceg_edges(x, ignore) if isinstance(x, Ceg) else _tree_edges(x, ignore)
 
 
@@ -335,7 +333,7 @@ def get_vertices(x, ignore=None):
     ['A_1', 'B_1', 'END']
     """
     check_sevt(x, "x")
-    ignore = _default_ignore(x, ignore)
+    ignore = check_ignore(ignore, x.name_unobserved)
     return _ceg_vertices(x, ignore) if isinstance(x, Ceg) else _tree_vertices(x, ignore)
 
 
@@ -363,7 +361,7 @@ def ceg_adj_matrix(x, ignore=None, endnode=True):
     """
     if not isinstance(x, Ceg):
         raise TypeError(f"`x` must be a Ceg (see ceg()); got {type(x).__name__}.")
-    pos, _, ignored = _ceg_layout(x, _default_ignore(x, ignore))
+    pos, _, ignored = _ceg_layout(x, check_ignore(ignore, x.name_unobserved))
     names = list(dict.fromkeys(p for per_var in pos for p in per_var)) + ["END"]
     index = {p: j for j, p in enumerate(names)}
     mat = np.zeros((len(names), len(names)), dtype=np.int64)

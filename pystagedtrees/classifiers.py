@@ -31,6 +31,7 @@ from pystagedtrees._data import (
     feature_frame,
     fit_input,
 )
+from pystagedtrees._validation import check_int
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -87,12 +88,6 @@ def _random_args(seed, rng):
     if rng == "numpy":
         return dict(random_state=seed)
     raise ValueError(f"`rng` must be 'numpy' or 'R'; got {rng!r}.")
-
-
-def _check_positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
-    return int(value)
 
 
 # -- orderings -------------------------------------------------------------------
@@ -350,12 +345,12 @@ def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
         return bnc.nb(class_, data)
     if method == "tan_cl":
         return bnc.tan_cl(class_, data, score=score)
-    folds = _check_positive_int(folds, "folds")
+    folds = check_int(folds, "folds", minimum=1)
     wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, **_random_args(seed, rng))
     if method == "tan_hc":
         return bnc.tan_hc(class_, data, **wrapper)
     if method == "kdb":
-        k = _check_positive_int(k, "k")
+        k = check_int(k, "k", minimum=1)
         return bnc.kdb(class_, data, kdbk=min(k, len(features)), **wrapper)
     raise ValueError(f"unknown classifier structure {method!r}.")
 
@@ -515,7 +510,7 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
     model = full(data, order=order, join_unobserved=True, lambda_=lambda_)
     if k is None:
         k = len(model.tree[class_])
-    k = _check_positive_int(k, "k")
+    k = check_int(k, "k", minimum=1)
     if cluster == "kmeans":
         return stages_kmeans(model, k=_kmeans_sizes(model, k), seed=seed, rng=rng)
     if cluster == "hclust":

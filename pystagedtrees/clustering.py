@@ -16,6 +16,7 @@ from pystagedtrees._kmeans import ALGORITHMS, kmeans
 from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
+from pystagedtrees._validation import check_int
 from pystagedtrees.fit import fit_variable
 from pystagedtrees.learners import prepare, resolve_score
 from pystagedtrees.model import sevt_method
@@ -76,30 +77,31 @@ def _relabel_by_groups(model, i, ids, groups):
     fit_variable(model, i)
 
 
-def _per_variable(value, positions, model, name):
-    """R's recycling of ``k``: a number for all, a list recycled, or a dict by variable."""
-    if isinstance(value, dict):
-        return {i: value.get(model.variables[i]) for i in positions}
-    if value is None or isinstance(value, numbers.Number):
-        return {i: value for i in positions}
-    values = list(value)
-    if not values:
-        raise ValueError(f"`{name}` is empty.")
-    return {i: values[n % len(values)] for n, i in enumerate(positions)}
+def _per_variable_k(k, positions, model, default=None):
+    """R's recycling of ``k``: a number for all, a list recycled, or a dict by variable.
 
-
-def _check_k(k, name="k"):
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Number) or k != int(k) or k < 1:
-        raise ValueError(f"`{name}` must be a positive integer (or None); got {k!r}.")
-    return int(k)
+    Variables a dict leaves out, and None values, get ``default``; every
+    value is checked.
+    """
+    if isinstance(k, dict):
+        values = {i: k.get(model.variables[i], default) for i in positions}
+    elif k is None or isinstance(k, (numbers.Number, str)):
+        values = {i: k for i in positions}
+    else:
+        recycled = list(k)
+        if not recycled:
+            raise ValueError("`k` is empty.")
+        values = {i: recycled[n % len(recycled)] for n, i in enumerate(positions)}
+    return {
+        i: check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
+        for i, v in values.items()
+    }
 
 
 def _learning_scope(model, scope, limit):
     if scope is not None:
         return scope
-    limit = len(model.variables) if limit is None else int(limit)
+    limit = check_int(limit, "limit", minimum=2, allow_none=True) or len(model.variables)
     if not 2 <= limit <= len(model.variables):
         raise ValueError(
             f"`limit` must be between 2 and the number of variables "
@@ -161,16 +163,15 @@ def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=N
         raise ValueError(f"`method` must be one of {list(HCLUST_METHODS)}; got {method!r}.")
     _, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
-    ks = _per_variable(k, positions, model, "k")
+    ks = _per_variable_k(k, positions, model)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
             continue
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
         tree = agglomerate(stage_distances(prob, distance), method)
-        k_i = _check_k(ks[i])
-        if k_i is not None:
-            groups = cutree(tree.merge, min(k_i, len(ids)))
+        if ks[i] is not None:
+            groups = cutree(tree.merge, min(ks[i], len(ids)))
         else:
             groups = _best_cut(model, i, ids, tree.merge, score_fn)
         _relabel_by_groups(model, i, ids, groups)
@@ -237,9 +238,9 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
     source = random_source(rng, seed)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
-    ks = _per_variable(default_k if k is None else k, positions, model, "k")
+    ks = _per_variable_k(k, positions, model, default_k)
     for i in positions:
-        k_i = _check_k(ks[i])
+        k_i = ks[i]
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
             points = _clusterable_probabilities(model, i, ids, "stages_kmeans")

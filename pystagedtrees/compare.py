@@ -11,6 +11,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees._validation import check_ignore
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import prob
@@ -411,7 +412,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     else:
         names = [parm] if isinstance(parm, str) else list(parm)
         positions = sorted(object.var_index(v, "parm") for v in names)
-    ignore = set(object.name_unobserved or []) if ignore is None else {str(s) for s in ignore}
+    ignore = check_ignore(ignore, object.name_unobserved)
     lam = object.lambda_ or 0.0
     rows, lower, upper = [], [], []
     for i in positions:

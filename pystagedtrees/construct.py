@@ -7,7 +7,7 @@ from pystagedtrees.counting import check_order, count_situations, read_data
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees._learn_kernels import rsum
 from pystagedtrees.model import LogLik, Sevt
-from pystagedtrees._validation import check_lambda
+from pystagedtrees._validation import check_flag, check_number
 
 __all__ = ["sevt", "full", "indep"]
 
@@ -94,12 +94,13 @@ def sevt(x, full=False, order=None):
     {'B': ['1', '2'], 'C': ['1', '2', '3', '4', '5', '6']}
     """
     tree = _check_tree(_levels_of(x, order, "x"), "x")
-    stages, labels = _structure(tree, bool(full))
+    stages, labels = _structure(tree, check_flag(full, "full"))
     return Sevt(tree, stages, labels)
 
 
 def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
-    lambda_ = check_lambda(lambda_)
+    lambda_ = check_number(lambda_, "lambda_")
+    join_unobserved = check_flag(join_unobserved, "join_unobserved")
     if not isinstance(name_unobserved, str):
         raise TypeError(
             f"`name_unobserved` must be a string; got {name_unobserved!r}."

@@ -8,7 +8,7 @@ from pystagedtrees._stagevec import new_label
 from pystagedtrees.counting import count_situations, read_data
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_lambda
+from pystagedtrees._validation import check_flag, check_number, check_trace
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
 
@@ -78,7 +78,8 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     """
     check_sevt(object)
     model = object.copy()
-    lambda_ = check_lambda(lambda_, allow_none=True)
+    lambda_ = check_number(lambda_, "lambda_", allow_none=True)
+    compute_logLik = check_flag(compute_logLik, "compute_logLik")
     if scope is not None:
         if object._prob is None or object._ctab is None:
             raise ValueError(
@@ -154,6 +155,9 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
         )
     if name is not None and not isinstance(name, str):
         raise TypeError(f"`name` must be a string or None; got {name!r}.")
+    fit = check_flag(fit, "fit")
+    trace = check_trace(trace)
+    lambda_ = check_number(lambda_, "lambda_", allow_none=True)
     model = object.copy()
     names_used = []
     for i in check_scope(model, scope):

@@ -11,6 +11,7 @@ import pandas as pd
 from pystagedtrees._data import check_frame, encode_column
 from pystagedtrees._infer import dense_path_logprob
 from pystagedtrees._stagevec import DENSE_MAX, StageVector
+from pystagedtrees._validation import check_flag
 from pystagedtrees.model import check_sevt, sevt_method
 
 __all__ = ["path_probability", "prob", "predict"]
@@ -148,6 +149,7 @@ def path_probability(object, x, log=False):
     0.304407
     """
     check_sevt(object, fitted=True)
+    log = check_flag(log, "log")
     single = not isinstance(x, pd.DataFrame)
     if single and not isinstance(x, (dict, pd.Series)):
         values = list(x)
@@ -197,6 +199,7 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
     0.624615
     """
     check_sevt(object, fitted=True)
+    log, na0 = check_flag(log, "log"), check_flag(na0, "na0")
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
     log_tables = _LogTables(object)
@@ -275,6 +278,7 @@ def predict(object, newdata=None, class_=None, prob=False, log=False):
     ['Yes', 'No']
     """
     check_sevt(object, fitted=True)
+    prob, log = check_flag(prob, "prob"), check_flag(log, "log")
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata

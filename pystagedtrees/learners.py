@@ -19,6 +19,7 @@ from pystagedtrees._learn_kernels import (
     move_situations,
 )
 from pystagedtrees._rng import draw_index, random_source
+from pystagedtrees._validation import check_ignore, check_int, check_trace
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
@@ -61,9 +62,7 @@ def check_max_iter(max_iter, name="max_iter"):
     """``None`` or ``inf`` means no limit (R's ``Inf``)."""
     if max_iter is None or (isinstance(max_iter, float) and np.isinf(max_iter) and max_iter > 0):
         return np.iinfo(np.int64).max
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
-        raise ValueError(f"`{name}` must be a non-negative integer or None; got {max_iter!r}.")
-    return int(max_iter)
+    return check_int(max_iter, name, allow_none=True)
 
 
 def prepare(object, scope, ignore):
@@ -77,11 +76,7 @@ def prepare(object, scope, ignore):
     positions = check_scope(model, scope)
     if 0 in positions:
         raise ValueError("`scope` cannot include the root variable, which has a single stage.")
-    if ignore is None:
-        ignore = model.name_unobserved or []
-    elif isinstance(ignore, str):
-        ignore = [ignore]
-    return model, positions, {str(s) for s in ignore}
+    return model, positions, check_ignore(ignore, model.name_unobserved)
 
 
 def free_stage_ids(model, i, ignore):
@@ -196,6 +191,7 @@ def _backward_join(object, score, max_iter, scope, ignore, trace, first_improvem
     model, positions, ignore = prepare(object, scope, ignore)
     kind, score_fn = resolve_score(score)
     max_iter = check_max_iter(max_iter)
+    trace = check_trace(trace)
     if kind is None:
         model, value = _backward_join_generic(model, positions, ignore, score_fn, max_iter,
                                               first_improvement, trace)
@@ -298,6 +294,9 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         )
     if isinstance(thr, bool) or not isinstance(thr, numbers.Real) or np.isnan(thr):
         raise TypeError(f"`thr` must be a number; got {thr!r}.")
+    if thr < 0:
+        raise ValueError(f"`thr` must be >= 0 (distances are never negative); got {thr!r}.")
+    trace = check_trace(trace)
     model, positions, ignore = prepare(object, scope, ignore)
     ll, df = float(model.ll), float(model.ll.df)
     for i in positions:
@@ -412,6 +411,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
     model, positions, ignore = prepare(object, scope, ignore)
     kind, score_fn = resolve_score(score)
     max_iter = check_max_iter(max_iter)
+    trace = check_trace(trace)
     if kind is None:
         return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
     penalty = _penalty(kind, model)
@@ -506,6 +506,7 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
     model, _, _ = prepare(object, None, [])
     _, score_fn = resolve_score(score)
     max_iter = check_max_iter(max_iter)
+    trace = check_trace(trace)
     source = random_source(rng, seed)
     now = score_fn(model)
     for _ in range(max_iter):

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import ParentStageVector
+from pystagedtrees._validation import check_flag, check_int
 from pystagedtrees.model import Sevt, sevt_method
 
 __all__ = [
@@ -381,6 +382,7 @@ def as_parentslist(x, values=None, silent=False):
     >>> as_parentslist("[A][B|A][C|{A}:B]")["C"].context
     ['A']
     """
+    silent = check_flag(silent, "silent")
     if isinstance(x, Sevt):
         pl = _from_sevt(x, silent)
         if values is not None:
@@ -685,11 +687,11 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
     >>> all(1 <= len(pl[v].parents) <= 2 for v in ["X2", "X3", "X4"])
     True
     """
-    from pystagedtrees.random import check_count, resolve_rng
+    from pystagedtrees.random import resolve_rng
 
-    n = check_count(n, "n", minimum=1)
-    k = check_count(k, "k", minimum=2)
-    maxp = n if maxp is None else check_count(maxp, "maxp", minimum=0)
+    n = check_int(n, "n", minimum=1)
+    k = check_int(k, "k", minimum=2)
+    maxp = n if maxp is None else check_int(maxp, "maxp", minimum=0)
     source = resolve_rng(seed, rng)
     n_levels = [1 + 1 + source.index(k - 1) for _ in range(n)]
     entries = {}

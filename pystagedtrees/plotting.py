@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pystagedtrees._validation import check_flag, check_ignore, check_int, check_number
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
 __all__ = [
@@ -49,6 +50,7 @@ DEFAULT_LIMIT = 10  # R: plot(x, y = 10)
 MAX_LEAVES = 2000
 EDGE_LABELS_MAX_LEAVES = 256
 MAX_TEXT_NODES = 200_000
+RANKDIRS = ("LR", "RL", "TB", "BT")  # Graphviz rankdir values
 
 DAG_EDGE_COLORS = {
     "context": "red",
@@ -104,14 +106,6 @@ def _spread_colors(n):
         r, g, b = colorsys.hls_to_rgb(i / n, 0.5, 0.7)
         out.append(f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}")
     return out
-
-
-def _default_ignore(model, ignore):
-    if ignore is None:
-        return set(model.name_unobserved or [])
-    if isinstance(ignore, str):
-        return {ignore}
-    return {str(s) for s in ignore}
 
 
 def _stage_labels(model, i):
@@ -188,10 +182,11 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     True
     """
     check_sevt(x, "x")
-    ignore = _default_ignore(x, ignore)
+    ignore = check_ignore(ignore, x.name_unobserved)
     colors = _palette(palette)
+    limit = check_int(limit, "limit", minimum=1, allow_none=True)
     p = len(x.variables)
-    d = p if limit is None else max(1, min(p, int(limit)))
+    d = p if limit is None else min(p, limit)
     out = {}
     if col is None:
         for i in range(1, d):
@@ -238,19 +233,10 @@ def _root_color(col, colors):
 
 # -- which part of a tree is drawn ---------------------------------------------
 
-def _check_limit(limit):
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-        raise ValueError(f"`limit` must be a positive integer (number of variables); got {limit!r}.")
-    return int(limit)
-
-
 def _drawn_depth(model, limit, max_leaves):
     """Number of variables drawn, and a note when fewer than all are."""
-    limit = _check_limit(limit)
-    if isinstance(max_leaves, bool) or not isinstance(max_leaves, (int, np.integer)) or max_leaves < 1:
-        raise ValueError(f"`max_leaves` must be a positive integer; got {max_leaves!r}.")
+    limit = check_int(limit, "limit", minimum=1, allow_none=True)
+    max_leaves = check_int(max_leaves, "max_leaves", minimum=1)
     p = len(model.variables)
     wanted = min(p, DEFAULT_LIMIT if limit is None else limit)
     d = wanted
@@ -280,7 +266,7 @@ class _TreeView:
         self.d = d
         self.variables = model.variables[:d]
         self.k = [int(k) for k in model._k[:d]]
-        self.ignore = _default_ignore(model, ignore)
+        self.ignore = check_ignore(ignore, model.name_unobserved)
         self.colors = make_stages_col(model, col, self.ignore, limit=d, palette=palette)
         self.root_color = _root_color(col, _palette(palette))
         self.stages = [_stage_labels(model, i).astype(str) for i in range(d)]
@@ -437,6 +423,15 @@ def plot(
     """
     xlim = _check_pair(xlim, "xlim")
     ylim = _check_pair(ylim, "ylim")
+    show_ignored, node_labels, var_names, legend = (
+        check_flag(show_ignored, "show_ignored"), check_flag(node_labels, "node_labels"),
+        check_flag(var_names, "var_names"), check_flag(legend, "legend"),
+    )
+    if edge_labels is not None:
+        edge_labels = check_flag(edge_labels, "edge_labels")
+    node_size = check_number(node_size, "node_size", positive=True, allow_none=True)
+    cex_tree_y = check_number(cex_tree_y, "cex_tree_y", positive=True)
+    lwd_edges = check_number(lwd_edges, "lwd_edges", positive=True)
     if isinstance(x, Sevt):
         from pystagedtrees.ceg import Ceg
 
@@ -582,7 +577,7 @@ def _ceg_view(model, col, ignore, palette):
     """Positions (name, variable, stage, colour) in layers, and the edges."""
     from pystagedtrees.ceg import get_edges, get_vertices
 
-    ignore = _default_ignore(model, ignore)
+    ignore = check_ignore(ignore, model.name_unobserved)
     vertices = get_vertices(model, ignore=list(ignore))
     edges = get_edges(model, ignore=list(ignore))
     colors = make_stages_col(model, col, ignore, palette=palette)
@@ -749,7 +744,8 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
     """
     check_sevt(x, "x", fitted=True)
     i = x.var_index(var)
-    ignore = _default_ignore(x, ignore)
+    ignore = check_ignore(ignore, x.name_unobserved)
+    horiz, legend = check_flag(horiz, "horiz"), check_flag(legend, "legend")
     if i == 0:
         stages, colors = ["1"], {"1": _palette(palette)[0]}
     else:
@@ -800,7 +796,7 @@ def _tree_nodes(model, view, xs, ys, show_ignored):
 
 
 def _text_tree(model, limit, col, ignore, palette, show_ignored, xlim, ylim):
-    limit = _check_limit(limit)
+    limit = check_int(limit, "limit", minimum=1, allow_none=True)
     d = len(model.variables) if limit is None else min(limit, len(model.variables))
     total = sum(math.prod(int(k) for k in model._k[:j]) for j in range(d + 1))
     if total > MAX_TEXT_NODES:
@@ -840,8 +836,8 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True
         Stages drawn grey and dashed (default ``x.name_unobserved``).
     show_ignored : bool, default True
         Write the ignored situations; False leaves them out.
-    rankdir : str, default "LR"
-        Graphviz direction (root on the left).
+    rankdir : {"LR", "RL", "TB", "BT"}, default "LR"
+        Graphviz direction ("LR": root on the left).
 
     Returns
     -------
@@ -866,6 +862,9 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True
     >>> print([line for line in text.splitlines() if "->" in line][0])
       "s0_0" -> "s1_0" [label="a"];
     """
+    show_ignored = check_flag(show_ignored, "show_ignored")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"`rankdir` must be one of {RANKDIRS}; got {rankdir!r}.")
     if isinstance(x, Sevt):
         from pystagedtrees.ceg import Ceg
 
@@ -1010,6 +1009,14 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     check_sevt(x, "x")
     xlim = _check_pair(xlim, "xlim")
     ylim = _check_pair(ylim, "ylim")
+    show_ignored = check_flag(show_ignored, "show_ignored")
+    check_number(scale, "scale", positive=True)  # written as given: 10, not 10.0
+    tikz_options = {"node_shape": node_shape, "node_inner_sep": node_inner_sep,
+                    "node_minimum_size": node_minimum_size, "node_draw_color": node_draw_color,
+                    "node_thickness": node_thickness}
+    for name, value in tikz_options.items():
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}` must be a string (a TikZ option); got {value!r}.")
     node_label = node_label or (lambda var, stage: stage)
     edge_label = edge_label or (lambda var, level: level)
     from pystagedtrees.ceg import Ceg

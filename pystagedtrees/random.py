@@ -18,6 +18,7 @@ from pystagedtrees._random_kernels import StageJoiner, draw_levels
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
+from pystagedtrees._validation import check_int, check_number
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
@@ -29,17 +30,6 @@ __all__ = [
     "generate_xor_dataset",
     "generate_linear_dataset",
 ]
-
-def check_count(value, name, minimum=0):
-    """``value`` as an int >= ``minimum``, or a clear TypeError/ValueError."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be an integer; got {value!r}.")
-    if not float(value).is_integer():
-        raise TypeError(f"`{name}` must be a whole number; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
 
 class _NumpySource:
     """Draws from a numpy Generator."""
@@ -369,7 +359,7 @@ def sample_from(object, size=1, seed=None, rng=None):
     ((1000, 4), ['Class', 'Sex', 'Age', 'Survived'])
     """
     check_sevt(object, fitted=True)
-    size = check_count(size, "size", minimum=1)
+    size = check_int(size, "size", minimum=1)
     source = resolve_rng(seed, rng)
     p = len(object.variables)
     codes = np.empty((size, p), dtype=np.int32, order="F")
@@ -409,12 +399,6 @@ def _as_sign_frame(columns):
     )
 
 
-def _check_eps(eps):
-    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
-        raise ValueError(f"`eps` must be a non-negative number; got {eps!r}.")
-    return float(eps)
-
-
 def generate_random_dataset(p, n, seed=None, rng=None):
     """``n`` rows of ``p`` independent -1/+1 variables with random margins (R: ``generate_random_dataset``).
 
@@ -428,8 +412,8 @@ def generate_random_dataset(p, n, seed=None, rng=None):
     >>> generate_random_dataset(3, 5, seed=1).shape
     (5, 3)
     """
-    p = check_count(p, "p", minimum=1)
-    n = check_count(n, "n", minimum=1)
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
     source = resolve_rng(seed, rng)
     return _as_sign_frame(_binary_columns(p, n, source))
 
@@ -452,9 +436,9 @@ def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
     >>> bool((d["C"].astype(int) == x).all())
     True
     """
-    p = check_count(p, "p", minimum=1)
-    n = check_count(n, "n", minimum=1)
-    eps = _check_eps(eps)
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    eps = check_number(eps, "eps")
     source = resolve_rng(seed, rng)
     columns = _binary_columns(p, n, source)
     product = np.prod(np.column_stack([_SIGNS[c] for c in columns.values()]), axis=1)
@@ -484,9 +468,9 @@ def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rn
     >>> [round(a, 6) for a in d.attrs["alpha"]], round(d.attrs["gamma"], 6)
     ([-1.396676, -0.683315, -2.919658], 2.218145)
     """
-    p = check_count(p, "p", minimum=1)
-    n = check_count(n, "n", minimum=1)
-    eps = _check_eps(eps)
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    eps = check_number(eps, "eps")
     if alpha is not None:
         alpha = np.asarray(alpha, dtype=float)
         if alpha.shape != (p,) or not np.all(np.isfinite(alpha)):

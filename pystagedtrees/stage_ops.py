@@ -6,6 +6,7 @@ import pandas as pd
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels
+from pystagedtrees._validation import check_flag, check_ignore
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
 __all__ = ["stages", "get_stage", "join_stages", "rename_stage", "stndnaming", "summary"]
@@ -225,7 +226,9 @@ def stndnaming(object, uniq=False, prefix=False, ignore=None):
     ['1', '2', '1', '3']
     """
     check_sevt(object)
-    ignore = set(object.name_unobserved or []) if ignore is None else {str(s) for s in ignore}
+    ignore = check_ignore(ignore, object.name_unobserved)
+    uniq = check_flag(uniq, "uniq")
+    prefix = check_flag(prefix, "prefix")
     model = object.copy()
     start = 0
     for i in range(1, len(model.variables)):

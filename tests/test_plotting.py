@@ -200,7 +200,7 @@ def test_plot_more_than_ten_variables_warns():
     ],
 )
 def test_plot_bad_arguments(titanic_bhc, kwargs, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((ValueError, TypeError), match=message):
         plot(titanic_bhc, **kwargs)
 
 

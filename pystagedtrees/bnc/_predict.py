@@ -4,6 +4,7 @@ import string
 
 import numpy as np
 
+from pystagedtrees._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, nparams
@@ -248,6 +249,7 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     array([[0.7714, 0.2286]])
     """
     _check_model(x, fitted=True)
+    prob = check_flag(prob, "prob")
     codes = encode_for_model(x, newdata)
     post = posterior_from_log_joint(compute_log_joint(x, codes))
     if prob:

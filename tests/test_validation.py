@@ -1,0 +1,223 @@
+"""Argument checks: the shared helpers, and the public functions that use them."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
+
+import pystagedtrees as st
+from pystagedtrees import bnc
+from pystagedtrees._validation import (
+    check_flag,
+    check_ignore,
+    check_int,
+    check_number,
+    check_trace,
+)
+
+NOT_BOOLEANS = hst.one_of(
+    hst.integers(), hst.floats(), hst.text(), hst.none(), hst.lists(hst.booleans())
+)
+
+
+@given(hst.booleans())
+def test_check_flag_keeps_booleans(value):
+    assert check_flag(value, "x") is value
+    assert check_flag(np.bool_(value), "x") is value
+
+
+@given(NOT_BOOLEANS)
+def test_check_flag_refuses_everything_else(value):
+    with pytest.raises(TypeError, match="`switch` must be True or False"):
+        check_flag(value, "switch")
+
+
+@given(hst.integers(-50, 50), hst.integers(-5, 5))
+def test_check_int_accepts_whole_numbers_at_or_above_the_minimum(value, minimum):
+    for given_as in (value, float(value), np.int64(value)):
+        if value >= minimum:
+            result = check_int(given_as, "n", minimum=minimum)
+            assert result == value and type(result) is int
+        else:
+            with pytest.raises(ValueError, match=f"`n` must be an integer >= {minimum}"):
+                check_int(given_as, "n", minimum=minimum)
+
+
+@pytest.mark.parametrize("value", [1.5, float("nan"), float("inf"), "3", True, [2], None])
+def test_check_int_refuses_non_integers(value):
+    with pytest.raises(TypeError, match="`n` must be an integer >= 0"):
+        check_int(value, "n")
+
+
+def test_check_int_none_only_when_allowed():
+    assert check_int(None, "n", allow_none=True) is None
+    with pytest.raises(TypeError, match="or None"):
+        check_int("x", "n", allow_none=True)
+
+
+@pytest.mark.parametrize(
+    "value, positive, error",
+    [(-0.1, False, ValueError), (0, True, ValueError), (float("inf"), False, ValueError),
+     (float("nan"), False, ValueError), ("1", False, TypeError), (True, False, TypeError)],
+)
+def test_check_number_refuses(value, positive, error):
+    with pytest.raises(error, match="`w` must be a"):
+        check_number(value, "w", positive=positive)
+
+
+@given(hst.floats(0, 1e300))
+def test_check_number_returns_the_float(value):
+    assert check_number(value, "w") == value
+    assert check_number(value + 1, "w", positive=True) == value + 1
+
+
+def test_check_trace_reads_booleans_as_levels():
+    assert (check_trace(True), check_trace(False), check_trace(2)) == (1, 0, 2)
+    with pytest.raises(ValueError, match="`trace`"):
+        check_trace(-1)
+    with pytest.raises(TypeError, match="`trace`"):
+        check_trace("verbose")
+
+
+def test_check_ignore_reads_one_string_as_one_label():
+    assert check_ignore("UNOBSERVED", None) == {"UNOBSERVED"}
+    assert check_ignore(["1", 2], None) == {"1", "2"}
+    assert check_ignore(None, ["U"]) == {"U"}
+    assert check_ignore(None, None) == set()
+    for bad in (3.5, object(), [None], [1.5]):
+        with pytest.raises(TypeError, match="`ignore`"):
+            check_ignore(bad, None)
+
+
+# -- the public functions --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def titanic():
+    return st.datasets.titanic()
+
+
+@pytest.fixture(scope="module")
+def fitted(titanic):
+    return st.full(titanic, lambda_=1)
+
+
+def _call(name, fitted, titanic, **kwargs):
+    """Call a public function on the data (constructors) or on the fitted model."""
+    first = titanic if name in ("full", "indep") else fitted
+    return getattr(st, name)(first, **kwargs)
+
+
+FLAGS = [
+    ("full", "join_unobserved"), ("indep", "join_unobserved"), ("sevt_fit", "compute_logLik"),
+    ("join_unobserved", "fit"), ("stndnaming", "uniq"), ("stndnaming", "prefix"),
+    ("sevt_simplify", "fit"), ("as_parentslist", "silent"), ("predict", "prob"),
+    ("predict", "log"), ("to_dot", "show_ignored"), ("write_tikz", "show_ignored"),
+]
+
+
+@pytest.mark.parametrize("name, flag", FLAGS)
+@pytest.mark.parametrize("value", ["yes", 1.5, None])
+def test_switches_must_be_booleans(fitted, titanic, name, flag, value):
+    with pytest.raises(TypeError, match=f"`{flag}` must be True or False"):
+        _call(name, fitted, titanic, **{flag: value})
+
+
+@pytest.mark.parametrize("name", ["prob", "path_probability"])
+def test_inference_switches_must_be_booleans(fitted, name):
+    event = {"Class": "1st"} if name == "prob" else {
+        "Class": "1st", "Sex": "Male", "Age": "Child", "Survived": "No"}
+    with pytest.raises(TypeError, match="`log` must be True or False"):
+        getattr(st, name)(fitted, event, log="yes")
+
+
+@pytest.mark.parametrize(
+    "name", ["stages_bhc", "stages_fbhc", "stages_hc", "stages_bj", "stages_bhcr", "join_unobserved"]
+)
+@pytest.mark.parametrize("value, error", [(-1, ValueError), (2.5, TypeError), ("all", TypeError)])
+def test_trace_must_be_a_level(fitted, titanic, name, value, error):
+    with pytest.raises(error, match="`trace`"):
+        _call(name, fitted, titanic, trace=value)
+
+
+def test_trace_true_prints_like_trace_1(fitted, capsys):
+    st.stages_bhc(fitted, trace=True)
+    with_true = capsys.readouterr().out
+    st.stages_bhc(fitted, trace=1)
+    assert with_true and with_true == capsys.readouterr().out
+
+
+def test_a_single_ignored_label_is_not_split_into_characters(titanic):
+    model = st.full(titanic, lambda_=1, name_unobserved="U1")
+    named = st.stndnaming(model, ignore="U1")
+    assert named.stages("Survived") == st.stndnaming(model, ignore=["U1"]).stages("Survived")
+    assert "U1" in named.stages("Survived")
+    assert st.confint(model, "Age", ignore="U1").equals(st.confint(model, "Age", ignore=["U1"]))
+
+
+@pytest.mark.parametrize("name", ["stages_bhc", "stages_hc", "stndnaming", "confint"])
+def test_ignore_must_hold_labels(fitted, titanic, name):
+    with pytest.raises(TypeError, match="`ignore`"):
+        _call(name, fitted, titanic, ignore=3.5)
+
+
+@pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans"])
+@pytest.mark.parametrize("limit", [2.5, "3"])
+def test_clustering_limit_is_a_whole_number(fitted, name, limit):
+    with pytest.raises(TypeError, match="`limit`"):
+        getattr(st, name)(fitted, limit=limit)
+
+
+def test_kmeans_variables_left_out_of_a_k_dict_get_the_default(fitted):
+    default_k = len(fitted.tree[fitted.variables[0]])
+    partial = st.stages_kmeans(fitted, k={"Age": 3}, seed=1)
+    explicit = st.stages_kmeans(
+        fitted, k={"Sex": default_k, "Age": 3, "Survived": default_k}, seed=1
+    )
+    assert partial.stages() == explicit.stages()
+
+
+@pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans"])
+@pytest.mark.parametrize("k", [0, 1.5, "two", [2, "x"]])
+def test_clustering_k_is_checked_for_every_variable(fitted, name, k):
+    with pytest.raises((TypeError, ValueError), match="`k`"):
+        getattr(st, name)(fitted, k=k)
+
+
+def test_backward_join_threshold_is_not_negative(fitted):
+    with pytest.raises(ValueError, match="`thr` must be >= 0"):
+        st.stages_bj(fitted, thr=-0.1)
+
+
+def test_to_dot_direction(fitted):
+    assert 'rankdir="TB"' in st.to_dot(fitted, rankdir="TB")
+    with pytest.raises(ValueError, match="`rankdir` must be one of"):
+        st.to_dot(fitted, rankdir="down")
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [({"scale": "big"}, TypeError), ({"scale": 0}, ValueError), ({"node_shape": 3}, TypeError)],
+)
+def test_write_tikz_options(fitted, kwargs, error):
+    with pytest.raises(error, match=f"`{next(iter(kwargs))}`"):
+        st.write_tikz(fitted, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"legend": "no"}, {"var_names": 0.5}, {"node_size": -1}, {"lwd_edges": "thick"}]
+)
+def test_plot_options(fitted, kwargs):
+    pytest.importorskip("matplotlib")
+    with pytest.raises((TypeError, ValueError), match=f"`{next(iter(kwargs))}`"):
+        st.plot(fitted, **kwargs)
+
+
+def test_barplot_switches(fitted):
+    pytest.importorskip("matplotlib")
+    with pytest.raises(TypeError, match="`horiz`"):
+        st.barplot(fitted, "Age", horiz="yes")
+
+
+def test_bnc_predict_prob_switch(titanic):
+    model = bnc.bnc("nb", "Survived", titanic, smooth=1)
+    with pytest.raises(TypeError, match="`prob` must be True or False"):
+        bnc.predict(model, titanic, prob="yes")
