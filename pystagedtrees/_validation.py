@@ -9,7 +9,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["check_flag", "check_ignore", "check_int", "check_number", "check_trace"]
+__all__ = [
+    "check_choice", "check_flag", "check_ignore", "check_int", "check_number", "check_random_state",
+    "check_trace",
+]
 
 
 def _is_bool(value):
@@ -76,3 +79,22 @@ def check_ignore(ignore, default):
         if _is_bool(label) or not isinstance(label, (str, numbers.Integral)):
             raise TypeError(f"`ignore` must be {expected}; it holds {label!r}.")
     return {str(label) for label in labels}
+
+
+def check_choice(value, name, choices):
+    """``value`` if it is one of ``choices`` (strings, or None)."""
+    if not any(value is c or (isinstance(value, str) and value == c) for c in choices):
+        raise ValueError(f"`{name}` must be one of {list(choices)}; got {value!r}.")
+    return value
+
+
+def check_random_state(value, name="random_state"):
+    """None, an int seed >= 0, or a numpy Generator/RandomState (scikit-learn's convention)."""
+    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return value
+    expected = "None, an integer seed >= 0 or a numpy Generator"
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
+    if value < 0:
+        raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
+    return value

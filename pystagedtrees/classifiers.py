@@ -31,7 +31,14 @@ from pystagedtrees._data import (
     feature_frame,
     fit_input,
 )
-from pystagedtrees._validation import check_int
+from pystagedtrees.bnc._random import RNG_KINDS
+from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
+from pystagedtrees._validation import (
+    check_choice,
+    check_int,
+    check_number,
+    check_random_state,
+)
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -258,6 +265,7 @@ def ordering_ch(data, class_=None):
 
 
 ORDERINGS = {"mi": ordering_mi, "cmi": ordering_cmi, "ch": ordering_ch}
+CLUSTERINGS = ("kmeans", "hclust")
 
 
 def _resolve_order(ordering, data, class_):
@@ -511,11 +519,9 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
     if k is None:
         k = len(model.tree[class_])
     k = check_int(k, "k", minimum=1)
-    if cluster == "kmeans":
+    if check_choice(cluster, "cluster", CLUSTERINGS) == "kmeans":
         return stages_kmeans(model, k=_kmeans_sizes(model, k), seed=seed, rng=rng)
-    if cluster == "hclust":
-        return stages_hclust(model, k=k, distance="totvar", method="complete")
-    raise ValueError(f"`cluster` must be 'kmeans' or 'hclust'; got {cluster!r}.")
+    return stages_hclust(model, k=k, distance="totvar", method="complete")
 
 
 def _kmeans_sizes(model, k):
@@ -672,10 +678,26 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         learner = FULL_METHODS[self.method]
         return _sevt_full(data, class_, self.ordering, learner, self.lambda_), None
 
+    def _check_params(self):
+        """Every parameter, whether or not ``method`` uses it (scikit-learn checks all at fit)."""
+        check_choice(self.method, "method", METHODS)
+        check_int(self.k, "k", minimum=1)
+        if not isinstance(self.ordering, (list, tuple)):
+            check_choice(self.ordering, "ordering", [*ORDERINGS, None])
+        check_number(self.lambda_, "lambda_")
+        check_choice(self.refine, "refine", list(REFINERS))
+        check_choice(self.cluster, "cluster", CLUSTERINGS)
+        check_int(self.n_stages, "n_stages", minimum=1, allow_none=True)
+        check_int(self.folds, "folds", minimum=2)
+        check_number(self.epsilon, "epsilon")
+        check_number(self.search_smooth, "search_smooth")
+        check_choice(self.tan_score, "tan_score", EDGE_SCORES)
+        check_random_state(self.random_state)
+        check_choice(self.rng, "rng", RNG_KINDS)
+
     def fit(self, X, y):
         """Learn the staged tree from features ``X`` and labels ``y``."""
-        if self.method not in METHODS:
-            raise ValueError(f"`method` must be one of {list(METHODS)}; got {self.method!r}.")
+        self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
         self._names = list(frame.columns)
         self.class_name_ = "__class__"

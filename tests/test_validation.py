@@ -221,3 +221,44 @@ def test_bnc_predict_prob_switch(titanic):
     model = bnc.bnc("nb", "Survived", titanic, smooth=1)
     with pytest.raises(TypeError, match="`prob` must be True or False"):
         bnc.predict(model, titanic, prob="yes")
+
+
+@pytest.mark.parametrize("fn", [bnc.nb, bnc.aode])
+def test_bnc_features_one_name_or_known_columns(titanic, fn):
+    assert bnc.features(fn("Survived", titanic, features="Age")) == ["Age"]
+    for bad, message in [("Nope", "not feature columns"), (["Survived"], "not feature columns"),
+                         (["Age", "Age"], "twice")]:
+        with pytest.raises(ValueError, match=message):
+            fn("Survived", titanic, features=bad)
+
+
+def _estimator_data(titanic):
+    return titanic[["Class", "Sex", "Age"]], titanic["Survived"]
+
+
+@pytest.mark.parametrize(
+    "param, value, error",
+    [("k", 0, ValueError), ("k", 2.5, TypeError), ("ordering", "random", ValueError),
+     ("lambda_", -1, ValueError), ("refine", "bj", ValueError), ("cluster", "pam", ValueError),
+     ("n_stages", 0, ValueError), ("folds", 1, ValueError), ("epsilon", float("nan"), ValueError),
+     ("search_smooth", "1", TypeError), ("tan_score", "bde", ValueError),
+     ("random_state", "seed", TypeError), ("random_state", -1, ValueError),
+     ("rng", "mt", ValueError)],
+)
+def test_staged_tree_classifier_checks_every_parameter_at_fit(titanic, param, value, error):
+    # the default method ("tan_cl") uses none of k, ordering, cluster, n_stages, folds, ...
+    X, y = _estimator_data(titanic)
+    with pytest.raises(error, match=f"`{param}`"):
+        st.StagedTreeClassifier(**{param: value}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "param, value, error",
+    [("smooth", -1, ValueError), ("edge_score", "bde", ValueError), ("k", 1, ValueError),
+     ("epsilon", "0.1", TypeError), ("kdbk", 1.5, TypeError), ("search_smooth", -2, ValueError),
+     ("random_state", 2.5, TypeError), ("structure", "bn", ValueError)],
+)
+def test_bn_classifier_checks_every_parameter_at_fit(titanic, param, value, error):
+    X, y = _estimator_data(titanic)
+    with pytest.raises(error, match=f"`{param}`"):
+        bnc.BNClassifier(**{param: value}).fit(X, y)

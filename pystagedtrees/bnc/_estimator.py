@@ -5,11 +5,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees._data import categorical_tags, feature_frame, fit_input
+from pystagedtrees._validation import check_choice, check_int, check_number, check_random_state
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
-from pystagedtrees.bnc._params import check_smooth, lp
+from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
 from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.bnc._structure import SCORES
 
 __all__ = ["BNClassifier"]
 
@@ -92,19 +94,26 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         if self.structure == "tan_cl":
             return dict(score=self.edge_score)
         if self.structure in RANDOMISED:
-            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_smooth(smooth, "search_smooth"))
+            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_number(smooth, "search_smooth"))
             if self.structure == "kdb":
                 args["kdbk"] = self.kdbk
             return args
         return {}
 
+    def _check_params(self):
+        """Every parameter, whether or not ``structure`` uses it (scikit-learn checks all at fit)."""
+        check_choice(self.structure, "structure", sorted(LEARNERS))
+        check_number(self.smooth, "smooth")
+        check_choice(self.edge_score, "edge_score", SCORES)
+        check_int(self.k, "k", minimum=2)
+        check_number(self.epsilon, "epsilon")
+        check_int(self.kdbk, "kdbk", minimum=0)
+        check_number(self.search_smooth, "search_smooth", allow_none=True)
+        check_random_state(self.random_state)
+
     def fit(self, X, y):
         """Learn the structure and the parameters from ``X`` and labels ``y``."""
-        if self.structure not in LEARNERS:
-            raise ValueError(
-                f"`structure` must be one of {sorted(LEARNERS)}; got {self.structure!r}."
-            )
-        check_smooth(self.smooth)
+        self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]

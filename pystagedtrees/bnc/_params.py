@@ -6,22 +6,13 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
+from pystagedtrees._validation import check_number
 from pystagedtrees.bnc._awnb import awnb_weights, check_awnb_args
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import _check_model
 
-__all__ = ["lp", "cpt", "fit_cpts", "check_smooth"]
-
-
-def check_smooth(smooth, name="smooth"):
-    """Return ``smooth`` as a float, raising unless it is a number >= 0."""
-    if isinstance(smooth, bool) or not isinstance(smooth, numbers.Real):
-        raise TypeError(f"`{name}` must be a non-negative number; got {smooth!r}.")
-    smooth = float(smooth)
-    if not smooth >= 0 or math.isinf(smooth):
-        raise ValueError(f"`{name}` must be a finite number >= 0; got {smooth!r}.")
-    return smooth
+__all__ = ["lp", "cpt", "fit_cpts"]
 
 
 def normalise_columns(table, axis=0):
@@ -119,7 +110,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
            [0.5       , 0.66666667]])
     """
     _check_model(x)
-    smooth = check_smooth(smooth)
+    smooth = check_number(smooth, "smooth")
     awnb = _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     if awnb:
         trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)

@@ -10,9 +10,9 @@ from itertools import combinations
 
 import numpy as np
 
+from pystagedtrees._validation import check_int, check_number
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.bnc._params import check_smooth
 from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._structure import anb_model
@@ -203,18 +203,17 @@ def _backward_join(dag, scorer, draws):
 def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, seed,
                  make_init, step, extra_args):
     enc = encode_dataset(class_, dataset)
-    kdbk = extra_args.get("kdbk", 0)
+    kdbk = check_int(extra_args.get("kdbk", 0), "kdbk")
     if len(enc.features) < kdbk:
         raise ValueError(
             f"`kdbk` ({kdbk}) exceeds the number of features (n_features = {len(enc.features)})."
         )
     k = check_folds(k, enc.codes.shape[0])
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or epsilon < 0:
-        raise ValueError(f"`epsilon` must be a number >= 0; got {epsilon!r}.")
-    smooth = check_smooth(smooth)
+    epsilon = check_number(epsilon, "epsilon")
+    smooth = check_number(smooth, "smooth")
     draws = resolve_rng(random_state, rng, seed)
     init = make_init(enc.features)
-    dag, log = _greedy_search(enc, init, step(enc.features), k, float(epsilon), smooth, draws)
+    dag, log = _greedy_search(enc, init, step(enc.features), k, epsilon, smooth, draws)
     args = dict(k=k, epsilon=epsilon, smooth=smooth, **extra_args)
     model = anb_model(class_, dag.features, dag.parents, learner=(name, args))
     model.greedy_scores_log = log

@@ -35,7 +35,7 @@ def nb(class_, dataset, features=None):
         Name of the class column.
     dataset : pandas.DataFrame
         Categorical data; every column but the class is a feature.
-    features : list of str, optional
+    features : str or list of str, optional
         Use these features instead of all the other columns.
 
     Returns
@@ -51,11 +51,20 @@ def nb(class_, dataset, features=None):
     <Bayesian network classifier (structure only): class 'c', 2 features, 2 arcs>
     """
     enc = encode_dataset(class_, dataset)
-    feats = enc.features if features is None else list(features)
-    unknown = [f for f in feats if f not in enc.columns or f == class_]
+    return anb_model(class_, _chosen_features(features, enc), {}, learner=("nb", {}))
+
+
+def _chosen_features(features, enc):
+    """The ``features`` argument as a list of feature columns (all of them if None)."""
+    if features is None:
+        return list(enc.features)
+    feats = [features] if isinstance(features, str) else list(features)
+    unknown = [f for f in feats if f not in enc.features]
     if unknown:
         raise ValueError(f"`features` {unknown} are not feature columns of `dataset`.")
-    return anb_model(class_, feats, {}, learner=("nb", {}))
+    if len(set(feats)) < len(feats):
+        raise ValueError(f"`features` lists a column twice: {feats}.")
+    return feats
 
 
 def ode_scores(enc, a, b):
@@ -219,7 +228,7 @@ def aode(class_, dataset, features=None):
     ['x', 'y']
     """
     enc = encode_dataset(class_, dataset)
-    feats = enc.features if features is None else list(features)
+    feats = _chosen_features(features, enc)
     if not feats:
         raise ValueError("aode needs at least one feature besides `class_`.")
     if len(feats) == 1:
