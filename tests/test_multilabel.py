@@ -409,6 +409,7 @@ def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
         ({"order": 3}, TypeError, "order"),
         ({"chain_method": "decision_function"}, ValueError, "chain_method"),
         ({"order": "random", "random_state": "seed"}, TypeError, "random_state"),
+        ({"random_state": 2.5}, TypeError, "random_state"),  # checked even when unused
         ({"max_children": -2}, ValueError, "max_children"),
     ],
 )
@@ -451,3 +452,19 @@ def test_multilabel_scores_by_hand():
         "macro_f1": 5 / 12,
     }
     assert scores == pytest.approx(expected)
+    assert multilabel_scores(Y_true.astype(bool), Y_pred.astype(float)) == scores
+
+
+@pytest.mark.parametrize(
+    "Y_pred, error, match",
+    [
+        (np.array([[2, 0], [0, 1]]), ValueError, "`Y_pred` must hold only 0 and 1"),
+        (np.array([1, 0]), ValueError, "`Y_pred` must be a non-empty"),
+        (np.array([[1, 0, 1], [0, 1, 1]]), ValueError, "same shape"),
+        ([["yes", "no"], ["no", "yes"]], TypeError, "`Y_pred` must be a 0/1 matrix"),
+    ],
+)
+def test_multilabel_scores_refuse_non_indicator_matrices(Y_pred, error, match):
+    # scikit-learn alone scores a 2 as a hit in F1 but as a miss in hamming loss
+    with pytest.raises(error, match=match):
+        multilabel_scores(np.array([[1, 0], [0, 1]]), Y_pred)

@@ -90,6 +90,8 @@ def test_study_rejects_bad_settings(capsys):
         compare(X, Y, n_orders=0)
     with pytest.raises(ValueError, match="one row per sample"):
         compare(X, Y[:-1])
+    with pytest.raises(ValueError, match="`Y` must hold only 0 and 1"):
+        compare(X, 2 * Y - 1)  # -1/1 labels, as some Mulan exports have
 
 
 def test_one_order_ensemble_is_that_chain():

@@ -173,7 +173,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.penalty = penalty
         self.random_state = random_state
 
-    def _chain_order(self, codes, names):
+    def _chain_order(self, codes, names, rng):
         """The chain order (label indices) and the label network, if any."""
         n_labels = codes.shape[1]
         if isinstance(self.order, str):
@@ -184,13 +184,6 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 index = graph.nodes(data="index")
                 return np.array([index[node] for node in graph.graph["order"]]), graph
             if self.order == "random":
-                try:
-                    rng = np.random.default_rng(self.random_state)
-                except (TypeError, ValueError) as exc:
-                    raise TypeError(
-                        "`random_state` must be None, an int, a sequence of ints, "
-                        f"a SeedSequence or a Generator; got {self.random_state!r}."
-                    ) from exc
                 return rng.permutation(n_labels), None
             raise ValueError(
                 f"`order` must be 'bn', 'random' or a permutation of the labels; "
@@ -240,10 +233,17 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`chain_method` must be one of {_CHAIN_METHODS}; got {self.chain_method!r}."
             )
         _check_network_params(self.max_children, self.max_parents, self.penalty)
+        try:  # checked whatever the order, as scikit-learn checks every parameter
+            rng = np.random.default_rng(self.random_state)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                "`random_state` must be None, an int, a sequence of ints, "
+                f"a SeedSequence or a Generator; got {self.random_state!r}."
+            ) from exc
         names = list(Y.columns) if isinstance(Y, pd.DataFrame) else None
         X, Y = validate_data(self, X, Y, multi_output=True, accept_sparse=True)
         codes, self.classes_ = _encode_binary_targets(Y)
-        self.order_, self.label_graph_ = self._chain_order(codes, names)
+        self.order_, self.label_graph_ = self._chain_order(codes, names, rng)
         self.chain_ = ClassifierChain(
             clone(self.estimator),
             order=self.order_.tolist(),

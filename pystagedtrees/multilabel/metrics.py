@@ -9,6 +9,7 @@ literature (and Mulan/MEKA) counts it as a perfect prediction, which
 scikit-learn does with ``zero_division=1.0``; its default would score such
 rows 0 with a warning.
 """
+import numpy as np
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, jaccard_score
 
 __all__ = ["MULTILABEL_SCORES", "multilabel_scores"]
@@ -56,6 +57,12 @@ def multilabel_scores(Y_true, Y_pred):
     >>> scores["hamming_loss"], scores["example_f1"], scores["example_accuracy"]
     (0.3333333333333333, 0.75, 0.6666666666666666)
     """
+    Y_true = check_indicator_matrix(Y_true, "Y_true")
+    Y_pred = check_indicator_matrix(Y_pred, "Y_pred")
+    if Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"`Y_true` and `Y_pred` must have the same shape; got {Y_true.shape} and {Y_pred.shape}."
+        )
     return {
         "hamming_loss": float(hamming_loss(Y_true, Y_pred)),
         "subset_accuracy": float(accuracy_score(Y_true, Y_pred)),
@@ -68,3 +75,18 @@ def multilabel_scores(Y_true, Y_pred):
             jaccard_score(Y_true, Y_pred, average="samples", zero_division=1.0)
         ),
     }
+
+
+def check_indicator_matrix(Y, name):
+    """``Y`` as a 2-D 0/1 integer matrix (booleans allowed), or a clear error."""
+    try:
+        values = np.asarray(Y, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a 0/1 matrix; got {type(Y).__name__}.") from None
+    if values.ndim != 2 or values.size == 0:
+        raise ValueError(
+            f"`{name}` must be a non-empty (n_samples, n_labels) matrix; got shape {values.shape}."
+        )
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError(f"`{name}` must hold only 0 and 1 (label indicators).")
+    return values.astype(np.int64)

@@ -41,7 +41,11 @@ from sklearn.preprocessing import KBinsDiscretizer, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from pystagedtrees.multilabel import BNClassifierChain, label_network
-from pystagedtrees.multilabel.metrics import MULTILABEL_SCORES, multilabel_scores
+from pystagedtrees.multilabel.metrics import (
+    MULTILABEL_SCORES,
+    check_indicator_matrix,
+    multilabel_scores,
+)
 
 __all__ = [
     "add_arguments",
@@ -154,9 +158,9 @@ def _check_settings(**settings):
 
 
 def _check_data(X, Y):
-    """``X`` as floats and ``Y``, both 2-D with one row per sample."""
+    """``X`` as floats and ``Y`` as 0/1 ints, both 2-D with one row per sample."""
     X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y)
+    Y = check_indicator_matrix(Y, "Y")
     if X.ndim != 2 or Y.ndim != 2 or len(X) != len(Y):
         raise ValueError(
             "`X` and `Y` must be 2-D with one row per sample; got shapes "
