@@ -7,7 +7,6 @@ and ``"aic"``) runs in compiled kernels that update the log-likelihood
 locally; any other callable ``score(model) -> float`` (larger is better) goes
 through a generic path that rescores every candidate model, as R does.
 """
-import numbers
 
 import numpy as np
 
@@ -19,7 +18,7 @@ from pystagedtrees._learn_kernels import (
     move_situations,
 )
 from pystagedtrees._rng import draw_index, random_source
-from pystagedtrees._validation import check_ignore, check_int, check_trace
+from pystagedtrees._validation import check_ignore, check_int, check_number, check_trace
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
@@ -292,10 +291,7 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         raise ValueError(
             f"`distance` must be one of {sorted(DISTANCE_CODES)}; got {distance!r}."
         )
-    if isinstance(thr, bool) or not isinstance(thr, numbers.Real) or np.isnan(thr):
-        raise TypeError(f"`thr` must be a number; got {thr!r}.")
-    if thr < 0:
-        raise ValueError(f"`thr` must be >= 0 (distances are never negative); got {thr!r}.")
+    thr = check_number(thr, "thr")
     trace = check_trace(trace)
     model, positions, ignore = prepare(object, scope, ignore)
     ll, df = float(model.ll), float(model.ll.df)
@@ -309,7 +305,7 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         rank = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join_distance(
-            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, float(thr), merges
+            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
         )
         apply_merges(model, i, ids, merges[:n_joins], prob, n)
         if trace > 0:

@@ -183,7 +183,7 @@ def test_clustering_k_is_checked_for_every_variable(fitted, name, k):
 
 
 def test_backward_join_threshold_is_not_negative(fitted):
-    with pytest.raises(ValueError, match="`thr` must be >= 0"):
+    with pytest.raises(ValueError, match="`thr` must be a non-negative number"):
         st.stages_bj(fitted, thr=-0.1)
 
 
