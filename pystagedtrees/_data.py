@@ -78,7 +78,15 @@ def column_levels(col, column=None):
         return [str(v) for v in sorted(uniq)]
     if all(isinstance(v, numbers.Integral) for v in uniq):
         return [str(v) for v in sorted(int(v) for v in uniq)]
-    return sorted(str(v) for v in uniq)
+    by_string = {}
+    for value in uniq:
+        other = by_string.setdefault(str(value), value)
+        if other is not value:
+            raise ValueError(
+                f"column {column!r} has values {other!r} and {value!r} that read as the "
+                f"same level {str(value)!r}; make the column one type first."
+            )
+    return sorted(by_string)
 
 
 def _value_strings(col, column):
@@ -235,6 +243,8 @@ def fit_input(estimator, X, y):
         raise ValueError(
             f"`X` and `y` have inconsistent numbers of samples: {frame.shape[0]} and {len(y)}."
         )
+    if pd.isna(y).any():
+        raise ValueError("`y` has missing values: drop those rows or give them a class.")
     check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     return frame, classes, codes

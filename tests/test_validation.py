@@ -1,5 +1,6 @@
 """Argument checks: the shared helpers, and the public functions that use them."""
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hst
@@ -262,3 +263,22 @@ def test_bn_classifier_checks_every_parameter_at_fit(titanic, param, value, erro
     X, y = _estimator_data(titanic)
     with pytest.raises(error, match=f"`{param}`"):
         bnc.BNClassifier(**{param: value}).fit(X, y)
+
+
+def test_values_that_read_as_one_level_are_refused():
+    # 1 and "1" would both become level "1": two codes for one level.
+    data = pd.DataFrame({"A": ["a", "b", "a", "b"], "B": pd.Series([1, "1", 2, "2"], dtype=object)})
+    with pytest.raises(ValueError, match=r"column 'B' has values 1 and '1' that read as the same"):
+        st.full(data)
+    X, y = data[["B"]], data["A"]
+    for estimator in (st.StagedTreeClassifier(), bnc.BNClassifier()):
+        with pytest.raises(ValueError, match="read as the same level"):
+            estimator.fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [st.StagedTreeClassifier(), bnc.BNClassifier()])
+def test_missing_classes_are_refused(titanic, estimator):
+    X, y = _estimator_data(titanic)
+    y = y.astype(object).where(np.arange(len(y)) % 7 != 0)
+    with pytest.raises(ValueError, match="`y` has missing values"):
+        estimator.fit(X, y)
