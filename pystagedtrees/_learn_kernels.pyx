@@ -22,6 +22,7 @@ from libc.stdint cimport int32_t, int64_t
 ctypedef double float64_t
 
 DEF MAX_LEVELS = 256
+DEF NEAREST_LISTED = 16  # stages_bj: closest unchanged partners a stage lists
 
 
 def max_levels():
@@ -528,13 +529,22 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64
     join keeps the earlier stage.  Probabilities, sample sizes and the
     chained log-likelihood follow R's ``join_stages_unsafe``.
 
+    Each stage keeps its nearest partner.  Only stages that kept a join
+    ("changed") get new distances, so when a stage must search again its
+    nearest partner is the first live unchanged one among its closest
+    unchanged partners, listed in (distance, rank) order -- R's tie order
+    among a stage's partners is their rank -- or one of the changed stages.
+    The list is refilled by a scan of all stages only when it runs out, so
+    stages with many identical partners (small data, smoothing) need no
+    scan per join.
+
     Returns
     -------
     (number of joins, ll, df)
     """
     cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
     cdef int code = DISTANCE_CODES[distance]
-    cdef Py_ssize_t a, b, keep, drop, best_row, n_joins = 0
+    cdef Py_ssize_t a, b, keep, drop, best_row, n_joins = 0, n_changed = 0
     cdef double value, best, dll, gain
     cdef double new_p[MAX_LEVELS]
     if m < 2:
@@ -558,8 +568,20 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64
                     value = probdist(code, &prob[b, 0], &prob[a, 0], k)
                 dist[a, b] = value
                 dist[b, a] = value
+    partners_arr = np.empty((m, NEAREST_LISTED), dtype=np.int32)
+    # a full list used up: the first search fills it
+    next_arr = np.full(m, NEAREST_LISTED, dtype=np.int64)
+    listed_arr = np.full(m, NEAREST_LISTED, dtype=np.int64)
+    changed_arr = np.zeros(m, dtype=np.uint8)
+    changed_list_arr = np.empty(m, dtype=np.int64)
+    cdef int32_t[:, ::1] partners = partners_arr
+    cdef int64_t[::1] next_partner = next_arr
+    cdef int64_t[::1] n_listed = listed_arr
+    cdef unsigned char[::1] changed = changed_arr
+    cdef int64_t[::1] changed_list = changed_list_arr
+    with nogil:
         for a in range(m):
-            _refresh_min(dist, active, rank, a, row_min, row_arg)
+            _scan_nearest(dist, active, rank, a, row_min, row_arg)
         while True:
             best_row = -1
             best = INFINITY
@@ -585,6 +607,10 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64
             merges[n_joins, 0] = keep
             merges[n_joins, 1] = drop
             n_joins += 1
+            if not changed[keep]:
+                changed[keep] = 1
+                changed_list[n_changed] = keep
+                n_changed += 1
             for b in range(m):
                 if b == keep or not active[b]:
                     continue
@@ -595,12 +621,26 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64
                 dist[keep, b] = value
                 dist[b, keep] = value
             for b in range(m):
-                if active[b]:
-                    if b == keep or row_arg[b] == keep or row_arg[b] == drop:
-                        _refresh_min(dist, active, rank, b, row_min, row_arg)
-                    elif _better(dist[b, keep], rank[b], rank[keep], row_min[b], rank[row_arg[b]]) :
-                        row_min[b] = dist[b, keep]
+                if not active[b]:
+                    continue
+                value = dist[b, keep]
+                # Every other partner of b is at least row_min[b] away, so
+                # only a nearest partner that moved away or left needs a search.
+                if b == keep or (row_arg[b] == keep and not value <= row_min[b]):
+                    _nearest(dist, active, rank, partners, next_partner, n_listed, changed,
+                             changed_list, n_changed, b, row_min, row_arg)
+                elif row_arg[b] == keep:
+                    row_min[b] = value  # keep already came first among equals
+                elif row_arg[b] == drop:
+                    if value < row_min[b]:
+                        row_min[b] = value
                         row_arg[b] = keep
+                    else:  # a tie with another partner needs R's order
+                        _nearest(dist, active, rank, partners, next_partner, n_listed,
+                                 changed, changed_list, n_changed, b, row_min, row_arg)
+                elif _better(value, rank[b], rank[keep], row_min[b], rank[row_arg[b]]):
+                    row_min[b] = value
+                    row_arg[b] = keep
     return n_joins, ll, df
 
 
@@ -614,9 +654,15 @@ cdef inline bint _better(double value, int64_t r_self, int64_t r_new, double cur
     return value == current and pair_before(r_self, r_new, r_self, r_current)
 
 
-cdef void _refresh_min(double[:, ::1] dist, const unsigned char[::1] active,
-                       const int64_t[::1] rank, Py_ssize_t a, double[::1] row_min,
-                       int64_t[::1] row_arg) noexcept nogil:
+cdef inline bint _partner_before(double d1, int64_t r1, double d2, int64_t r2) noexcept nogil:
+    """Whether a partner (distance, rank) comes before another for one stage."""
+    return d1 < d2 or (d1 == d2 and r1 < r2)
+
+
+cdef void _scan_nearest(double[:, ::1] dist, const unsigned char[::1] active,
+                        const int64_t[::1] rank, Py_ssize_t a, double[::1] row_min,
+                        int64_t[::1] row_arg) noexcept nogil:
+    """Nearest live partner of stage ``a`` by a scan of all stages (R's tie order)."""
     cdef Py_ssize_t b
     row_min[a] = INFINITY
     row_arg[a] = -1
@@ -626,6 +672,70 @@ cdef void _refresh_min(double[:, ::1] dist, const unsigned char[::1] active,
         if row_arg[a] < 0 or _better(dist[a, b], rank[a], rank[b], row_min[a], rank[row_arg[a]]):
             row_min[a] = dist[a, b]
             row_arg[a] = b
+
+
+cdef void _list_partners(double[:, ::1] dist, const unsigned char[::1] active,
+                         const int64_t[::1] rank, const unsigned char[::1] changed,
+                         Py_ssize_t a, int32_t[:, ::1] partners, int64_t[::1] n_listed) noexcept nogil:
+    """List the closest live unchanged partners of ``a``, in (distance, rank) order."""
+    cdef Py_ssize_t c, j, n = 0
+    cdef double d
+    for c in range(dist.shape[0]):
+        d = dist[a, c]
+        if c == a or not active[c] or changed[c] or isnan(d):
+            continue
+        if n == NEAREST_LISTED and not _partner_before(
+                d, rank[c], dist[a, partners[a, n - 1]], rank[partners[a, n - 1]]):
+            continue
+        j = n if n < NEAREST_LISTED else n - 1
+        while j > 0 and _partner_before(d, rank[c], dist[a, partners[a, j - 1]],
+                                        rank[partners[a, j - 1]]):
+            partners[a, j] = partners[a, j - 1]
+            j -= 1
+        partners[a, j] = <int32_t> c
+        if n < NEAREST_LISTED:
+            n += 1
+    n_listed[a] = n
+
+
+cdef void _nearest(double[:, ::1] dist, const unsigned char[::1] active,
+                   const int64_t[::1] rank, int32_t[:, ::1] partners,
+                   int64_t[::1] next_partner, int64_t[::1] n_listed,
+                   const unsigned char[::1] changed, const int64_t[::1] changed_list,
+                   Py_ssize_t n_changed, Py_ssize_t a, double[::1] row_min,
+                   int64_t[::1] row_arg) noexcept nogil:
+    """Nearest live partner of stage ``a`` (R's tie order), into row_min/row_arg.
+
+    Unchanged partners keep their distances to an unchanged ``a``, so the
+    first live unchanged listed partner beats every unlisted one; a listed
+    partner that died or changed stays skipped.
+    """
+    cdef Py_ssize_t j, c
+    if changed[a]:  # all its distances were recomputed: its list is stale
+        _scan_nearest(dist, active, rank, a, row_min, row_arg)
+        return
+    while next_partner[a] < n_listed[a]:
+        c = partners[a, next_partner[a]]
+        if active[c] and not changed[c]:
+            break
+        next_partner[a] += 1
+    if next_partner[a] == NEAREST_LISTED:
+        # A full list used up: unlisted partners may remain.  (A short list
+        # held every live unchanged partner, and none can join them later.)
+        _list_partners(dist, active, rank, changed, a, partners, n_listed)
+        next_partner[a] = 0
+    row_min[a] = INFINITY
+    row_arg[a] = -1
+    if next_partner[a] < n_listed[a]:
+        row_arg[a] = partners[a, next_partner[a]]
+        row_min[a] = dist[a, row_arg[a]]
+    for j in range(n_changed):
+        c = changed_list[j]
+        if c == a or not active[c] or isnan(dist[a, c]):
+            continue
+        if row_arg[a] < 0 or _better(dist[a, c], rank[a], rank[c], row_min[a], rank[row_arg[a]]):
+            row_min[a] = dist[a, c]
+            row_arg[a] = c
 
 
 # -- hill climbing over single situations (R: stages_hc) -------------------------
