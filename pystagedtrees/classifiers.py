@@ -31,14 +31,14 @@ from pystagedtrees._data import (
     feature_frame,
     fit_input,
 )
-from pystagedtrees.bnc._random import RNG_KINDS
-from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
 from pystagedtrees._validation import (
     check_choice,
     check_int,
     check_number,
     check_random_state,
 )
+from pystagedtrees.bnc._random import RNG_KINDS
+from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
@@ -353,7 +353,7 @@ def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
         return bnc.nb(class_, data)
     if method == "tan_cl":
         return bnc.tan_cl(class_, data, score=score)
-    folds = check_int(folds, "folds", minimum=1)
+    folds = check_int(folds, "folds", minimum=2)
     wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, **_random_args(seed, rng))
     if method == "tan_hc":
         return bnc.tan_hc(class_, data, **wrapper)
