@@ -638,25 +638,24 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const int64
                     else:  # a tie with another partner needs R's order
                         _nearest(dist, active, rank, partners, next_partner, n_listed,
                                  changed, changed_list, n_changed, b, row_min, row_arg)
-                elif _better(value, rank[b], rank[keep], row_min[b], rank[row_arg[b]]):
+                elif _better(value, rank[keep], row_min[b], rank[row_arg[b]]):
                     row_min[b] = value
                     row_arg[b] = keep
     return n_joins, ll, df
 
 
-cdef inline bint _better(double value, int64_t r_self, int64_t r_new, double current,
-                         int64_t r_current) noexcept nogil:
-    """Whether a partner (value, rank) beats the current one (smaller, then first in order)."""
-    if isnan(value):
-        return False
-    if value < current:
-        return True
-    return value == current and pair_before(r_self, r_new, r_self, r_current)
-
-
 cdef inline bint _partner_before(double d1, int64_t r1, double d2, int64_t r2) noexcept nogil:
     """Whether a partner (distance, rank) comes before another for one stage."""
     return d1 < d2 or (d1 == d2 and r1 < r2)
+
+
+cdef inline bint _better(double value, int64_t r_new, double current,
+                         int64_t r_current) noexcept nogil:
+    """Whether a partner (value, rank) beats the current one (smaller, then first in order).
+
+    For one stage, R's column-major order among its partners is their rank.
+    """
+    return not isnan(value) and _partner_before(value, r_new, current, r_current)
 
 
 cdef void _scan_nearest(double[:, ::1] dist, const unsigned char[::1] active,
@@ -669,7 +668,7 @@ cdef void _scan_nearest(double[:, ::1] dist, const unsigned char[::1] active,
     for b in range(dist.shape[0]):
         if b == a or not active[b] or isnan(dist[a, b]):
             continue
-        if row_arg[a] < 0 or _better(dist[a, b], rank[a], rank[b], row_min[a], rank[row_arg[a]]):
+        if row_arg[a] < 0 or _better(dist[a, b], rank[b], row_min[a], rank[row_arg[a]]):
             row_min[a] = dist[a, b]
             row_arg[a] = b
 
@@ -733,7 +732,7 @@ cdef void _nearest(double[:, ::1] dist, const unsigned char[::1] active,
         c = changed_list[j]
         if c == a or not active[c] or isnan(dist[a, c]):
             continue
-        if row_arg[a] < 0 or _better(dist[a, c], rank[a], rank[c], row_min[a], rank[row_arg[a]]):
+        if row_arg[a] < 0 or _better(dist[a, c], rank[c], row_min[a], rank[row_arg[a]]):
             row_min[a] = dist[a, c]
             row_arg[a] = c
 

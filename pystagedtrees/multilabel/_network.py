@@ -11,6 +11,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from pystagedtrees._validation import check_int
 from pystagedtrees.multilabel._dependence import (
     _binary_label_matrix,
     _conditional_entropy_bits,
@@ -132,14 +133,7 @@ def _check_count(value, name, allowed=()):
     """A non-negative int, or one of the ``allowed`` special values."""
     if value is None or (isinstance(value, str) and value in allowed):
         return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        options = "".join(f", {a!r}" for a in allowed)
-        raise TypeError(
-            f"`{name}` must be None{options} or a non-negative integer; got {value!r}."
-        )
-    if value < 0:
-        raise ValueError(f"`{name}` must be non-negative; got {value}.")
-    return int(value)
+    return check_int(value, name)
 
 
 def _check_network_params(max_children, max_parents, penalty):
