@@ -4,12 +4,13 @@ import pandas as pd
 
 from pystagedtrees._stagevec import DENSE_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.counting import check_order, count_situations, read_data
-from pystagedtrees.fit import sevt_fit
+from pystagedtrees.fit import fit_variable, sevt_fit
 from pystagedtrees._learn_kernels import rsum
-from pystagedtrees.model import LogLik, Sevt
+from pystagedtrees.model import LogLik, Sevt, check_sevt, sevt_method
+from pystagedtrees.scores import compute_loglik
 from pystagedtrees._validation import check_flag, check_number
 
-__all__ = ["sevt", "full", "indep"]
+__all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 
 _UNSET = object()
 
@@ -32,24 +33,47 @@ def _root_stage():
     return StageVector(1, np.zeros(1, dtype=np.int32)), StageLabels.numbered([1])
 
 
-def _structure(tree, full):
-    """Stage vectors of the saturated (full) or independence model."""
-    stages, labels = [], []
+def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
+    """Stage vector and labels of one non-root variable.
+
+    ``full`` gives every situation its own stage, labelled by its 1-based
+    position; otherwise all share stage "1".  With ``name_unobserved`` only
+    the ``observed`` situations (sorted indices) get those stages and the
+    others share the stage ``name_unobserved``.
+    """
+    if name_unobserved is not None:
+        own = np.arange(len(observed)) if full else np.zeros(len(observed))
+        vector = StageVector.build(n_sit, observed, own, len(observed) if full else 1)
+        labels = StageLabels.numbered(observed + 1) if full else StageLabels.numbered([1])
+        return vector, labels.append(name_unobserved)
+    if full:
+        if n_sit > DENSE_MAX:
+            raise dense_too_large(n_sit, f"full stage vector of {var!r}")
+        return (
+            StageVector(n_sit, np.arange(n_sit, dtype=np.int32)),
+            StageLabels.numbered(np.arange(1, n_sit + 1)),
+        )
+    return StageVector.build(n_sit, [], [], 0), StageLabels.numbered([1])
+
+
+def _structure(tree, full, observed=None, name_unobserved=None):
+    """Stage vectors of the saturated (full) or independence model.
+
+    With ``observed`` (the situations data reach, per variable) and
+    ``name_unobserved``, the other situations share the unobserved stage.
+    """
+    root_vector, root_labels = _root_stage()
+    stages, labels = [root_vector], [root_labels]
     n_sit = 1
-    for i, k in enumerate(len(lev) for lev in tree.values()):
-        if i == 0:
-            vector, lab = _root_stage()
-        elif full:
-            if n_sit > DENSE_MAX:
-                raise dense_too_large(n_sit, f"full stage vector of {list(tree)[i]!r}")
-            vector = StageVector(n_sit, np.arange(n_sit, dtype=np.int32))
-            lab = StageLabels.numbered(np.arange(1, n_sit + 1))
-        else:
-            vector = StageVector.build(n_sit, [], [], 0)
-            lab = StageLabels.numbered([1])
+    variables, levels = list(tree), list(tree.values())
+    for i in range(1, len(levels)):
+        n_sit *= len(levels[i - 1])
+        vector, lab = _variable_stages(
+            variables[i], n_sit, full, None if observed is None else observed[i],
+            name_unobserved,
+        )
         stages.append(vector)
         labels.append(lab)
-        n_sit *= k
     return stages, labels
 
 
@@ -99,6 +123,7 @@ def sevt(x, full=False, order=None):
 
 
 def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
+    """``full``/``indep`` after checking their arguments."""
     lambda_ = check_number(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     if not isinstance(name_unobserved, str):
@@ -107,25 +132,24 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
         )
     codes, tree, weights = read_data(data, order)
     _check_tree(tree, "data")
+    return model_from_codes(
+        codes, tree, weights, data, join_unobserved, lambda_, name_unobserved, full
+    )
+
+
+def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
+                     name_unobserved, full):
+    """The fitted full or independence model of encoded data (checked arguments).
+
+    ``codes`` has one column per variable of ``tree``, in tree order; one
+    variable is allowed (the order searches score single variables).
+    """
     situations, counts = count_situations(codes, [len(lev) for lev in tree.values()], weights)
     if join_unobserved:
-        stages, labels = [], []
-        for i, sit in enumerate(situations):
-            if i == 0:
-                vector, lab = _root_stage()
-            else:
-                n_sit = int(np.prod([len(lev) for lev in list(tree.values())[:i]], dtype=object))
-                own = np.arange(len(sit)) if full else np.zeros(len(sit))
-                vector = StageVector.build(n_sit, sit, own, len(sit) if full else 1)
-                lab = StageLabels.numbered(sit + 1) if full else StageLabels.numbered([1])
-                lab = lab.append(name_unobserved)
-            stages.append(vector)
-            labels.append(lab)
-        model = Sevt(tree, stages, labels)
+        model = Sevt(tree, *_structure(tree, full, situations, name_unobserved))
         model.name_unobserved = [name_unobserved]
     else:
-        stages, labels = _structure(tree, full)
-        model = Sevt(tree, stages, labels)
+        model = Sevt(tree, *_structure(tree, full))
     model._ctab_sit, model._ctab = situations, counts
     model.data_raw = data
     if not full and not join_unobserved and isinstance(data, pd.DataFrame):
@@ -219,3 +243,141 @@ def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UN
     {'B': ['1', '1']}
     """
     return _from_data(data, order, join_unobserved, lambda_, name_unobserved, False)
+
+
+@sevt_method
+def sevt_add(object, var, data, join_unobserved=True):
+    """Append a variable to a fitted staged tree (R: ``sevt_add``).
+
+    The new last variable starts saturated, every situation in its own
+    stage, and is fitted from ``data`` with the model's ``lambda_``; the
+    other variables keep their stages, counts and probabilities.
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model with contingency tables.
+    var : str
+        The variable to add; a column of ``data`` that is not in the model.
+    data : pandas.DataFrame or pandas.Series
+        Data (or a table of counts) holding the model's variables and
+        ``var``.  The new variable is counted on the rows where it and every
+        model variable are present, as R counts it; its levels are read from
+        ``data``, those of the model's variables must be the model's.
+    join_unobserved : bool, default True
+        Gather the situations of ``var`` that data never reach in the
+        model's first unobserved stage name (``"UNOBSERVED"`` when the model
+        has none; R stops with an error there).  That stage is listed last,
+        as in R.
+
+    Returns
+    -------
+    Sevt
+        A new model with ``var`` last and the log-likelihood recomputed.
+        ``data_raw`` stays the model's, as in R.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> titanic = st.datasets.titanic_table()
+    >>> model = st.full(titanic, order=["Age", "Class"])
+    >>> model = st.sevt_add(model, "Survived", titanic)
+    >>> model.variables, round(float(st.logLik(model)), 4)
+    (['Age', 'Class', 'Survived'], -4439.8827)
+    """
+    check_sevt(object, fitted=True)
+    if object._ctab is None:
+        raise ValueError("`object` has no contingency tables: fit it with data first.")
+    if not isinstance(var, str):
+        raise TypeError(f"`var` must be a variable name (str); got {var!r}.")
+    if var in object.variables:
+        raise ValueError(f"`var` {var!r} is already a variable of the model.")
+    join_unobserved = check_flag(join_unobserved, "join_unobserved")
+    codes, tree, weights = read_data(data, object.variables + [var], object.tree)
+    return append_from_codes(object, var, tree[var], codes, weights, join_unobserved)
+
+
+def append_from_codes(object, var, levels, codes, weights, join_unobserved):
+    """:func:`sevt_add` on encoded data (model variables then ``var``)."""
+    situations, counts = count_situations(codes, [*object._k, len(levels)], weights)
+    position = len(object.variables)
+    model = object.copy()
+    unobserved = None
+    if join_unobserved:
+        unobserved = model.name_unobserved[0] if model.name_unobserved else "UNOBSERVED"
+        model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + [unobserved]))
+    vector, labels = _variable_stages(
+        var, object.n_situations(position), True, situations[position], unobserved
+    )
+    model.append_variable(var, levels, vector, labels, situations[position], counts[position])
+    fit_variable(model, position)
+    if unobserved is not None:
+        # R lists the observed situations' stages first, the unobserved one last
+        last = model._labels[position].index(unobserved)
+        if last >= 0:
+            ids = [j for j in range(len(model._labels[position])) if j != last]
+            model.reindex_stages(position, ids + [last])
+    model.ll = compute_loglik(model)
+    return model
+
+
+# R field names of copy_sevt's `extra`, and the attributes that hold them here
+_COPYABLE = {
+    "lambda": ("lambda_",),
+    "lambda_": ("lambda_",),
+    "name_unobserved": ("name_unobserved",),
+    "data_raw": ("data_raw",),
+    "ctables": ("_ctab_sit", "_ctab"),
+    "prob": ("_prob", "_n"),
+    "ll": ("ll",),
+    "score": ("score",),
+    "em": ("em",),
+    "fit_em": ("fit_em",),
+}
+
+
+@sevt_method
+def copy_sevt(object, extra=None):
+    """A copy of the structure of a staged tree, plus chosen fields (R: ``copy_sevt``).
+
+    Parameters
+    ----------
+    object : Sevt
+    extra : str or list of str, optional
+        Fields to keep besides the tree and the stages, by their R names:
+        ``"lambda"``, ``"name_unobserved"``, ``"data_raw"``, ``"ctables"``,
+        ``"prob"``, ``"ll"``, ``"score"``, ``"em"``, ``"fit_em"``.  A field
+        the model does not have is skipped, as in R.
+
+    Returns
+    -------
+    Sevt
+        Unfitted unless ``"prob"`` is kept.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> copy = st.copy_sevt(model, extra="lambda")
+    >>> copy.is_fitted, copy.lambda_, copy.stages() == model.stages()
+    (False, 1.0, True)
+    """
+    check_sevt(object)
+    if extra is None:
+        extra = []
+    elif isinstance(extra, str):
+        extra = [extra]
+    unknown = [name for name in extra if name not in _COPYABLE]
+    if unknown:
+        raise ValueError(
+            f"`extra` names unknown field(s) {unknown}; known fields are "
+            f"{sorted(set(_COPYABLE) - {'lambda_'})}."
+        )
+    kept = {attr for name in extra for attr in _COPYABLE[name]}
+    copied = object.copy()
+    for attr in {attr for attrs in _COPYABLE.values() for attr in attrs} - kept:
+        if attr in ("score", "em", "fit_em"):
+            copied.__dict__.pop(attr, None)
+        else:
+            setattr(copied, attr, None)
+    return copied

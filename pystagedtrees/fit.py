@@ -58,7 +58,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     scope : list of str, optional
         Refit only these variables, from the stored tables (the model must
         be fitted already; ``data`` and ``lambda_`` are then ignored, with a
-        warning, as in R).
+        warning, as in R).  A scope naming every variable is a complete fit.
     compute_logLik : bool, default True
 
     Returns
@@ -80,6 +80,8 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     model = object.copy()
     lambda_ = check_number(lambda_, "lambda_", allow_none=True)
     compute_logLik = check_flag(compute_logLik, "compute_logLik")
+    if scope is not None and set(check_scope(model, scope)) == set(range(len(model.variables))):
+        scope = None  # as in R, a scope of every variable is a complete fit
     if scope is not None:
         if object._prob is None or object._ctab is None:
             raise ValueError(

@@ -54,7 +54,8 @@ def resolve_score(score, name="score"):
 
 
 def _penalty(kind, model):
-    return float(np.log(model.ll.nobs)) if kind == "bic" else 2.0
+    with np.errstate(divide="ignore"):  # no observation: -inf, as in R
+        return float(np.log(model.ll.nobs)) if kind == "bic" else 2.0
 
 
 def check_max_iter(max_iter, name="max_iter"):

@@ -182,6 +182,26 @@ class Sevt:
         if len(used) < len(labels):
             self.reindex_stages(i, used)
 
+    def append_variable(self, var, levels, vector, labels, situations, counts):
+        """Add ``var`` as the last variable, with its stages and counts.
+
+        The other variables keep their fit; the new one has no probabilities
+        until it is fitted (``fit_variable``), and the stored log-likelihood
+        is dropped.
+        """
+        # new containers throughout: copies made by ``copy`` share some of them
+        self._tree = {**self._tree, var: [str(x) for x in levels]}
+        self._vars = self._vars + [var]
+        self._k = np.append(self._k, len(levels))
+        self._stages = self._stages + [vector]
+        self._labels = self._labels + [labels]
+        self._ctab_sit = self._ctab_sit + [np.asarray(situations, dtype=np.int64)]
+        self._ctab = self._ctab + [np.asarray(counts, dtype=float)]
+        if self._prob is not None:
+            self._prob = self._prob + [None]
+            self._n = self._n + [None]
+        self.ll = None
+
     def erase_fit(self):
         """Drop probabilities and log-likelihood (structure changed)."""
         self._prob = None

@@ -97,4 +97,5 @@ def BIC(object):
     10533.93425
     """
     ll = logLik(object)
-    return -2.0 * float(ll) + float(np.log(ll.nobs)) * ll.df
+    with np.errstate(divide="ignore"):  # no observation: -inf, as in R
+        return -2.0 * float(ll) + float(np.log(ll.nobs)) * ll.df

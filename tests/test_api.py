@@ -8,6 +8,7 @@ import pystagedtrees as st
 NOT_MODEL_FIRST = {"sevt", "full", "indep", "parentslist", "random_parentslist", "topo_sort_parentslist",
                    "as_sevt", "generate_random_dataset", "generate_xor_dataset",
                    "generate_linear_dataset", "save_figure", "sevt_refine", "sevt_tan_cl",
+                   "search_best", "search_greedy",
                    "sevt_tan_hc", "sevt_kdb", "sevt_naive", "ordering_mi", "ordering_cmi",
                    "ordering_ch"}
 

@@ -1,4 +1,6 @@
 """The staged tree object: construction, fitting, scores, stage operations."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -145,6 +147,19 @@ def test_partial_refit_matches_full_refit():
         partial = st.sevt_fit(joined, scope=["Age"], lambda_=1)
     np.testing.assert_allclose(float(partial.ll), float(st.sevt_fit(joined).ll), rtol=1e-12)
     assert partial.lambda_ == 1
+
+
+def test_scope_of_every_variable_is_a_complete_fit_with_the_data():
+    # as R's sevt_fit: a scope equal to all variables refits from `data` and `lambda_`
+    titanic = st.datasets.titanic()
+    model = st.full(titanic, lambda_=1)
+    half = titanic.iloc[: len(titanic) // 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scoped = st.sevt_fit(model, data=half, lambda_=2, scope=model.variables)
+    plain = st.sevt_fit(model, data=half, lambda_=2)
+    assert scoped.lambda_ == 2 and float(scoped.ll) == float(plain.ll)
+    assert scoped.ll.nobs == len(half)
 
 
 def test_summary_and_repr():
