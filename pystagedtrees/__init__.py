@@ -9,7 +9,7 @@ from pystagedtrees.model import LogLik, Sevt
 from pystagedtrees.counting import make_ctables
 from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
 from pystagedtrees.fit import join_unobserved, sevt_fit
-from pystagedtrees.construct import full, indep, sevt
+from pystagedtrees.construct import copy_sevt, full, indep, sevt, sevt_add
 from pystagedtrees.inference import path_probability, predict, prob
 from pystagedtrees.learners import (
     stages_bhc,
@@ -21,7 +21,10 @@ from pystagedtrees.learners import (
     stages_simplebhc,
 )
 from pystagedtrees.clustering import stages_hclust, stages_kmeans
+from pystagedtrees.order_search import search_best, search_greedy
+from pystagedtrees.em import sevt_fit_em, stages_em
 from pystagedtrees.stage_ops import (
+    get_path,
     get_stage,
     join_stages,
     rename_stage,
@@ -82,6 +85,12 @@ __all__ = [
     "sevt",
     "full",
     "indep",
+    "sevt_add",
+    "copy_sevt",
+    "search_best",
+    "search_greedy",
+    "sevt_fit_em",
+    "stages_em",
     "sevt_fit",
     "join_unobserved",
     "make_ctables",
@@ -91,6 +100,7 @@ __all__ = [
     "sevt_df",
     "stages",
     "get_stage",
+    "get_path",
     "join_stages",
     "rename_stage",
     "stndnaming",

@@ -282,21 +282,35 @@ def predict(object, newdata=None, class_=None, prob=False, log=False):
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
-    codes = _encode_rows(object, frame, "newdata")
-    log_tables = _LogTables(object)
+    log_post = class_log_posterior(object, _encode_rows(object, frame, "newdata"), c)
     levels = object.tree[class_]
-    scores = np.empty((codes.shape[0], len(levels)))
-    for a in range(len(levels)):
+    if prob:
+        values = log_post if log else np.exp(log_post)
+        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
+    return pd.Categorical.from_codes(most_probable(log_post), levels)
+
+
+def class_log_posterior(model, codes, c):
+    """Log-probabilities of the levels of variable ``c`` given the rest of each row.
+
+    ``codes`` (n x p, -1 for missing) is overwritten in column ``c``.  As in
+    R, the normaliser is not max-shifted: rows where every level has
+    probability 0 are all NaN.
+    """
+    log_tables = _LogTables(model)
+    scores = np.empty((codes.shape[0], int(model._k[c])))
+    for a in range(scores.shape[1]):
         codes[:, c] = a
-        scores[:, a] = marginal_logprob(object, codes, log_tables)
+        scores[:, a] = marginal_logprob(model, codes, log_tables)
     scores = np.where(np.isnan(scores), -np.inf, scores)
     norm = _logsumexp_rows(scores)
     with np.errstate(invalid="ignore"):
         log_post = scores - norm[:, None]
-    undefined = ~np.isfinite(norm)
-    log_post[undefined] = np.nan
-    if prob:
-        values = log_post if log else np.exp(log_post)
-        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
-    best = np.where(undefined, -1, np.argmax(np.where(undefined[:, None], 0, log_post), axis=1))
-    return pd.Categorical.from_codes(best, levels)
+    log_post[~np.isfinite(norm)] = np.nan
+    return log_post
+
+
+def most_probable(log_post):
+    """Code of the most probable level per row: the first on ties, -1 on NaN rows."""
+    undefined = np.isnan(log_post).all(axis=1)
+    return np.where(undefined, -1, np.argmax(np.where(undefined[:, None], 0, log_post), axis=1))

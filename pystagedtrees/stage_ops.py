@@ -9,7 +9,7 @@ from pystagedtrees._stagevec import StageLabels
 from pystagedtrees._validation import check_flag, check_ignore
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
-__all__ = ["stages", "get_stage", "join_stages", "rename_stage", "stndnaming", "summary"]
+__all__ = ["stages", "get_stage", "get_path", "join_stages", "rename_stage", "stndnaming", "summary"]
 
 
 def _non_root(model, var, name="var"):
@@ -140,6 +140,50 @@ def join_stage_ids(model, i, keep, drop):
             model.ll = LogLik((float(model.ll) - dll) + gain, model.ll.df - (k - 1), model.ll.nobs)
     keep_ids = [s for s in range(len(model._labels[i])) if s != drop]
     model.reindex_stages(i, keep_ids)
+
+
+@sevt_method
+def get_path(object, var, stage):
+    """The paths (situations) of a variable that lie in given stages (R: ``get_path``).
+
+    Parameters
+    ----------
+    object : Sevt
+    var : str
+        A variable other than the root.
+    stage : str or list of str
+        Stage labels of ``var``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per situation in those stages, in situation order: the
+        levels of the variables before ``var`` (categoricals, tree order),
+        indexed by the 0-based situation number (R's row names minus one).
+        :func:`get_stage` of each row gives back one of ``stage``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> paths = st.get_path(model, "Survived", "UNOBSERVED")
+    >>> paths.index.tolist(), paths.astype(str).to_numpy().tolist()
+    ([12, 14], [['Crew', 'Male', 'Child'], ['Crew', 'Female', 'Child']])
+    """
+    check_sevt(object)
+    i = _non_root(object, var)
+    labels = [stage] if isinstance(stage, str) else list(stage)
+    wanted = object.stage_ids(i, labels)
+    ids = object._stages[i].dense(f"stage vector of {var!r}")
+    situations = np.flatnonzero(np.isin(ids, wanted))
+    codes = np.unravel_index(situations, [int(k) for k in object._k[:i]])
+    return pd.DataFrame(
+        {
+            v: pd.Categorical.from_codes(codes[j], object.tree[v])
+            for j, v in enumerate(object.variables[:i])
+        },
+        index=pd.Index(situations, name="situation"),
+    )
 
 
 @sevt_method

@@ -7,6 +7,7 @@ every expected value here.
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import pystagedtrees as st
@@ -165,3 +166,61 @@ def test_recorder_reproduces_the_shared_reference(tmp_path):
     assert without_timings(tmp_path / "Titanic.json") == without_timings(old)
     assert without_timings(tmp_path / "wrappers" / "Titanic.json") == without_timings(
         root / "reference" / "r" / "wrappers" / "Titanic.json")
+
+
+def _order_search_data(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    first = rng.choice(["a", "b", "c"], n)
+    data = {"A": first,
+            "B": np.where(rng.random(n) < 0.7, np.where(first == "a", "u", "v"), rng.choice(["u", "v"], n)),
+            "C": rng.choice(["0", "1"], n),
+            "D": np.where(rng.random(n) < 0.6, first, rng.choice(["a", "b", "c"], n))}
+    frame = pd.DataFrame({v: pd.Categorical(x) for v, x in data.items()})
+    return frame.mask(rng.random(frame.shape) < 0.05)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("search", ["search_greedy", "search_best"])
+@pytest.mark.parametrize("alg", ["stages_bhc", "stages_fbhc", "stages_hclust", "stages_bj"])
+@pytest.mark.parametrize("lambda_, join_unobserved", [(0, True), (1, False)])
+def test_order_searches_equal_r(search, alg, lambda_, join_unobserved):
+    data = _order_search_data(seed=len(search) + len(alg))
+    with r_context():
+        r_alg = ro.r(f"stagedtrees::{alg}")
+    expected = r_call(search, data, alg=r_alg, lambda_=lambda_, join_unobserved=join_unobserved)
+    got = getattr(st, search)(data, alg=getattr(st, alg), lambda_=lambda_,
+                             join_unobserved=join_unobserved)
+    assert got.variables == expected.variables
+    assert got.stages() == expected.stages()
+    assert st.BIC(got) == pytest.approx(st.BIC(expected), rel=1e-12)
+
+
+@needs_stagedtrees
+def test_sevt_add_equals_r():
+    data = _order_search_data(seed=1)
+    start = r_call("full", data[["D", "B"]], lambda_=1, convert_result=False)
+    expected = r_call("sevt_add", start, "A", data)
+    got = st.sevt_add(st.full(data[["D", "B"]], lambda_=1), "A", data)
+    assert got.stages() == expected.stages()
+    assert list(got.stage_prob["A"]) == list(expected.stage_prob["A"])
+    assert float(got.ll) == pytest.approx(float(r_call("logLik", expected)), rel=1e-13)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("chain_impute", [False, True])
+def test_stages_em_equals_r_without_ties(chain_impute):
+    # masked Titanic rows whose imputations have no tied levels (R draws among ties)
+    data = st.datasets.titanic()
+    data = data.mask(np.random.default_rng(1).random(data.shape) < 0.1)
+    start = st.full(data, lambda_=1)
+    r_start = r_call("full", data, lambda_=1, convert_result=False)
+    expected = r_call("stages_em", r_start, chain_impute=chain_impute)
+    got = st.stages_em(start, chain_impute=chain_impute)
+    assert got.stages() == expected.stages()
+    assert float(st.logLik(got)) == pytest.approx(float(r_call("logLik", expected)), rel=1e-12)
+    fitted = r_call("sevt_fit_em", r_start, chain_impute=chain_impute)
+    got_fit = st.sevt_fit_em(start, chain_impute=chain_impute)
+    for var, per_stage in got_fit.stage_prob.items():
+        for stage, probs in per_stage.items():
+            np.testing.assert_allclose(probs, fitted.stage_prob[var][stage], rtol=1e-12)
