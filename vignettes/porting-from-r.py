@@ -38,7 +38,11 @@
 # | `stages_csbhc(tree)`, `stages_simplebhc(tree)` | `st.stages_csbhc(tree)`, `st.stages_simplebhc(tree)` |
 # | `tree$stages$X`, `stages(tree, "X")` | `st.stages(tree, "X")` |
 # | `tree$prob$X`, `tree$ll`, `tree$tree` | `tree.stage_prob["X"]`, `tree.ll`, `tree.tree` |
-# | `get_stage(tree, c("a", "x"))` | `st.get_stage(tree, ["a", "x"])` |
+# | `get_stage(tree, c("a", "x"))`, `get_path(tree, "Y", "2")` | `st.get_stage(tree, ["a", "x"])`, `st.get_path(tree, "Y", "2")` |
+# | `sevt_add(tree, "Y", data)`, `copy_sevt(tree, "lambda")` | `st.sevt_add(tree, "Y", data)`, `st.copy_sevt(tree, "lambda")` |
+# | `search_greedy(data, alg = stages_fbhc)`, `search_best(data)` | `st.search_greedy(data, alg=st.stages_fbhc)`, `st.search_best(data)` |
+# | `set.seed(1); search_best(data, alg = stages_kmeans)` | `st.search_best(data, alg=st.stages_kmeans, rng=RRandom(1))` |
+# | `sevt_fit_em(tree)`, `stages_em(tree, stages_alg = stages_fbhc)` | `st.sevt_fit_em(tree)`, `st.stages_em(tree, stages_alg=st.stages_fbhc)` |
 # | `join_stages(tree, "X", "1", "2")`, `rename_stage(...)` | `st.join_stages(tree, "X", "1", "2")`, `st.rename_stage(...)` |
 # | `stndnaming(tree, uniq = TRUE)` | `st.stndnaming(tree, uniq=True)` |
 # | `logLik(tree)`, `BIC(tree)`, `AIC(tree)` | `st.logLik(tree)`, `st.BIC(tree)`, `st.AIC(tree)` |
@@ -71,6 +75,7 @@
 import pandas as pd
 
 import pystagedtrees as st
+from pystagedtrees.random import RRandom
 
 titanic = st.datasets.titanic_table()
 figures = {}  # this vignette draws nothing
@@ -150,6 +155,16 @@ sample_r = st.sample_from(tree, 5, rng="R", seed=2024)
 print(pd.concat({"numpy": sample_numpy, "R": sample_r}, axis=1))
 
 # %% [markdown]
+# A search over variable orders that calls a random learner many times
+# replays R only when every call draws from the same stream, as R's global
+# generator does: pass one `RRandom` (a fresh `rng="R", seed=1` in each call
+# would restart it).
+
+# %%
+searched = st.search_best(titanic, alg=st.stages_kmeans, rng=RRandom(1))
+print(searched.variables, round(st.BIC(searched), 4))  # R: Class Sex Survived Age, 10439.249
+
+# %% [markdown]
 # ## Models are objects with methods
 #
 # Every function whose first argument is a model is also a method, so R's
@@ -165,3 +180,5 @@ print(piped)
 #
 # R's `predict` breaks ties between equally probable classes at random; here
 # the first class (in level order) wins, so predictions are reproducible.
+# The imputations of `sevt_fit_em` and `stages_em` are predictions, so they
+# equal R's wherever no row is a tie.
