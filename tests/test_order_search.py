@@ -197,3 +197,15 @@ def test_search_checks_its_arguments():
         st.search_greedy(data[["V0"]])
     with pytest.raises(TypeError, match="DataFrame"):
         st.search_best(data.to_numpy())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(categorical_frames(min_vars=3, max_vars=4, max_rows=30))
+def test_sevt_add_matches_full_on_random_frames(data):
+    order = list(data.columns)[::-1]
+    model = st.full(data, order=order[:-1], lambda_=1)
+    added = st.sevt_add(model, order[-1], data)
+    whole = st.full(data, order=order, lambda_=1)
+    assert added.stages() == whole.stages()
+    assert float(added.ll) == pytest.approx(float(whole.ll), rel=1e-12, abs=1e-12)
+    assert (added.ll.df, added.ll.nobs) == (whole.ll.df, whole.ll.nobs)
