@@ -9,6 +9,7 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 import pandas as pd
 
 from pystagedtrees._data import encode_frame
+from pystagedtrees._rng import random_source
 from pystagedtrees.compare import compare_stages
 from pystagedtrees.construct import copy_sevt
 from pystagedtrees.fit import sevt_fit
@@ -36,15 +37,15 @@ def _em_data(model, data):
     return data
 
 
-def impute(data, model, chain_impute=False):
+def impute(data, model, chain_impute=False, source=None):
     """``data`` with each missing value of a model variable set to its most probable level.
 
     Variables are filled in tree order; each one is predicted from the
     original row, or with ``chain_impute`` from the row as already filled.
     A value stays missing where every level has probability 0.  Ties go to
-    the first level (R draws among tied levels at random).  The model's
-    columns come back as categoricals over the model's levels; other
-    columns are unchanged.
+    the first level, or are drawn from the random ``source`` as R draws
+    them.  The model's columns come back as categoricals over the model's
+    levels; other columns are unchanged.
     """
     variables = model.variables
     codes, _ = encode_frame(data, columns=variables, levels=model.tree)
@@ -53,7 +54,7 @@ def impute(data, model, chain_impute=False):
         missing = codes[:, i] < 0
         if missing.any():
             rows = (codes if chain_impute else original)[missing]
-            codes[missing, i] = most_probable(class_log_posterior(model, rows, i))
+            codes[missing, i] = most_probable(class_log_posterior(model, rows, i), source)
     filled = data.copy()
     for i, var in enumerate(variables):
         filled[var] = pd.Categorical.from_codes(codes[:, i], model.tree[var])
@@ -61,7 +62,8 @@ def impute(data, model, chain_impute=False):
 
 
 @sevt_method
-def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_impute=False):
+def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_impute=False,
+                seed=None, rng=None):
     """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
 
     ``max_iter`` times: impute the missing values of ``data`` with the
@@ -84,6 +86,10 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
         convergence test).
     chain_impute : bool, default False
         Impute each variable from the row as already imputed.
+    seed, rng
+        How ties between equally probable levels are broken, as in
+        :func:`~pystagedtrees.predict`: the first level by default; with
+        ``rng="R", seed=s`` the result equals R's after ``set.seed(s)``.
 
     Returns
     -------
@@ -106,9 +112,10 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     data = _em_data(object, data)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     chain_impute = check_flag(chain_impute, "chain_impute")
+    source = None if rng is None else random_source(rng, seed)
     model = object
     for iteration in range(1, max_iter + 1):
-        completed = impute(data, model, chain_impute)
+        completed = impute(data, model, chain_impute, source)
         model = sevt_fit(model, data=completed, lambda_=lambda_, scope=scope,
                          compute_logLik=False)
         model.fit_em = {"iter": iteration}
@@ -117,7 +124,7 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
 
 @sevt_method
 def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, incremental=False,
-              chain_impute=False, **alg_args):
+              chain_impute=False, seed=None, rng=None, **alg_args):
     """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).
 
     Each round imputes the missing values with the current model, refits
@@ -141,6 +148,11 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
         starting structure.
     chain_impute : bool, default False
         Impute each variable from the row as already imputed.
+    seed, rng
+        How imputation ties are broken, as in :func:`sevt_fit_em`.  With a
+        random ``stages_alg``, R's result needs one R generator shared by
+        both: ``g = RRandom(s)``, ``rng=g`` and
+        ``stages_alg=functools.partial(stages_kmeans, rng=g)``.
     **alg_args
         Further arguments of ``stages_alg``.
 
@@ -170,11 +182,12 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     max_iter_em = check_int(max_iter_em, "max_iter_em", minimum=1)
     incremental = check_flag(incremental, "incremental")
     chain_impute = check_flag(chain_impute, "chain_impute")
+    source = None if rng is None else random_source(rng, seed)
     model = object.copy()
     model.em = {}
     start = copy_sevt(model, extra=["lambda", "name_unobserved", "em"])
     for iteration in range(1, max_iter_em + 1):
-        completed = impute(data, model, chain_impute)
+        completed = impute(data, model, chain_impute, source)
         start = sevt_fit(model if incremental else start, data=completed)
         learned = stages_alg(start, **alg_args)
         learned.em = {"iter": iteration}

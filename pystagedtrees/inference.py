@@ -10,6 +10,7 @@ import pandas as pd
 
 from pystagedtrees._data import check_frame, encode_column
 from pystagedtrees._infer import dense_path_logprob
+from pystagedtrees._rng import draw_index, random_source
 from pystagedtrees._stagevec import DENSE_MAX, StageVector
 from pystagedtrees._validation import check_flag
 from pystagedtrees.model import check_sevt, sevt_method
@@ -244,7 +245,7 @@ def _all_combinations(model):
 
 
 @sevt_method
-def predict(object, newdata=None, class_=None, prob=False, log=False):
+def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None, rng=None):
     """Predict a variable from the others (R: ``predict.sevt``).
 
     Parameters
@@ -260,13 +261,19 @@ def predict(object, newdata=None, class_=None, prob=False, log=False):
         Return the conditional class probabilities instead of labels.
     log : bool, default False
         With ``prob``, return log-probabilities.
+    seed : int, optional
+        Seed of ``rng`` ("numpy" or "R").
+    rng : None, "numpy", "R", numpy.random.Generator or RRandom, default None
+        How ties between equally probable classes are broken.  None: the
+        first class wins.  Otherwise a class is drawn among the tied ones,
+        as R does; ``rng="R"`` draws what R draws after ``set.seed(seed)``.
 
     Returns
     -------
     pandas.Categorical or pandas.DataFrame
-        The most probable class per row (the first one on ties; NaN where
-        every class has probability 0), or a DataFrame of probabilities with
-        one column per class level.
+        The most probable class per row (NaN where every class has
+        probability 0), or a DataFrame of probabilities with one column per
+        class level.
 
     Examples
     --------
@@ -282,12 +289,13 @@ def predict(object, newdata=None, class_=None, prob=False, log=False):
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
+    source = None if rng is None else random_source(rng, seed)
     log_post = class_log_posterior(object, _encode_rows(object, frame, "newdata"), c)
     levels = object.tree[class_]
     if prob:
         values = log_post if log else np.exp(log_post)
         return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
-    return pd.Categorical.from_codes(most_probable(log_post), levels)
+    return pd.Categorical.from_codes(most_probable(log_post, source), levels)
 
 
 def class_log_posterior(model, codes, c):
@@ -310,7 +318,22 @@ def class_log_posterior(model, codes, c):
     return log_post
 
 
-def most_probable(log_post):
-    """Code of the most probable level per row: the first on ties, -1 on NaN rows."""
+def most_probable(log_post, source=None):
+    """Code of the most probable level per row, -1 on NaN rows.
+
+    Ties go to the first level, or with a random ``source`` (numpy Generator
+    or RRandom) to a level drawn among the tied ones, row by row, as R's
+    ``which_class`` draws: ``sample(tied, 1)``, where a NaN row counts as a
+    tie of every level (R consumes a draw there too).
+    """
     undefined = np.isnan(log_post).all(axis=1)
-    return np.where(undefined, -1, np.argmax(np.where(undefined[:, None], 0, log_post), axis=1))
+    safe = np.where(undefined[:, None], 0.0, log_post)
+    best = np.where(undefined, -1, np.argmax(safe, axis=1))
+    if source is None or log_post.shape[1] < 2:
+        return best
+    tied = safe == safe.max(axis=1, keepdims=True)
+    for row in np.flatnonzero(tied.sum(axis=1) > 1):
+        levels = np.flatnonzero(tied[row])
+        choice = levels[draw_index(source, len(levels))[0]]
+        best[row] = -1 if undefined[row] else choice
+    return best

@@ -224,3 +224,19 @@ def test_stages_em_equals_r_without_ties(chain_impute):
     for var, per_stage in got_fit.stage_prob.items():
         for stage, probs in per_stage.items():
             np.testing.assert_allclose(probs, fitted.stage_prob[var][stage], rtol=1e-12)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", [11, 12])
+def test_em_with_ties_replays_r_after_set_seed(seed):
+    data = st.datasets.titanic()
+    data = data.mask(np.random.default_rng(2).random(data.shape) < 0.2)  # imputations tie
+    r_start = r_call("indep", data, lambda_=1, convert_result=False)
+    with r_context():
+        r_fbhc = ro.r("stagedtrees::stages_fbhc")
+    compat.set_seed(seed)
+    expected = r_call("stages_em", r_start, incremental=True, stages_alg=r_fbhc)
+    got = st.stages_em(st.indep(data, lambda_=1), incremental=True, stages_alg=st.stages_fbhc,
+                       rng="R", seed=seed)
+    assert got.stages() == expected.stages()
+    assert float(st.logLik(got)) == pytest.approx(float(r_call("logLik", expected)), rel=1e-12)

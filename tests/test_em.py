@@ -51,6 +51,32 @@ def test_em_equals_r(case):
         assert learned.stages() == R_EM_STAGES[case]
 
 
+# Recorded from R on _masked_titanic(2, 0.2), whose imputations tie (R draws):
+#   set.seed(seed); logLik(sevt_fit_em(m0, chain_impute = chain)); the same seed for
+#   stages_em(m0, ...) and stages_em(indep(d, lambda), incremental = TRUE, stages_alg = stages_fbhc)
+R_EM_TIES = {
+    (1.0, True, 1): (-4622.84109887163, -4621.99031116474, 3, -5192.85824557706),
+    (1.0, False, 2): (-4624.40779336107, -4621.99031116474, 4, -5193.72484622894),
+    (0.5, True, 3): (-4619.76724457635, -4621.17196457876, 3, -5191.49872138213),
+}
+
+
+@pytest.mark.parametrize("case", sorted(R_EM_TIES))
+def test_em_replays_r_tie_draws(case):
+    lambda_, chain, seed = case
+    fit_ll, em_ll, em_iter, incremental_ll = R_EM_TIES[case]
+    data = _masked_titanic(2, 0.2)
+    start = st.full(data, lambda_=lambda_)
+    fitted = st.sevt_fit_em(start, chain_impute=chain, rng="R", seed=seed)
+    assert float(st.logLik(fitted)) == pytest.approx(fit_ll, rel=1e-12)
+    learned = st.stages_em(start, chain_impute=chain, rng="R", seed=seed)
+    assert float(st.logLik(learned)) == pytest.approx(em_ll, rel=1e-12)
+    assert learned.em == {"iter": em_iter}
+    incremental = st.stages_em(st.indep(data, lambda_=lambda_), incremental=True,
+                               chain_impute=chain, stages_alg=st.stages_fbhc, rng="R", seed=seed)
+    assert float(st.logLik(incremental)) == pytest.approx(incremental_ll, rel=1e-12)
+
+
 def test_impute_fills_with_the_most_probable_level():
     data = _masked_titanic(2, 0.2)
     model = st.full(data, lambda_=1)

@@ -96,3 +96,34 @@ def test_prob_errors():
         st.predict(st.sevt(st.datasets.titanic_table()))
     with pytest.raises(TypeError, match="dict"):
         st.prob(model, "Age")
+
+
+def _tied_model():
+    # C is independent of A; P(C = p | A) = 1/2 for A = "y", so C ties there
+    data = pd.DataFrame({
+        "A": pd.Categorical(["x"] * 30 + ["y"] * 20, ["x", "y"]),
+        "C": pd.Categorical(["q"] * 20 + ["p"] * 10 + ["p"] * 10 + ["q"] * 10, ["p", "q"]),
+    })
+    return st.full(data, lambda_=0)
+
+
+def test_predict_breaks_ties_at_random_only_when_asked():
+    model = _tied_model()
+    rows = pd.DataFrame({"A": ["y"] * 400 + ["x"] * 100})
+    first = st.predict(model, rows, class_="C")
+    assert list(first[:400]) == ["p"] * 400 and list(first[400:]) == ["q"] * 100
+    drawn = st.predict(model, rows, class_="C", rng=np.random.default_rng(0))
+    assert list(drawn[400:]) == ["q"] * 100  # no tie, no draw
+    share = (np.asarray(drawn[:400]) == "p").mean()
+    assert 0.4 < share < 0.6
+    again = st.predict(model, rows, class_="C", rng="numpy", seed=5)
+    assert list(again) == list(st.predict(model, rows, class_="C", rng="numpy", seed=5))
+    with pytest.raises(ValueError, match="rng"):
+        st.predict(model, rows, class_="C", rng="mt")
+
+
+def test_predict_replays_r_tie_draws():
+    # R: set.seed(7); predict(m, newdata = nd, class = "C") for the same model and rows
+    rows = pd.DataFrame({"A": ["y", "y", "x", "y", "y", "y", "x", "y", "y", "y"]})
+    got = st.predict(_tied_model(), rows, class_="C", rng="R", seed=7)
+    assert list(got) == ["q", "p", "q", "p", "q", "p", "q", "q", "p", "q"]

@@ -180,5 +180,6 @@ print(piped)
 #
 # R's `predict` breaks ties between equally probable classes at random; here
 # the first class (in level order) wins, so predictions are reproducible.
-# The imputations of `sevt_fit_em` and `stages_em` are predictions, so they
-# equal R's wherever no row is a tie.
+# To draw among tied classes as R does, pass `rng`: `rng="R", seed=s` gives
+# R's draws after `set.seed(s)`.  The imputations of `sevt_fit_em` and
+# `stages_em` are predictions and take the same arguments.
