@@ -40,7 +40,7 @@ from pystagedtrees.parentslist import parentslist, topo_sort_parentslist
 
 MODEL_CHECKS = [
     "full", "indep", "sevt_fit", "stages_bhc", "stages_fbhc", "stages_hc", "stages_bj",
-    "stages_hclust", "stages_kmeans", "stages_bhcr",
+    "stages_hclust", "stages_kmeans", "stages_bhcr", "search_greedy",
 ]
 BNC_CHECKS = ["bnc_nb", "bnc_tan_cl", "as_sevt_nb", "as_sevt_tan_cl"]
 RANDOM_CHECKS = ["random_sevt", "sample_from"]
@@ -211,6 +211,9 @@ class CrossCheck:
     def _py_stages_bhcr(self):
         return st.stages_bhcr(self.py("full"), rng="R", seed=self.seed)
 
+    def _py_search_greedy(self):
+        return st.search_greedy(self.train, alg=st.stages_bhc, lambda_=self.lambda_)
+
     def _py_random_sevt(self):
         from pystagedtrees.random import random_sevt
 
@@ -276,6 +279,10 @@ class CrossCheck:
         full = self.r("full")
         compat.set_seed(self.seed)
         return self.R("stages_bhcr", full)
+
+    def _r_search_greedy(self):
+        alg = r_function("stagedtrees::stages_bhc")
+        return self.R("search_greedy", self.train_r, alg=alg, lambda_=self.lambda_)
 
     def _r_random_sevt(self):
         full = self.r("full")
