@@ -173,6 +173,8 @@ def join_positions(object, var, s1, s2):
     model = join_stages(object, var, s1, s2)
     i = model.var_index(var, "var")
     for j in range(i + 1, len(model.variables)):
+        if model._prob is not None:  # stage ids change: refitted (or erased) below
+            model._prob[j] = model._n[j] = None
         k = int(model._k[j - 1])
         previous = _dense_stages(model, j - 1)
         key = (previous[:, None].astype(np.int64) * k + np.arange(k)).ravel()

@@ -367,6 +367,8 @@ def copy_sevt(object, extra=None):
         extra = []
     elif isinstance(extra, str):
         extra = [extra]
+    elif not isinstance(extra, (list, tuple)):
+        raise TypeError(f"`extra` must be a field name or a list of them; got {extra!r}.")
     unknown = [name for name in extra if name not in _COPYABLE]
     if unknown:
         raise ValueError(

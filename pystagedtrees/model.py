@@ -156,7 +156,9 @@ class Sevt:
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
             value = getattr(self, field)
-            setattr(out, field, None if value is None else [a.copy() for a in value])
+            setattr(out, field, None if value is None else [
+                None if a is None else a.copy() for a in value  # None: a variable awaiting its fit
+            ])
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 

@@ -1,5 +1,6 @@
 """Chain event graphs: positions, simplification, joins of positions, graphs."""
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
@@ -103,6 +104,21 @@ def test_join_positions():
     assert float(st.logLik(joined)) == pytest.approx(float(compute_loglik(joined)), rel=1e-12)
     # the two joined situations now root identical subtrees: one position
     assert ceg(joined).positions["Sex"][:2] == ["1", "1"]
+
+
+def test_join_positions_when_downstream_stages_outnumber_the_old_ones():
+    # unobserved first, then observed: the rebuilt stages of X2 outnumber the
+    # fitted ones (this raised an IndexError on the stale probabilities)
+    data = pd.DataFrame({
+        "X0": pd.Categorical(["l2", "l1"], ["l0", "l1", "l2"]),
+        "X1": pd.Categorical(["l0", "l1"], ["l0", "l1"]),
+        "X2": pd.Categorical(["l0", "l0"], ["l0"]),
+    })
+    model = st.full(data, lambda_=1)
+    joined = join_positions(model, "X1", "2", "3")
+    assert float(joined.ll) == pytest.approx(float(compute_loglik(st.sevt_fit(joined))), rel=1e-12)
+    simple = st.stages_simplebhc(model)
+    assert float(simple.ll) == pytest.approx(float(compute_loglik(st.sevt_fit(simple))), rel=1e-12)
 
 
 def test_ceg_of_two_variable_tree():
