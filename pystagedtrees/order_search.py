@@ -174,26 +174,27 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
     encoded = _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_args)
     variables = encoded.variables
     scores, sinks = {}, {}
-    previous = {}  # the full trees of the sets one variable smaller
+    # the full trees of the sets one variable smaller, with their criterion
+    previous = {}
     for var in variables:
-        previous[(var,)] = encoded.full([var])
-        scores[(var,)] = _criterion(search_criterion, previous[(var,)])
-        sinks[(var,)] = var
+        model = encoded.full([var])
+        previous[(var,)] = model, _criterion(search_criterion, model)
+        scores[(var,)], sinks[(var,)] = previous[(var,)][1], var
     for size in range(2, len(variables) + 1):
         current = {}
         for subset in itertools.combinations(variables, size):
             best_sink, best_value = None, None
             for var in subset:
                 rest = tuple(v for v in subset if v != var)
-                base = previous[rest]
+                base, base_value = previous[rest]
                 added = alg(encoded.add(base, var), scope=[var], **alg_args)
-                gain = _criterion(search_criterion, added) - _criterion(search_criterion, base)
-                value = scores[rest] + gain
+                value = scores[rest] + (_criterion(search_criterion, added) - base_value)
                 if best_value is None or value < best_value:
                     best_sink, best_value = var, value
             scores[subset], sinks[subset] = best_value, best_sink
             if size < len(variables):
-                current[subset] = encoded.full(list(subset))
+                model = encoded.full(list(subset))
+                current[subset] = model, _criterion(search_criterion, model)
         previous = current
     order = []
     left = tuple(variables)
