@@ -167,11 +167,11 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     --------
     >>> import numpy as np
     >>> import pystagedtrees as st
-    >>> data = st.datasets.titanic()
-    >>> data = data.mask(np.random.default_rng(1).random(data.shape) < 0.1)
-    >>> model = st.stages_em(st.full(data, lambda_=1))
-    >>> model.em
-    {'iter': 3}
+    >>> titanic = st.datasets.titanic()
+    >>> holes = np.random.default_rng(1).random(titanic.shape) < 0.1
+    >>> learned = st.stages_em(st.full(titanic.mask(holes), lambda_=1))
+    >>> learned.em, bool(learned.data_raw.isna().to_numpy().sum() == holes.sum())
+    ({'iter': 3}, True)
     """
     check_sevt(object, fitted=True)
     data = _em_data(object, data)
