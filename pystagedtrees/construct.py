@@ -334,6 +334,8 @@ _COPYABLE = {
     "em": ("em",),
     "fit_em": ("fit_em",),
 }
+# set by the functions that make them, absent otherwise
+_OPTIONAL_FIELDS = {"score", "em", "fit_em"}
 
 
 @sevt_method
@@ -378,7 +380,7 @@ def copy_sevt(object, extra=None):
     kept = {attr for name in extra for attr in _COPYABLE[name]}
     copied = object.copy()
     for attr in {attr for attrs in _COPYABLE.values() for attr in attrs} - kept:
-        if attr in ("score", "em", "fit_em"):
+        if attr in _OPTIONAL_FIELDS:
             copied.__dict__.pop(attr, None)
         else:
             setattr(copied, attr, None)

@@ -80,9 +80,10 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     model = object.copy()
     lambda_ = check_number(lambda_, "lambda_", allow_none=True)
     compute_logLik = check_flag(compute_logLik, "compute_logLik")
-    if scope is not None and set(check_scope(model, scope)) == set(range(len(model.variables))):
-        scope = None  # as in R, a scope of every variable is a complete fit
-    if scope is not None:
+    positions = None if scope is None else check_scope(model, scope)
+    if positions is not None and set(positions) == set(range(len(model.variables))):
+        positions = None  # as in R, a scope of every variable is a complete fit
+    if positions is not None:
         if object._prob is None or object._ctab is None:
             raise ValueError(
                 "`scope` refits part of a fitted model: `object` must be fitted "
@@ -94,7 +95,6 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
                 "`data` and `lambda_` are ignored.",
                 stacklevel=2,
             )
-        positions = check_scope(model, scope)
     else:
         if data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
