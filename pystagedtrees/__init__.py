@@ -7,7 +7,7 @@ is also a method of :class:`Sevt`.
 """
 from pystagedtrees.model import LogLik, Sevt
 from pystagedtrees.counting import make_ctables
-from pystagedtrees.scores import AIC, BIC, logLik, sevt_df
+from pystagedtrees.scores import AIC, BIC, logLik, sevt_df, sevt_nvar, sevt_varnames
 from pystagedtrees.fit import join_unobserved, sevt_fit
 from pystagedtrees.construct import copy_sevt, full, indep, sevt, sevt_add
 from pystagedtrees.inference import path_probability, predict, prob
@@ -98,6 +98,8 @@ __all__ = [
     "AIC",
     "BIC",
     "sevt_df",
+    "sevt_nvar",
+    "sevt_varnames",
     "stages",
     "get_stage",
     "get_path",

@@ -4,7 +4,7 @@ import numpy as np
 from pystagedtrees._learn_kernels import rsum, variable_loglik
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
-__all__ = ["logLik", "AIC", "BIC", "sevt_df", "compute_loglik"]
+__all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
 
 
 def variable_loglik_of(model, i):
@@ -29,6 +29,34 @@ def sevt_df(object):
     """
     check_sevt(object)
     return int(sum(len(lab) * (k - 1) for lab, k in zip(object._labels, object._k)))
+
+
+@sevt_method
+def sevt_nvar(object):
+    """Number of variables in the tree (R: ``sevt_nvar``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> st.sevt_nvar(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}))
+    2
+    """
+    check_sevt(object)
+    return len(object._vars)
+
+
+@sevt_method
+def sevt_varnames(object):
+    """Names of the variables in tree order (R: ``sevt_varnames``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> st.sevt_varnames(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}, order=["B", "A"]))
+    ['B', 'A']
+    """
+    check_sevt(object)
+    return list(object._vars)
 
 
 def compute_loglik(model):

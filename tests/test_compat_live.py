@@ -205,6 +205,8 @@ def test_sevt_add_equals_r():
     assert got.stages() == expected.stages()
     assert list(got.stage_prob["A"]) == list(expected.stage_prob["A"])
     assert float(got.ll) == pytest.approx(float(r_call("logLik", expected)), rel=1e-13)
+    assert st.sevt_varnames(got) == list(r_call("sevt_varnames", expected))
+    assert st.sevt_nvar(got) == int(r_call("sevt_nvar", expected))
 
 
 @needs_stagedtrees

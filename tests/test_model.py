@@ -140,6 +140,16 @@ def test_sevt_structure_and_df():
     assert st.sevt_df(st.sevt({"A": ["0", "1"], "B": ["0", "1"]})) == 2
 
 
+def test_nvar_and_varnames_follow_the_tree_order():
+    model = st.full(st.datasets.titanic_table(), order=["Sex", "Class", "Survived", "Age"])
+    assert st.sevt_varnames(model) == ["Sex", "Class", "Survived", "Age"] == list(model.tree)
+    assert st.sevt_nvar(model) == 4 == model.sevt_nvar()
+    with pytest.raises(TypeError, match="Sevt"):
+        st.sevt_nvar({"A": ["0", "1"]})
+    with pytest.raises(TypeError, match="Sevt"):
+        st.sevt_varnames(None)
+
+
 def test_partial_refit_matches_full_refit():
     model = st.full(st.datasets.titanic_table(), lambda_=1)
     joined = st.join_stages(model, "Age", "1", "2")
