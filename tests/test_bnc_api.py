@@ -343,7 +343,8 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
     codes = enc.codes[:, enc.class_index]
     folds = stratified_folds(codes, len(enc.levels["c"]), 3, resolve_rng(seed))
     f0, f1, f2 = enc.features[:3]
-    dags = [_Dag(enc.features, {}), _Dag(enc.features, {f1: (f0,)}),
+    # the empty model is where fssj starts
+    dags = [_Dag([], {}), _Dag(enc.features, {}), _Dag(enc.features, {f1: (f0,)}),
             _Dag(enc.features, {f1: (f0,), f2: (f1, f0)})]
     scorer = FoldScorer(enc, folds, smooth=1.0)
     scorer.set_current(dags[1])
@@ -361,3 +362,29 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
             pred = map_random(lj, draws, take_exp=True)
             accuracy[i, j] = np.mean(pred == codes[test])
     np.testing.assert_allclose(ours, accuracy.mean(axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("learner", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
+def test_wrappers_search_data_with_missing_values(learner):
+    rng = np.random.default_rng(11)
+    d = pd.DataFrame({col: rng.choice(["p", "q"], 40) for col in ["c", "x", "y", "z"]})
+    d["y"] = np.where(rng.random(40) < 0.8, d["c"], d["y"])
+    d = d.mask(rng.random(d.shape) < 0.1).assign(c=d["c"])
+    model = getattr(bnc, learner)("c", d, k=3, epsilon=0, random_state=2)
+    log = model.greedy_scores_log
+    assert all(b >= a for a, b in zip(log, log[1:]))
+    prob = bnc.predict(bnc.lp(model, d, smooth=1), d, prob=True)
+    np.testing.assert_allclose(prob.sum(axis=1), 1)
+
+
+def test_data_without_evidence_is_refused(small):
+    unlabelled = small.assign(c=pd.Categorical([None] * 6, categories=["a", "b"]))
+    for call in (lambda: bnc.tan_hc("c", unlabelled, k=2),
+                 lambda: bnc.cv(bnc.lp(bnc.nb("c", small), small, smooth=1), unlabelled, k=2)):
+        with pytest.raises(ValueError, match="class of `dataset` is missing in every row"):
+            call()
+    # x and y never observed in the same row: R stops on this too
+    apart = small.assign(x=["u", "v", "u", None, None, None], y=[None, None, None, "p", "q", "p"])
+    for score in ("loglik", "bic", "aic"):
+        with pytest.raises(ValueError, match="'x' and 'y' are never observed together"):
+            bnc.tan_cl("c", apart, score=score)

@@ -42,8 +42,13 @@ def stratified_folds(class_codes, n_levels, k, draws):
 
     Rows are grouped by class level (in level order, ascending within a
     level); folds are returned in fold-number order and a fold that received
-    no rows is dropped.  Rows with a missing class are in no fold.
+    no rows is dropped.  Rows with a missing class are in no fold; if
+    every row misses it there are no folds and this raises.
     """
+    if not np.any(class_codes >= 0):
+        raise ValueError(
+            "the class of `dataset` is missing in every row: there is nothing to cross-validate."
+        )
     rows, nums = [], []
     for level in range(n_levels):
         members = np.flatnonzero(class_codes == level)

@@ -78,7 +78,10 @@ def _needed_missing(model, missing):
         for g in children[f]:
             below |= ~missing[:, col[g]] | reaches[g]
         reaches[f] = below
-    return missing & np.column_stack([reaches[f] for f in feats])
+    needed = np.zeros_like(missing)
+    for f in feats:
+        needed[:, col[f]] = reaches[f]
+    return missing & needed
 
 
 def _topological_features(model):

@@ -83,6 +83,12 @@ def ode_scores(enc, a, b):
     h_c = entropy_ml(t.sum(axis=(0, 1)))
     cmi = h_ac + h_bc - h_abc - h_c
     n = float(t.sum())
+    if n == 0:
+        # R stops here too (with an internal assertion)
+        raise ValueError(
+            f"features {a!r} and {b!r} are never observed together with the class in "
+            "`dataset`: their dependence cannot be scored."
+        )
     df = (ra - 1) * (rb - 1) * rc
     return cmi, n * cmi - (math.log(n) / 2) * df, n * cmi - df
 
