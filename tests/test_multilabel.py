@@ -12,6 +12,7 @@ from hypothesis import strategies as hst
 from scipy.stats import entropy
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import MultiOutputClassifier
+from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pystagedtrees.multilabel import (
@@ -429,6 +430,16 @@ def test_chain_rejects_non_binary_labels_and_non_estimators():
         BNClassifierChain("logistic").fit(X, Y)
 
 
+@pytest.mark.parametrize("estimator", [LogisticRegression(), GaussianNB()])
+def test_chain_refuses_a_label_with_one_class(estimator):
+    # scikit-learn's chain fails in fit for some learners and only in
+    # predict_proba for others
+    X, Y = _separable_labels(50)
+    Y[:, 1] = 1
+    with pytest.raises(ValueError, match=r"label column 1 of `Y` has only one class \(1\)"):
+        BNClassifierChain(estimator, order="random").fit(X, Y)
+
+
 # ---------------------------------------------------------------- metrics
 
 
@@ -453,6 +464,21 @@ def test_multilabel_scores_by_hand():
     }
     assert scores == pytest.approx(expected)
     assert multilabel_scores(Y_true.astype(bool), Y_pred.astype(float)) == scores
+
+
+def test_multilabel_scores_of_a_single_label():
+    y_true = np.array([[1], [1], [1], [0], [0]])
+    y_pred = np.array([[1], [1], [0], [0], [1]])
+    # TP 2, FN 1, FP 1 -> F1 4/6; 3 of 5 rows right
+    scores = multilabel_scores(y_true, y_pred)
+    assert scores == pytest.approx({
+        "hamming_loss": 2 / 5, "subset_accuracy": 3 / 5, "micro_f1": 4 / 6,
+        "macro_f1": 4 / 6, "example_f1": 3 / 5, "example_accuracy": 3 / 5,
+    })
+    # the label written twice is the same problem, scored on scikit-learn's
+    # multi-label path
+    twice = multilabel_scores(np.repeat(y_true, 2, axis=1), np.repeat(y_pred, 2, axis=1))
+    assert scores == pytest.approx(twice)
 
 
 @pytest.mark.parametrize(

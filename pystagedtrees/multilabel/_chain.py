@@ -44,6 +44,13 @@ def _encode_binary_targets(Y):
             "`Y` must be a 2-D label matrix (n_samples, n_labels); got a 1-D "
             "array. Use Y.reshape(-1, 1) for a single label."
         )
+    for j, values in enumerate(classes):
+        if len(values) < 2:
+            # scikit-learn's chain would fail later, or only in predict_proba
+            raise ValueError(
+                f"label column {j} of `Y` has only one class ({values[0].tolist()!r}): each "
+                "label's classifier needs both classes in the training data."
+            )
     codes = np.column_stack(
         [np.searchsorted(values, column) for values, column in zip(classes, columns.T)]
     )
@@ -218,7 +225,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             The features.
         Y : array-like or pandas.DataFrame of shape (n_samples, n_labels)
             Binary labels: 0/1, booleans, or any two values per column (the
-            larger sorted value plays the part of 1).
+            larger sorted value plays the part of 1).  Every column must take
+            both of its values.
 
         Returns
         -------

@@ -63,17 +63,28 @@ def multilabel_scores(Y_true, Y_pred):
         raise ValueError(
             f"`Y_true` and `Y_pred` must have the same shape; got {Y_true.shape} and {Y_pred.shape}."
         )
+    subset_accuracy = float(accuracy_score(Y_true, Y_pred))
+    if Y_true.shape[1] == 1:
+        # scikit-learn reads one column as a binary target: its micro/macro
+        # averages would then run over the two values, not over the label
+        label_f1 = float(f1_score(Y_true.ravel(), Y_pred.ravel(), zero_division=0.0))
+        micro_f1 = macro_f1 = label_f1
+        # a row scores 1 exactly when its one label is right
+        example_f1 = example_accuracy = subset_accuracy
+    else:
+        micro_f1 = float(f1_score(Y_true, Y_pred, average="micro", zero_division=0.0))
+        macro_f1 = float(f1_score(Y_true, Y_pred, average="macro", zero_division=0.0))
+        example_f1 = float(f1_score(Y_true, Y_pred, average="samples", zero_division=1.0))
+        example_accuracy = float(
+            jaccard_score(Y_true, Y_pred, average="samples", zero_division=1.0)
+        )
     return {
         "hamming_loss": float(hamming_loss(Y_true, Y_pred)),
-        "subset_accuracy": float(accuracy_score(Y_true, Y_pred)),
-        "micro_f1": float(f1_score(Y_true, Y_pred, average="micro", zero_division=0.0)),
-        "macro_f1": float(f1_score(Y_true, Y_pred, average="macro", zero_division=0.0)),
-        "example_f1": float(
-            f1_score(Y_true, Y_pred, average="samples", zero_division=1.0)
-        ),
-        "example_accuracy": float(
-            jaccard_score(Y_true, Y_pred, average="samples", zero_division=1.0)
-        ),
+        "subset_accuracy": subset_accuracy,
+        "micro_f1": micro_f1,
+        "macro_f1": macro_f1,
+        "example_f1": example_f1,
+        "example_accuracy": example_accuracy,
     }
 
 
