@@ -19,6 +19,7 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -86,14 +87,50 @@ def _new_axes(ax, width, height):
 
 # -- colours ----------------------------------------------------------------------
 
-def _palette(palette):
+# An xcolor name or mix (``red``, ``Periwinkle``, ``red!50!blue``, ``-red``)
+_XCOLOR = re.compile(r"-?[A-Za-z][A-Za-z0-9]*(?:![0-9.]+(?:!-?[A-Za-z][A-Za-z0-9]*)?)*")
+
+
+def _text_color_like(color):
+    """Whether :func:`to_dot` and :func:`write_tikz` can write ``color``.
+
+    A colour :func:`_rgb255` reads is written as RGB; any other xcolor name
+    or mix is written as given.  Names matplotlib does not know are accepted
+    on purpose: TikZ knows more (``dvipsnames``, ``\\definecolor``), so only
+    what cannot be a colour at all (spaces, commas, braces) is refused.
+    """
+    return _rgb255(color) is not None or _XCOLOR.fullmatch(color) is not None
+
+
+def _color_check():
+    """The colours a picture accepts: matplotlib's, or without it :func:`_text_color_like`."""
+    try:
+        from matplotlib.colors import is_color_like
+    except ImportError:
+        return _text_color_like
+    return is_color_like
+
+
+def _check_color(color, is_color, where, hint=""):
+    """``color`` if it is a colour string ``is_color`` accepts; ``where`` names it."""
+    if not isinstance(color, str):
+        raise TypeError(f"{where} must be a colour (a string); got {color!r}.")
+    if not is_color(color):
+        raise ValueError(f"{where} must be a colour; got {color!r}{hint}.")
+    return color
+
+
+def _palette(palette, is_color):
     if palette is None:
         return PALETTES["R4"]
+    expected = f"one of {sorted(PALETTES)} or a list of colours"
     if isinstance(palette, str):
         if palette not in PALETTES:
-            raise ValueError(f"`palette` must be one of {sorted(PALETTES)} or a list of colours; got {palette!r}.")
+            raise ValueError(f"`palette` must be {expected}; got {palette!r}.")
         return PALETTES[palette]
-    colors = [str(c) for c in palette]
+    if not isinstance(palette, Iterable):
+        raise TypeError(f"`palette` must be {expected}; got {palette!r}.")
+    colors = [_check_color(c, is_color, f"`palette`[{i}]") for i, c in enumerate(palette)]
     if not colors:
         raise ValueError("`palette` is an empty list of colours.")
     return colors
@@ -124,11 +161,45 @@ def _unique_stages(model, i, ignore):
     return [str(labels[s]) for s in ids if str(labels[s]) not in ignore]
 
 
-def _call_col(col, stages, var):
+def _call_col(col, stages, var, is_color):
     n_args = len(inspect.signature(col).parameters)
     colors = col() if n_args == 0 else col(stages) if n_args == 1 else col(stages, var)
+    # a string would be read letter by letter ('red' -> 'r', 'e', 'd')
+    if isinstance(colors, str) or not isinstance(colors, Iterable):
+        raise TypeError(f"`col` must return a list of colours, one per stage; for {var!r} it returned {colors!r}.")
     colors = list(colors)
-    return {s: str(c) for s, c in zip(stages, colors)}
+    if len(colors) != len(stages):
+        raise ValueError(
+            f"`col` must return one colour per stage; for the {len(stages)} stages {stages} "
+            f"of {var!r} it returned {len(colors)}: {colors!r}."
+        )
+    return {s: _check_color(c, is_color, f"the colour `col` returns for stage {s!r} of {var!r}")
+            for s, c in zip(stages, colors)}
+
+
+def _stage_name_color(stage, var, colors, is_color):
+    """``col="stages"``: a numeric label ``n`` is palette colour ``n`` (recycled, as R), others are colours."""
+    if re.fullmatch(r"\d+", stage):
+        return colors[(int(stage) - 1) % len(colors)]
+    return _check_color(stage, is_color, f"`col`='stages' uses stage names as colours: each stage of {var!r}",
+                        "; pass `ignore` (default: the unobserved stages) or another `col`")
+
+
+def _check_col_dict(col, x, is_color):
+    """A dict ``col`` maps variables of ``x`` to ``{stage: colour}`` with stages of theirs."""
+    unknown = [v for v in col if v not in x.variables]
+    if unknown:
+        raise ValueError(f"`col` maps variables to {{stage: colour}}; {unknown} are not variables "
+                         f"of the model ({x.variables}).")
+    for var, given in col.items():
+        if not isinstance(given, Mapping):
+            raise TypeError(f"`col`[{var!r}] must be a dict {{stage: colour}}; got {given!r}.")
+        stages = _unique_stages(x, x.variables.index(var), ())
+        unknown = [s for s in given if s not in stages]
+        if unknown:
+            raise ValueError(f"`col`[{var!r}] names stages {unknown} that {var!r} does not have ({stages}).")
+        for s, c in given.items():
+            _check_color(c, is_color, f"`col`[{var!r}][{s!r}]")
 
 
 @sevt_method
@@ -149,9 +220,9 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
         - ``"classic"``: stages with a single situation stay uncoloured
           (white); the others get distinct colours across all variables.
         - a function of the stages (and optionally the variable) returning
-          one colour per stage.
+          a list of one colour per stage.
         - a dict ``variable -> {stage: colour}``; stages not listed stay
-          uncoloured.
+          uncoloured (pictures colour the root by its entry ``{"1": colour}``).
     ignore : list of str, optional
         Stages left without a colour; default ``x.name_unobserved``.
     limit : int, optional
@@ -168,7 +239,10 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     Raises
     ------
     ValueError, TypeError
-        An unknown ``col`` or ``palette``.
+        An unknown ``col`` or ``palette``, or one giving something that is
+        not a colour (matplotlib's colours; without matplotlib, a hex code
+        or a colour name).  With ``col="stages"`` that is a stage name that
+        is no colour, such as an unobserved stage not in ``ignore``.
 
     Examples
     --------
@@ -183,7 +257,12 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     """
     check_sevt(x, "x")
     ignore = check_ignore(ignore, x.name_unobserved)
-    colors = _palette(palette)
+    return _stages_col(x, col, ignore, limit, palette, _color_check())
+
+
+def _stages_col(x, col, ignore, limit, palette, is_color):
+    """:func:`make_stages_col` checking colours with ``is_color`` (pictures and text differ)."""
+    colors = _palette(palette, is_color)
     limit = check_int(limit, "limit", minimum=1, allow_none=True)
     p = len(x.variables)
     d = p if limit is None else min(p, limit)
@@ -195,10 +274,8 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
             out[x.variables[i]] = dict(zip(stages, pal))
     elif isinstance(col, str) and col == "stages":
         for i in range(1, d):
-            out[x.variables[i]] = {
-                s: colors[(int(s) - 1) % len(colors)] if re.fullmatch(r"\d+", s) else s
-                for s in _unique_stages(x, i, ignore)
-            }
+            var = x.variables[i]
+            out[var] = {s: _stage_name_color(s, var, colors, is_color) for s in _unique_stages(x, i, ignore)}
     elif isinstance(col, str) and col == "classic":
         coloured = []
         for i in range(1, d):
@@ -212,13 +289,12 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
             out[v][s] = c
     elif callable(col):
         for i in range(1, d):
-            out[x.variables[i]] = _call_col(col, _unique_stages(x, i, ignore), x.variables[i])
-    elif isinstance(col, dict):
+            out[x.variables[i]] = _call_col(col, _unique_stages(x, i, ignore), x.variables[i], is_color)
+    elif isinstance(col, Mapping):
+        _check_col_dict(col, x, is_color)
         for i in range(1, d):
             given = col.get(x.variables[i], {})
-            out[x.variables[i]] = {
-                s: (str(given[s]) if s in given else None) for s in _unique_stages(x, i, ignore)
-            }
+            out[x.variables[i]] = {s: given.get(s) for s in _unique_stages(x, i, ignore)}
     else:
         raise ValueError(
             "`col` must be None, 'stages', 'classic', a function or a dict "
@@ -227,8 +303,11 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     return out
 
 
-def _root_color(col, colors):
-    return colors[0] if not isinstance(col, dict) else None
+def _root_color(x, col, palette, is_color):
+    """The root's colour: a dict ``col`` may give it (else uncoloured), otherwise the palette's first."""
+    if isinstance(col, Mapping):
+        return col.get(x.variables[0], {}).get("1")
+    return _palette(palette, is_color)[0]
 
 
 # -- which part of a tree is drawn ---------------------------------------------
@@ -261,14 +340,14 @@ def _drawn_depth(model, limit, max_leaves):
 class _TreeView:
     """The situations of the first ``d`` variables: stages, colours, ignored flags."""
 
-    def __init__(self, model, d, col, ignore, palette):
+    def __init__(self, model, d, col, ignore, palette, is_color):
         self.model = model
         self.d = d
         self.variables = model.variables[:d]
         self.k = [int(k) for k in model._k[:d]]
         self.ignore = check_ignore(ignore, model.name_unobserved)
-        self.colors = make_stages_col(model, col, self.ignore, limit=d, palette=palette)
-        self.root_color = _root_color(col, _palette(palette))
+        self.colors = _stages_col(model, col, self.ignore, d, palette, is_color)
+        self.root_color = _root_color(model, col, palette, is_color)
         self.stages = [_stage_labels(model, i).astype(str) for i in range(d)]
         self.ignored = [np.isin(s, list(self.ignore)) if i else np.zeros(1, bool)
                         for i, s in enumerate(self.stages)]
@@ -311,6 +390,8 @@ def _check_pair(value, name):
         a, b = (float(v) for v in value)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be a pair (low, high) of numbers; got {value!r}.") from None
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"`{name}` must be finite numbers; got {value!r}.")
     if not a < b:
         raise ValueError(f"`{name}` must have low < high; got {value!r}.")
     return a, b
@@ -374,7 +455,7 @@ def plot(
     main, sub : str, optional
         Title and subtitle.
     asp : float, optional
-        y/x aspect ratio (R uses 1); default fills the axes.
+        y/x aspect ratio, a positive number (R uses 1); default fills the axes.
     col, palette
         Stage colours, see :func:`make_stages_col`.
     ignore : list of str, optional
@@ -395,6 +476,7 @@ def plot(
     cex_tree_y : float, default 0.9
         Share of the height used by the tree (room for the names below).
     col_edges : str, default "black"
+        A matplotlib colour.
     lwd_edges : float, default 1.0
     max_leaves : int, default 2000
         Largest number of leaves drawn.
@@ -432,6 +514,8 @@ def plot(
     node_size = check_number(node_size, "node_size", positive=True, allow_none=True)
     cex_tree_y = check_number(cex_tree_y, "cex_tree_y", positive=True)
     lwd_edges = check_number(lwd_edges, "lwd_edges", positive=True)
+    asp = check_number(asp, "asp", positive=True, allow_none=True)
+    col_edges = _check_color(col_edges, _color_check(), "`col_edges`")
     if isinstance(x, Sevt):
         from pystagedtrees.ceg import Ceg
 
@@ -487,7 +571,7 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
     from matplotlib.collections import LineCollection
 
     d, note = _drawn_depth(model, limit, max_leaves)
-    view = _TreeView(model, d, col, ignore, palette)
+    view = _TreeView(model, d, col, ignore, palette, _color_check())
     xs, ys = _tree_layout(view.k, xlim, ylim, float(cex_tree_y))
     n_leaves = len(ys[-1])
     ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.18 * n_leaves)))
@@ -573,15 +657,15 @@ def _layered_positions(layers, xlim, ylim):
     return coords
 
 
-def _ceg_view(model, col, ignore, palette):
+def _ceg_view(model, col, ignore, palette, is_color):
     """Positions (name, variable, stage, colour) in layers, and the edges."""
     from pystagedtrees.ceg import get_edges, get_vertices
 
     ignore = check_ignore(ignore, model.name_unobserved)
     vertices = get_vertices(model, ignore=list(ignore))
     edges = get_edges(model, ignore=list(ignore))
-    colors = make_stages_col(model, col, ignore, palette=palette)
-    root_color = _root_color(col, _palette(palette))
+    colors = _stages_col(model, col, ignore, None, palette, is_color)
+    root_color = _root_color(model, col, palette, is_color)
     layers = {v: [] for v in model.variables}
     nodes = []
     for name, stage, var in vertices.itertuples(index=False):
@@ -605,7 +689,7 @@ def _quadratic_curve(p0, p1, bend, n=24):
 def _plot_ceg(model, ax, xlim, ylim, main, col, palette, ignore, legend, edge_labels):
     from matplotlib.collections import LineCollection
 
-    layers, nodes, edges, colors = _ceg_view(model, col, ignore, palette)
+    layers, nodes, edges, colors = _ceg_view(model, col, ignore, palette, _color_check())
     coords = _layered_positions(layers, xlim, ylim)
     tallest = max(len(layer) for layer in layers)
     ax = _new_axes(ax, 2.0 + 1.8 * len(layers), max(4.0, 0.5 * tallest))
@@ -720,7 +804,7 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
     ax : matplotlib.axes.Axes, optional
     main : str, optional
     width : float, default 0.8
-        Width of a group of bars.
+        Width of a group of bars, a positive number.
 
     Returns
     -------
@@ -728,8 +812,9 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
 
     Raises
     ------
-    ValueError
-        ``x`` not fitted, or ``var`` not one of its variables.
+    ValueError, TypeError
+        ``x`` not fitted, ``var`` not one of its variables, or other bad
+        arguments (colours as in :func:`make_stages_col`).
 
     Examples
     --------
@@ -746,10 +831,11 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
     i = x.var_index(var)
     ignore = check_ignore(ignore, x.name_unobserved)
     horiz, legend = check_flag(horiz, "horiz"), check_flag(legend, "legend")
+    width = check_number(width, "width", positive=True)
     if i == 0:
-        stages, colors = ["1"], {"1": _palette(palette)[0]}
+        stages, colors = ["1"], {"1": _root_color(x, col, palette, _color_check())}
     else:
-        colors = make_stages_col(x, col, ignore, palette=palette)[var]
+        colors = _stages_col(x, col, ignore, None, palette, _color_check())[var]
         stages = list(colors)
     probs = x.stage_prob[var]
     levels = x.tree[var]
@@ -804,7 +890,7 @@ def _text_tree(model, limit, col, ignore, palette, show_ignored, xlim, ylim):
             f"the first {d} variables make a tree of {total} nodes; pass a smaller `limit` "
             f"(at most {MAX_TEXT_NODES} nodes are written)."
         )
-    view = _TreeView(model, d, col, ignore, palette)
+    view = _TreeView(model, d, col, ignore, palette, _text_color_like)
     xs, ys = _tree_layout(view.k, xlim, ylim, 1.0)
     return view, _tree_nodes(model, view, xs, ys, show_ignored)
 
@@ -890,7 +976,7 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True
 
 
 def _dot_ceg(model, col, palette, ignore, rankdir):
-    layers, nodes, edges, _ = _ceg_view(model, col, ignore, palette)
+    layers, nodes, edges, _ = _ceg_view(model, col, ignore, palette, _text_color_like)
     lines = ['digraph "chain event graph" {', f"  rankdir={_dot_quote(rankdir)};",
              '  node [shape="circle", style="filled", fontsize="10"];']
     for name, var, stage, color in nodes:
@@ -973,19 +1059,21 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     ----------
     x : Sevt or Ceg
     file : str or path-like, optional
-        Also write the picture there.
+        Also write the picture there (a file, not a folder).
     limit : int, optional
         Staged trees: only the first ``limit`` variables.
     col, palette
-        See :func:`make_stages_col`.
+        See :func:`make_stages_col`.  Besides matplotlib's colours, any
+        xcolor name or mix (``Periwinkle``, ``red!50!blue``) is written as
+        given, since TikZ may know it; LaTeX reports the unknown ones.
     ignore : list of str, optional
         Stages drawn grey (default ``x.name_unobserved``).
     show_ignored : bool, default True
         False leaves the ignored situations out, as R does.
     node_label : callable, optional
-        ``node_label(var, stage) -> str``; default the stage.
+        ``node_label(var, stage) -> str``; default (None) the stage.
     edge_label : callable, optional
-        ``edge_label(var, level) -> str``; default the level.
+        ``edge_label(var, level) -> str``; default (None) the level.
     scale : float, default 10
     xlim, ylim : pair of float, default (0, 1)
         Range of the coordinates.
@@ -996,6 +1084,12 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     -------
     str
         The ``tikzpicture`` environment.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments, such as a ``col`` giving something that cannot be
+        a colour or a ``file`` that is a folder.
 
     Examples
     --------
@@ -1017,8 +1111,11 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     for name, value in tikz_options.items():
         if not isinstance(value, str):
             raise TypeError(f"`{name}` must be a string (a TikZ option); got {value!r}.")
-    node_label = node_label or (lambda var, stage: stage)
-    edge_label = edge_label or (lambda var, level: level)
+    node_label = _check_label(node_label, "node_label", "stage")
+    edge_label = _check_label(edge_label, "edge_label", "level")
+    file = _check_path(file, "file")
+    if file is not None and file.is_dir():
+        raise ValueError(f"`file` must be a file to write; {str(file)!r} is a folder.")
     from pystagedtrees.ceg import Ceg
 
     styles, node_lines, edge_lines = {}, [], []
@@ -1034,7 +1131,7 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         return styles[key].split("/", 1)[0].strip()
 
     if isinstance(x, Ceg):
-        layers, nodes, edges, _ = _ceg_view(x, col, ignore, palette)
+        layers, nodes, edges, _ = _ceg_view(x, col, ignore, palette, _text_color_like)
         coords = _layered_positions(layers, xlim, ylim)
         for name, var, stage, color in nodes:
             node_style = style((var, stage), color, f"{var}: {stage}")
@@ -1068,8 +1165,28 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     ]
     text = "\n".join(header + node_lines + [""] + edge_lines + ["\\end{tikzpicture}"]) + "\n"
     if file is not None:
-        Path(file).write_text(text)
+        file.write_text(text)
     return text
+
+
+def _check_label(label, name, what):
+    """``label(var, what) -> str``; ``None`` writes ``what`` itself."""
+    if label is None:
+        return lambda var, value: value
+    if not callable(label):
+        raise TypeError(f"`{name}` must be a function (var, {what}) -> str, or None; got {label!r}.")
+    return label
+
+
+def _check_path(path, name):
+    """``None`` or a non-empty path (str or path-like), as a Path."""
+    if path is None:
+        return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be a path (str or os.PathLike) or None; got {path!r}.")
+    if os.fspath(path) == "":
+        raise ValueError(f"`{name}` must be a non-empty path; got {path!r}.")
+    return Path(path)
 
 
 def _tikz_id(name):
@@ -1094,6 +1211,7 @@ def save_figure(obj, name, folder=None, dpi=100):
         Default the environment variable ``PYSTAGEDTREES_FIGURES``, else a
         temporary folder made once per session.
     dpi : int, default 100
+        A positive number.
 
     Returns
     -------
@@ -1115,6 +1233,8 @@ def save_figure(obj, name, folder=None, dpi=100):
         raise TypeError(f"`obj` must be a matplotlib Figure or Axes; got {type(obj).__name__}.")
     if not isinstance(name, str) or not name or os.sep in name:
         raise ValueError(f"`name` must be a file name without folders; got {name!r}.")
+    folder = _check_path(folder, "folder")
+    dpi = check_number(dpi, "dpi", positive=True)
     if folder is None:
         folder = os.environ.get("PYSTAGEDTREES_FIGURES")
     if folder is None:

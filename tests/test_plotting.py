@@ -197,6 +197,13 @@ def test_plot_more_than_ten_variables_warns():
         ({"max_leaves": 0}, "`max_leaves`"),
         ({"col": 3}, "`col`"),
         ({"palette": "nope"}, "`palette`"),
+        ({"xlim": (0, float("inf"))}, "`xlim`"),
+        ({"asp": 0}, "`asp`"),
+        ({"asp": -1}, "`asp`"),
+        ({"asp": float("nan")}, "`asp`"),
+        ({"asp": "x"}, "`asp`"),
+        ({"col_edges": "bad"}, "`col_edges`"),
+        ({"col_edges": 1}, "`col_edges`"),
     ],
 )
 def test_plot_bad_arguments(titanic_bhc, kwargs, message):
@@ -228,11 +235,102 @@ def test_make_stages_col_modes(titanic_bhc):
     # R reads a numeric stage name n as palette colour n (recycled)
     assert by_name["Survived"]["10"] == PALETTES["R4"][(10 - 1) % 8]
     assert make_stages_col(titanic_bhc, col=lambda s: ["red"] * len(s))["Sex"] == dict.fromkeys(unique["Sex"], "red")
-    assert make_stages_col(titanic_bhc, col=lambda s, v: [v] * len(s))["Age"]["1"] == "Age"
+    by_var = make_stages_col(titanic_bhc, col=lambda s, v: ["red" if v == "Age" else "blue"] * len(s))
+    assert by_var["Age"]["1"] == "red" and by_var["Sex"]["1"] == "blue"
     partial = make_stages_col(titanic_bhc, col={"Sex": {"1": "blue"}})
     assert partial["Sex"] == {"1": "blue", "2": None, "3": None}
     assert partial["Age"] == dict.fromkeys(unique["Age"])
     assert list(make_stages_col(titanic_bhc, limit=2)) == ["Sex"]
+
+
+@pytest.fixture(scope="module")
+def small():
+    data = pd.DataFrame({"A": ["a", "b", "a", "b"], "B": ["x", "y", "x", "x"], "C": ["u", "v", "v", "u"]})
+    return st.full(data, lambda_=1)
+
+
+@pytest.fixture(scope="module")
+def unobserved():
+    """A model with an UNOBSERVED stage of C."""
+    return st.full(pd.DataFrame({"A": ["a", "a", "b"], "B": ["x", "y", "x"], "C": ["u", "v", "v"]}), lambda_=1)
+
+
+COLOUR_ERRORS = [
+    ({"palette": ["notacolour"]}, ValueError, r"`palette`\[0\] must be a colour; got 'notacolour'"),
+    ({"palette": 1}, TypeError, "`palette` must be one of"),
+    ({"palette": [1]}, TypeError, r"`palette`\[0\] must be a colour \(a string\)"),
+    ({"col": lambda s: [1] * len(s)}, TypeError, "`col` returns for stage '1' of 'B'"),
+    ({"col": lambda s: ["nope"] * len(s)}, ValueError, "`col` returns for stage '1' of 'B' must be a colour"),
+    ({"col": lambda s: None}, TypeError, "`col` must return a list of colours"),
+    ({"col": lambda s: "red"}, TypeError, "`col` must return a list of colours"),  # not 'r', 'e', 'd'
+    ({"col": lambda s: ["red"]}, ValueError, r"`col` must return one colour per stage; for the 2 stages"),
+    ({"col": {"B": None}}, TypeError, r"`col`\['B'\] must be a dict"),
+    ({"col": {"B": "red"}}, TypeError, r"`col`\['B'\] must be a dict"),
+    ({"col": {"Z": {"1": "red"}}}, ValueError, r"`col` maps variables.*\['Z'\]"),
+    ({"col": {"B": {1: "red"}}}, ValueError, r"`col`\['B'\] names stages \[1\]"),
+    ({"col": {"B": {"1": "nope"}}}, ValueError, r"`col`\['B'\]\['1'\] must be a colour"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, message", COLOUR_ERRORS)
+def test_bad_colours_are_named(small, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_stages_col(small, **kwargs)
+    with pytest.raises(error, match=message):
+        plot(small, **kwargs)
+    with pytest.raises(error, match=message):
+        barplot(small, "B", **kwargs)
+
+
+def test_stage_names_that_are_no_colours(small, unobserved):
+    renamed = st.rename_stage(small, "B", "1", "foo")
+    message = "`col`='stages' uses stage names as colours: each stage of 'B' must be a colour; got 'foo'"
+    for draw in (lambda: plot(renamed, col="stages"), lambda: barplot(renamed, "B", col="stages"),
+                 lambda: plot(ceg(renamed), col="stages")):
+        with pytest.raises(ValueError, match=message):
+            draw()
+    # the unobserved stage is ignored by default; coloured by name only on request
+    plot(unobserved, col="stages")
+    with pytest.raises(ValueError, match="stage of 'C' must be a colour; got 'UNOBSERVED'.*`ignore`"):
+        plot(unobserved, col="stages", ignore=[])
+
+
+def test_dict_col_may_colour_the_root(small):
+    ax = plot(small, col={"A": {"1": "red"}, "B": {"1": "blue"}})
+    root = [c for c in ax.collections if c.get_gid() == "situations:A:1"][0]
+    assert matplotlib.colors.to_hex(root.get_facecolor()[0]) == "#ff0000"
+
+
+def test_write_tikz_colours(small, unobserved):
+    # TikZ knows colours matplotlib does not (xcolor names and mixes): written as given
+    text = st.write_tikz(small, col=lambda s: ["red!50!blue"] * len(s))
+    assert "fill=red!50!blue" in text
+    assert "fill=UNOBSERVED" in st.write_tikz(unobserved, col="stages", ignore=[])
+    # what could never be a colour would break the TikZ options
+    with pytest.raises(ValueError, match="`col` returns for stage '1' of 'B' must be a colour"):
+        st.write_tikz(small, col=lambda s: ["red, draw"] * len(s))
+    with pytest.raises(ValueError, match=r"`palette`\[0\] must be a colour"):
+        st.to_dot(small, palette=["a b"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"file": 1}, TypeError, "`file` must be a path"),
+        ({"file": ""}, ValueError, "`file` must be a non-empty path"),
+        ({"node_label": 1}, TypeError, "`node_label` must be a function"),
+        ({"edge_label": 1}, TypeError, "`edge_label` must be a function"),
+        ({"node_label": np.array(["a", "b"])}, TypeError, "`node_label` must be a function"),
+    ],
+)
+def test_write_tikz_bad_arguments(small, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        st.write_tikz(small, **kwargs)
+
+
+def test_write_tikz_file_is_not_a_folder(small, tmp_path):
+    with pytest.raises(ValueError, match="`file` must be a file to write"):
+        st.write_tikz(small, file=tmp_path)
 
 
 def test_classic_colours_only_shared_stages(titanic_bhc):
@@ -275,6 +373,11 @@ def test_barplot_horizontal_and_root(titanic_bhc):
 def test_barplot_errors(titanic_bhc):
     with pytest.raises(ValueError, match="`var`"):
         barplot(titanic_bhc, "Nope")
+    with pytest.raises(TypeError, match="`width` must be a positive number"):
+        barplot(titanic_bhc, "Sex", width="x")
+    for width in (-1, 0, float("nan")):
+        with pytest.raises(ValueError, match="`width` must be a positive number"):
+            barplot(titanic_bhc, "Sex", width=width)
     with pytest.raises(ValueError, match="fit"):
         barplot(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}), "B")
 
@@ -321,3 +424,9 @@ def test_save_figure(titanic_bhc, tmp_path, monkeypatch):
         save_figure(ax, "a/b", folder=tmp_path)
     with pytest.raises(TypeError, match="`obj`"):
         save_figure("nope", "x", folder=tmp_path)
+    with pytest.raises(TypeError, match="`folder` must be a path"):
+        save_figure(ax, "x", folder=1)
+    with pytest.raises(TypeError, match="`dpi`"):
+        save_figure(ax, "x", folder=tmp_path, dpi="x")
+    with pytest.raises(ValueError, match="`dpi`"):
+        save_figure(ax, "x", folder=tmp_path, dpi=0)
