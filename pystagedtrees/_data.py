@@ -20,7 +20,11 @@ __all__ = [
 
 
 def check_frame(data, name="data"):
-    """Raise unless ``data`` is a non-empty DataFrame with unique column names."""
+    """``data`` with string column names; raise unless it is non-empty, names unique.
+
+    Models name their variables with strings (``full`` converts), so a frame
+    with integer column names must match them the same way.
+    """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`{name}` must be a pandas DataFrame; got {type(data).__name__}."
@@ -32,6 +36,14 @@ def check_frame(data, name="data"):
     if not data.columns.is_unique:
         dup = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
         raise ValueError(f"`{name}` has duplicated column names: {dup}.")
+    if all(isinstance(c, str) for c in data.columns):
+        return data
+    names = data.columns.map(str)
+    if not names.is_unique:
+        raise ValueError(
+            f"`{name}` has column names that coincide as strings: {list(data.columns)}."
+        )
+    return data.set_axis(names, axis=1)
 
 
 def _numeric_values_as_levels(values, column):
@@ -106,7 +118,7 @@ def _value_strings(col, column):
     return out
 
 
-def encode_column(col, levels, column=None):
+def encode_column(col, levels, column=None, name=None):
     """Codes of a column against a given list of levels.
 
     Parameters
@@ -116,6 +128,8 @@ def encode_column(col, levels, column=None):
         The known levels; a value not among them is an error.
     column : str, optional
         Name used in error messages.
+    name : str, optional
+        The argument ``col`` comes from, also named in error messages.
 
     Returns
     -------
@@ -134,9 +148,9 @@ def encode_column(col, levels, column=None):
     unknown = (codes < 0) & ~missing
     if unknown.any():
         bad = strings[np.flatnonzero(unknown)[0]]
+        where = f"`{name}`: column {column!r}" if name else f"column {column!r}"
         raise ValueError(
-            f"column {column!r} has value {bad!r} that is not a level of the "
-            f"model; known levels: {levels}."
+            f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}."
         )
     return codes
 
@@ -163,7 +177,7 @@ def encode_frame(data, columns=None, levels=None, name="data"):
     levels : dict of str to list of str
         The levels of each encoded column, in column order.
     """
-    check_frame(data, name)
+    data = check_frame(data, name)
     if columns is None:
         columns = list(data.columns)
     else:
@@ -183,7 +197,7 @@ def encode_frame(data, columns=None, levels=None, name="data"):
         else:
             col_levels = [str(lev) for lev in levels[column]]
         out_levels[column] = col_levels
-        codes[:, j] = encode_column(col, col_levels, column)
+        codes[:, j] = encode_column(col, col_levels, column, name)
     return codes, out_levels
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from pystagedtrees import _kmeans_kernel
 from pystagedtrees._rrandom import RRandom
+from pystagedtrees._validation import check_choice
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
 
@@ -194,8 +195,7 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
     """
     x = _as_matrix(x, "x")
     m = x.shape[0]
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}; got {algorithm!r}.")
+    check_choice(algorithm, "algorithm", ALGORITHMS)
     method = "Lloyd" if algorithm == "Forgy" else algorithm
     iter_max = _count(iter_max, "iter_max")
     nstart = _count(nstart, "nstart")

@@ -2,6 +2,7 @@
 import numpy as np
 
 from pystagedtrees._rrandom import RRandom
+from pystagedtrees._validation import check_seed
 
 __all__ = ["random_source", "draw_index"]
 
@@ -12,10 +13,12 @@ def random_source(rng, seed, name="rng"):
         return rng
     if isinstance(rng, str) and rng == "R":
         if seed is None:
-            raise ValueError(f"`seed` is needed with {name}='R' (the value given to R's set.seed).")
-        return RRandom(int(seed))
+            raise TypeError(f"`seed` is needed with {name}='R' (the value given to R's set.seed).")
+        return RRandom(check_seed(seed, for_r=True))
     if rng is None or (isinstance(rng, str) and rng == "numpy"):
-        return np.random.default_rng(seed)
+        if isinstance(seed, np.random.Generator):
+            return seed
+        return np.random.default_rng(check_seed(seed))
     raise ValueError(
         f"`{name}` must be 'numpy', 'R', a numpy Generator or an RRandom; got {rng!r}."
     )

@@ -8,10 +8,11 @@ import numbers
 from collections.abc import Iterable
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
-    "check_choice", "check_flag", "check_ignore", "check_int", "check_number", "check_random_state",
-    "check_trace",
+    "check_choice", "check_flag", "check_ignore", "check_int", "check_levels", "check_names", "check_number",
+    "check_random_state", "check_seed", "check_trace",
 ]
 
 
@@ -81,11 +82,55 @@ def check_ignore(ignore, default):
     return {str(label) for label in labels}
 
 
+def check_names(value, name):
+    """Variable names: one string or a list of strings (R's character vector), as a list."""
+    if isinstance(value, str):
+        return [value]
+    expected = "a variable name or a list of variable names (str)"
+    if isinstance(value, (dict, set, pd.DataFrame)):
+        raise TypeError(f"`{name}` must be {expected}; got a {type(value).__name__}.")
+    if not isinstance(value, Iterable):
+        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
+    names = list(value)
+    for item in names:
+        if not isinstance(item, str):
+            raise TypeError(f"`{name}` must be {expected}; it holds {item!r}.")
+    return names
+
+
+def check_levels(levels, var, name):
+    """One variable's levels from a dict of levels, as distinct strings."""
+    if isinstance(levels, str):
+        levels = [levels]  # R's length-one character vector
+    if not isinstance(levels, Iterable):
+        raise TypeError(
+            f"`{name}` must map each variable to a list of its levels; {var!r} maps to {levels!r}."
+        )
+    levels = [str(level) for level in levels]
+    if not levels or len(set(levels)) < len(levels):
+        raise ValueError(
+            f"`{name}` must give each variable distinct levels, at least one; {var!r} has {levels}."
+        )
+    return levels
+
+
 def check_choice(value, name, choices):
     """``value`` if it is one of ``choices`` (strings, or None)."""
     if not any(value is c or (isinstance(value, str) and value == c) for c in choices):
         raise ValueError(f"`{name}` must be one of {list(choices)}; got {value!r}.")
     return value
+
+
+def check_seed(seed, for_r=False):
+    """A seed as an int: any integer for R's ``set.seed``; None or one >= 0 for numpy."""
+    if seed is None and not for_r:
+        return None
+    expected = "an integer" if for_r else "an integer >= 0 or None"
+    if _is_bool(seed) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"`seed` must be {expected}; got {seed!r}.")
+    if seed < 0 and not for_r:
+        raise ValueError(f"`seed` must be {expected} (negative seeds are R's); got {seed!r}.")
+    return int(seed)
 
 
 def check_random_state(value, name="random_state"):

@@ -292,8 +292,7 @@ def _resolve_order(ordering, data, class_):
 # -- refinements -------------------------------------------------------------------
 
 def _refine(model, refine):
-    if refine not in REFINERS:
-        raise ValueError(f"`refine` must be 'bhc', 'fbhc' or None; got {refine!r}.")
+    check_choice(refine, "refine", REFINERS)
     return model if refine is None else REFINERS[refine](model)
 
 

@@ -7,6 +7,7 @@ clustering itself is R's, step for step (``stats::hclust``/``cutree`` and
 k-means, the same random numbers (``rng="R"``), the stages are R's.
 """
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -16,10 +17,10 @@ from pystagedtrees._kmeans import ALGORITHMS, kmeans
 from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
-from pystagedtrees._validation import check_int
+from pystagedtrees._validation import check_choice, check_int
 from pystagedtrees.fit import fit_variable
 from pystagedtrees.learners import prepare, resolve_score
-from pystagedtrees.model import sevt_method
+from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
 
 __all__ = ["stages_hclust", "stages_kmeans"]
@@ -84,9 +85,14 @@ def _per_variable_k(k, positions, model, default=None):
     value is checked.
     """
     if isinstance(k, dict):
+        unknown = [v for v in k if v not in model.variables]
+        if unknown:
+            raise ValueError(f"`k` names {unknown}, which are not variables of the model.")
         values = {i: k.get(model.variables[i], default) for i in positions}
     elif k is None or isinstance(k, (numbers.Number, str)):
         values = {i: k for i in positions}
+    elif not isinstance(k, Iterable):
+        raise TypeError(f"`k` must be a number, a list or a dict by variable; got {k!r}.")
     else:
         recycled = list(k)
         if not recycled:
@@ -99,6 +105,7 @@ def _per_variable_k(k, positions, model, default=None):
 
 
 def _learning_scope(model, scope, limit):
+    check_sevt(model, fitted=True)
     if scope is not None:
         return scope
     limit = check_int(limit, "limit", minimum=2, allow_none=True) or len(model.variables)
@@ -233,8 +240,7 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
     """
     if transform is not None and not callable(transform):
         raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}; got {algorithm!r}.")
+    check_choice(algorithm, "algorithm", ALGORITHMS)
     source = random_source(rng, seed)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])

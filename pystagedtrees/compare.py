@@ -11,7 +11,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from pystagedtrees._stagevec import StageLabels, StageVector
-from pystagedtrees._validation import check_ignore
+from pystagedtrees._validation import check_choice, check_flag, check_ignore, check_names, check_number
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import prob
@@ -167,6 +167,7 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     0.0
     """
     check_same_tree(object1, object2)
+    return_tree = check_flag(return_tree, "return_tree")
     if not callable(FUN):
         raise TypeError(f"`FUN` must be a function; got {FUN!r}.")
     difftree = {
@@ -205,6 +206,8 @@ def compare_stages(object1, object2, method="naive", return_tree=False):
     (True, False)
     """
     check_same_tree(object1, object2)
+    check_choice(method, "method", ("naive", "hamming", "stages"))
+    return_tree = check_flag(return_tree, "return_tree")
     if method == "naive":
         s1, s2 = stndnaming(object1), stndnaming(object2)
         difftree = {
@@ -213,10 +216,8 @@ def compare_stages(object1, object2, method="naive", return_tree=False):
         }
     elif method == "hamming":
         difftree = hamming_stages(object1, object2, return_tree=True)
-    elif method == "stages":
-        difftree = diff_stages(object1, object2)
     else:
-        raise ValueError(f"`method` must be 'naive', 'hamming' or 'stages'; got {method!r}.")
+        difftree = diff_stages(object1, object2)
     difftree = {object1.variables[0]: np.zeros(1, dtype=int), **difftree}
     if return_tree:
         return difftree
@@ -322,8 +323,7 @@ def depsubtree(object, var, other_stages="NA"):
     (['Class', 'Sex', 'Age'], ['1', '2', '3', '4', '5', '6', '7', '8'])
     """
     check_sevt(object)
-    if other_stages not in ("NA", "indep", "full"):
-        raise ValueError(f"`other_stages` must be 'NA', 'indep' or 'full'; got {other_stages!r}.")
+    check_choice(other_stages, "other_stages", ("NA", "indep", "full"))
     i = object.var_index(var, "var")
     entry = as_parentslist(object, silent=True)[var]
     if not entry.parents:
@@ -377,7 +377,8 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     object : Sevt
         A fitted model.
     parm : str or list of str, optional
-        Variables (default all), reported in tree order.
+        Variables (default all), reported in tree order.  Names only: R
+        also takes 1-based positions.
     level : float, default 0.95
     method : {"wald", "waldcc", "wilson", "goodman", "quesenberry-hurst"}
         Wald (with continuity correction), Wilson's score, and the
@@ -402,16 +403,14 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     ([' 2.5 %', '97.5 %'], 'Class=1st|1')
     """
     check_sevt(object, fitted=True)
-    methods = ("wald", "waldcc", "goodman", "wilson", "quesenberry-hurst")
-    if method not in methods:
-        raise ValueError(f"`method` must be one of {methods}; got {method!r}.")
-    if not 0 < level < 1:
+    check_choice(method, "method", ("wald", "waldcc", "goodman", "wilson", "quesenberry-hurst"))
+    if check_number(level, "level") >= 1 or level == 0:
         raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
     if parm is None:
         positions = range(len(object.variables))
     else:
-        names = [parm] if isinstance(parm, str) else list(parm)
-        positions = sorted(object.var_index(v, "parm") for v in names)
+        # names only: R's numeric parm is a 1-based index, easy to misread here
+        positions = sorted(object.var_index(v, "parm") for v in check_names(parm, "parm"))
     ignore = check_ignore(ignore, object.name_unobserved)
     lam = object.lambda_ or 0.0
     rows, lower, upper = [], [], []
@@ -421,7 +420,8 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
         if method in ("wald", "waldcc", "wilson"):
             q = chi2.ppf(level, 1)
         elif method == "quesenberry-hurst":
-            q = chi2.isf(1 - level, k - 1)
+            # with one level there is nothing to estimate: R's qchisq(., 0) is 0
+            q = chi2.isf(1 - level, k - 1) if k > 1 else 0.0
         else:
             q = chi2.isf((1 - level) / k, 1)
         for sid in object._stages[i].first_appearance():

@@ -8,7 +8,7 @@ from pystagedtrees.fit import fit_variable, sevt_fit
 from pystagedtrees._learn_kernels import rsum
 from pystagedtrees.model import LogLik, Sevt, check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_flag, check_number
+from pystagedtrees._validation import check_flag, check_levels, check_number
 
 __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 
@@ -86,7 +86,7 @@ def _levels_of(x, order, name):
             f"`{name}` must be a dict of levels, a DataFrame or a table of "
             f"counts; got {type(x).__name__}."
         )
-    tree = {str(v): [str(lev) for lev in levels] for v, levels in x.items()}
+    tree = {str(v): check_levels(levels, v, name) for v, levels in x.items()}
     if order is not None:
         tree = {v: tree[v] for v in check_order(order, list(tree), "order")}
     return tree

@@ -60,7 +60,7 @@ def read_data(data, order=None, levels=None, name="data"):
             f"`{name}` must be a pandas DataFrame or a pandas Series of counts "
             f"indexed by levels; got {type(data).__name__}."
         )
-    check_frame(data, name)
+    data = check_frame(data, name)
     if levels is not None:
         missing = [v for v in order if v not in data.columns]
         if missing:
@@ -86,8 +86,8 @@ def _read_table(table, order, levels, name):
     counts = pd.to_numeric(table, errors="coerce").to_numpy(dtype=float)
     if len(counts) == 0:
         raise ValueError(f"`{name}` is empty: the table has no cells.")
-    if np.isnan(counts).any() or (counts < 0).any():
-        raise ValueError(f"`{name}` must hold non-negative counts.")
+    if not np.isfinite(counts).all() or (counts < 0).any():
+        raise ValueError(f"`{name}` must hold finite non-negative counts.")
     order = check_order(order, names)
     frame = pd.DataFrame(
         {

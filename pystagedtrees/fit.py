@@ -8,7 +8,7 @@ from pystagedtrees._stagevec import new_label
 from pystagedtrees.counting import count_situations, read_data
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_flag, check_number, check_trace
+from pystagedtrees._validation import check_flag, check_names, check_number, check_trace
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
 
@@ -18,12 +18,7 @@ def check_scope(model, scope, name="scope", default_root=False):
     variables = model.variables
     if scope is None:
         return list(range(0 if default_root else 1, len(variables)))
-    if isinstance(scope, str):
-        scope = [scope]
-    positions = []
-    for v in scope:
-        positions.append(model.var_index(v, name))
-    return positions
+    return [model.var_index(v, name) for v in check_names(scope, name)]
 
 
 def fit_variable(model, i):

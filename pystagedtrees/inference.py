@@ -101,7 +101,7 @@ def marginal_logprob(model, codes, log_tables=None):
 
 def _encode_rows(model, frame, name):
     """Codes (n x p) of a frame over the model's variables; absent columns are missing."""
-    check_frame(frame, name)
+    frame = check_frame(frame, name)
     unknown = [c for c in frame.columns if c not in model.variables]
     if unknown:
         raise ValueError(
@@ -111,7 +111,7 @@ def _encode_rows(model, frame, name):
     codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
     for i, v in enumerate(model.variables):
         if v in frame.columns:
-            codes[:, i] = encode_column(frame[v], model.tree[v], v)
+            codes[:, i] = encode_column(frame[v], model.tree[v], v, name)
     return codes
 
 

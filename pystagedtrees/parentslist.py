@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees._validation import check_flag, check_int
+from pystagedtrees._validation import check_flag, check_int, check_levels
 from pystagedtrees.model import Sevt, sevt_method
 
 __all__ = [
@@ -170,7 +170,7 @@ def _set_values(entries, values):
         )
     for v, lev in values.items():
         if v in entries:
-            entries[v].values = [str(x) for x in lev]
+            entries[v].values = check_levels(lev, v, "values")
 
 
 def _check_graph(entries):

@@ -18,7 +18,7 @@ from pystagedtrees._random_kernels import StageJoiner, draw_levels
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees._validation import check_int, check_number
+from pystagedtrees._validation import check_ignore, check_int, check_number, check_seed
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
@@ -110,15 +110,12 @@ def resolve_rng(seed, rng):
             raise ValueError("give either `seed` or an RRandom `rng`, not both.")
         return _RSource(rng)
     if isinstance(rng, str) and rng == "R":
-        if seed is None or isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"`rng='R'` replays set.seed(seed): `seed` must be an integer; got {seed!r}.")
-        return _RSource(RRandom(int(seed)))
+        # R's set.seed(seed) is replayed
+        return _RSource(RRandom(check_seed(seed, for_r=True)))
     if rng is None or (isinstance(rng, str) and rng == "numpy"):
         if isinstance(seed, np.random.Generator):
             return _NumpySource(seed)
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral)):
-            raise TypeError(f"`seed` must be an integer or a numpy Generator; got {seed!r}.")
-        return _NumpySource(np.random.default_rng(seed))
+        return _NumpySource(np.random.default_rng(check_seed(seed)))
     if isinstance(rng, np.random.Generator):
         if seed is not None:
             raise ValueError("give either `seed` or a Generator `rng`, not both.")
@@ -147,7 +144,12 @@ def _random_distribution(k, rfun, source):
     weights = np.asarray(rfun(k, source.engine) if rfun is not None else source.exponential(k), dtype=float)
     if weights.shape != (k,):
         raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
-    return np.abs(weights) / np.sum(weights)
+    # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.sum() > 0:
+        raise ValueError(
+            f"`rfun(k, rng)` must return finite non-negative numbers, not all 0; got {weights}."
+        )
+    return weights / np.sum(weights)
 
 
 def _as_random_base(x):
@@ -237,9 +239,10 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     object : Sevt
         A model with stage probabilities.
     treatment : str
-    p : sequence of float, optional
-        Distribution over the levels of ``treatment`` (default uniform).
-    ignore : list of str, optional
+    p : sequence of float, dict or pandas.Series, optional
+        Distribution over the levels of ``treatment`` (default uniform): in
+        level order, or keyed by level name.
+    ignore : str or list of str, optional
         Stages to keep (default the unobserved stages).
 
     Returns
@@ -256,13 +259,13 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     """
     check_sevt(object, fitted=True)
     i = object.var_index(treatment, "treatment")
-    k = int(object._k[i])
-    p = np.full(k, 1.0 / k) if p is None else np.asarray(p, dtype=float)
-    if p.shape != (k,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-        raise ValueError(
-            f"`p` must be a probability vector over the {k} levels of {treatment!r}; got {p}."
-        )
-    ignore = list(object.name_unobserved or []) if ignore is None else [str(s) for s in ignore]
+    p = _treatment_distribution(p, object.tree[treatment], treatment)
+    if ignore is None:
+        ignore = list(object.name_unobserved or [])
+    else:
+        check_ignore(ignore, None)
+        # a list keeps its order: R lists the kept stages' probabilities so
+        ignore = [ignore] if isinstance(ignore, str) else [str(s) for s in ignore]
     model = object.copy()
     labels = model._labels[i]
     kept = [labels.index(s) for s in dict.fromkeys(ignore) if s in labels] if i > 0 else []
@@ -274,6 +277,31 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     model.set_stages(i, model._stages[i].remap(mapping), new_labels)
     model.ll = None
     return model
+
+
+def _treatment_distribution(p, levels, treatment):
+    """``p`` as probabilities in level order: uniform by default, a mapping by level name."""
+    k = len(levels)
+    if p is None:
+        return np.full(k, 1.0 / k)
+    if isinstance(p, (dict, pd.Series)):
+        # names are matched here; R would overwrite them and go by position
+        if set(p.keys()) != set(levels):
+            raise ValueError(
+                f"`p` names levels {sorted(map(str, p.keys()))}; it must name each level of "
+                f"{treatment!r} once: {levels}."
+            )
+        p = [p[level] for level in levels]
+    try:
+        values = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`p` must be numbers (a probability per level); got {p!r}.") from None
+    if values.shape != (k,) or not np.all(np.isfinite(values)) or np.any(values < 0) \
+            or not np.isclose(values.sum(), 1.0):
+        raise ValueError(
+            f"`p` must be a probability vector over the {k} levels of {treatment!r}; got {p}."
+        )
+    return values
 
 
 # -- sampling ----------------------------------------------------------------------

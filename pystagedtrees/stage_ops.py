@@ -58,7 +58,8 @@ def path_codes(model, path, name):
         names = list(path)
         frame = pd.DataFrame({v: [path[v]] for v in names})
     else:
-        values = list(path)
+        # a string is one level, as R's length-one character vector
+        values = [path] if isinstance(path, str) else list(path)
         names = model.variables[: len(values)]
         frame = pd.DataFrame({v: [x] for v, x in zip(names, values)})
     m = len(names)
@@ -68,7 +69,7 @@ def path_codes(model, path, name):
             f"({model.variables[:-1]}), 1 <= m < {len(model.variables)}; got {names}."
         )
     codes = np.column_stack(
-        [encode_column(frame[v].astype(str), model.tree[v], v) for v in model.variables[:m]]
+        [encode_column(frame[v].astype(str), model.tree[v], v, name) for v in model.variables[:m]]
     )
     if (codes < 0).any():
         raise ValueError(f"`{name}` has missing values.")

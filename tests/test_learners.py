@@ -177,7 +177,7 @@ def test_learner_bad_input():
         st.stages_bhc(st.sevt(st.datasets.titanic_table()))
     with pytest.raises(ValueError, match="k"):
         st.stages_kmeans(start, k=0)
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(TypeError, match="`seed` is needed with rng='R'"):
         st.stages_kmeans(start, rng="R")
     with pytest.raises(TypeError, match="transform"):
         st.stages_kmeans(start, transform="sqrt")

@@ -282,3 +282,164 @@ def test_missing_classes_are_refused(titanic, estimator):
     y = y.astype(object).where(np.arange(len(y)) % 7 != 0)
     with pytest.raises(ValueError, match="`y` has missing values"):
         estimator.fit(X, y)
+
+
+# -- arguments a fuzz got past the checks --------------------------------------------
+
+@pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans", "stages_bhc", "confint"])
+@pytest.mark.parametrize("bad", [None, "titanic"])
+def test_learners_refuse_what_is_not_a_model(titanic, name, bad):
+    with pytest.raises(TypeError, match="`object` must be a staged event tree"):
+        getattr(st, name)(titanic if bad == "titanic" else bad)
+
+
+@pytest.mark.parametrize("name", ["sevt_fit", "stages_bhc", "stages_hclust", "stages_kmeans"])
+@pytest.mark.parametrize("scope", [3, {"Sex": 1}, "frame", [1]])
+def test_scope_must_name_variables(fitted, titanic, name, scope):
+    scope = titanic if isinstance(scope, str) else scope
+    with pytest.raises(TypeError, match="`scope` must be a variable name or a list"):
+        getattr(st, name)(fitted, scope=scope)
+
+
+def test_scope_may_be_any_sequence_of_names(fitted):
+    expected = st.stages_bhc(fitted, scope=["Sex", "Age"]).stages()
+    assert st.stages_bhc(fitted, scope=("Sex", "Age")).stages() == expected
+    assert st.stages_bhc(fitted, scope=pd.Index(["Sex", "Age"])).stages() == expected
+
+
+def test_confint_arguments(fitted):
+    # R also takes 1-based positions; here only names, to avoid off-by-one surprises
+    with pytest.raises(TypeError, match="`parm` must be a variable name"):
+        st.confint(fitted, parm=2)
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        st.confint(fitted, method=np.array(["wald", "wilson"]))
+    with pytest.raises(TypeError, match="`level`"):
+        st.confint(fitted, level="0.9")
+    with pytest.raises(ValueError, match="`level` must be in"):
+        st.confint(fitted, level=1)
+
+
+def test_simultaneous_interval_of_a_one_level_variable_is_its_estimate():
+    # no free parameter: the chi-square quantile with 0 df is 0, so the
+    # interval collapses to the (certain) estimate instead of being NaN
+    model = st.full(pd.DataFrame({"A": ["a", "a", "a"], "B": ["x", "y", "x"]}))
+    ci = st.confint(model, parm="A", method="quesenberry-hurst")
+    assert ci.to_numpy().tolist() == [[1.0, 1.0]]
+
+
+def test_choices_given_as_arrays_are_refused(fitted):
+    two = np.array(["naive", "hamming"])
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        st.compare_stages(fitted, fitted, method=two)
+    with pytest.raises(TypeError, match="`return_tree` must be True or False"):
+        st.compare_stages(fitted, fitted, return_tree="yes")
+    with pytest.raises(TypeError, match="`return_tree` must be True or False"):
+        st.hamming_stages(fitted, fitted, return_tree=np.array([True, False]))
+    with pytest.raises(ValueError, match="`other_stages` must be one of"):
+        st.depsubtree(fitted, "Age", other_stages=np.array(["NA", "full"]))
+    with pytest.raises(ValueError, match="`algorithm` must be one of"):
+        st.stages_kmeans(fitted, algorithm=np.array(["Lloyd", "MacQueen"]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: st.sample_from(m, 3, seed=-1),
+    lambda m: st.stages_kmeans(m, k=2, seed=-1),
+    lambda m: st.predict(m, rng="numpy", seed=-1),
+    lambda m: st.random_sevt(m, seed=-2),
+    lambda m: st.random_parentslist(3, seed=-1),
+])
+def test_numpy_seeds_are_not_negative(fitted, call):
+    with pytest.raises(ValueError, match="`seed` must be an integer >= 0"):
+        call(fitted)
+
+
+def test_seeds_are_integers_and_negative_ones_are_for_r(fitted):
+    with pytest.raises(TypeError, match="`seed` must be an integer"):
+        st.stages_kmeans(fitted, k=2, seed=1.5)
+    with pytest.raises(TypeError, match="`seed` must be an integer"):
+        st.predict(fitted, rng="R", seed="1")
+    # set.seed(-1) is valid in R
+    assert st.sample_from(fitted, 5, seed=-1, rng="R").equals(
+        st.sample_from(fitted, 5, seed=-1, rng="R"))
+
+
+def test_bnc_random_state_checks_and_legacy_generators(titanic):
+    with pytest.raises(ValueError, match="`random_state` must be None, an integer seed >= 0"):
+        bnc.tan_hc("Survived", titanic, k=2, random_state=-1)
+    twice = [bnc.families(bnc.tan_hc("Survived", titanic, k=2,
+                                     random_state=np.random.RandomState(3))) for _ in range(2)]
+    assert twice[0] == twice[1]
+
+
+def test_randomize_sevt_distribution_by_level_name(fitted):
+    levels = fitted.tree["Sex"]
+    by_name = st.randomize_sevt(fitted, "Sex", p=pd.Series({levels[1]: 0.3, levels[0]: 0.7}))
+    by_position = st.randomize_sevt(fitted, "Sex", p=[0.7, 0.3])
+    assert by_name.stage_prob["Sex"]["randomized"].tolist() == \
+        by_position.stage_prob["Sex"]["randomized"].tolist() == [0.7, 0.3]
+    with pytest.raises(ValueError, match="`p` names levels"):
+        st.randomize_sevt(fitted, "Sex", p={"x": 0.3, "y": 0.7})
+    with pytest.raises(TypeError, match="`p` must be numbers"):
+        st.randomize_sevt(fitted, "Sex", p=["a", "b"])
+    with pytest.raises(TypeError, match="`ignore`"):
+        st.randomize_sevt(fitted, "Sex", ignore=3)
+
+
+def test_randomize_sevt_keeps_one_named_stage_whole():
+    model = st.full(pd.DataFrame({"A": ["a", "a", "b"], "B": ["x", "y", "x"], "C": ["u", "v", "v"]}),
+                    lambda_=1)
+    kept = st.randomize_sevt(model, "C", ignore="UNOBSERVED")
+    assert kept.stages("C") == st.randomize_sevt(model, "C", ignore=["UNOBSERVED"]).stages("C")
+    assert "UNOBSERVED" in kept.stages("C")
+
+
+def test_random_sevt_needs_real_weights_and_level_lists():
+    tree = {"A": ["0", "1"], "B": ["0", "1"]}
+    with pytest.raises(ValueError, match="`rfun.*` must return finite non-negative"):
+        st.random_sevt(tree, rfun=lambda k, rng: rng.normal(size=k) - 5, seed=1)
+    with pytest.raises(ValueError, match="not all 0"):
+        st.random_sevt(tree, rfun=lambda k, rng: np.zeros(k), seed=1)
+    with pytest.raises(TypeError, match="`x` must map each variable to a list of its levels"):
+        st.random_sevt({"A": 2, "B": 3})
+    with pytest.raises(ValueError, match="distinct levels"):
+        st.sevt({"A": ["a", "a"], "B": ["x", "y"]})
+
+
+def test_counts_must_be_finite():
+    table = pd.Series([1.0, np.inf, 2.0, 3.0],
+                      index=pd.MultiIndex.from_product([["a", "b"], ["x", "y"]], names=["A", "B"]))
+    with pytest.raises(ValueError, match="finite non-negative counts"):
+        st.full(table)
+
+
+def test_clustering_k_of_the_wrong_kind(fitted):
+    with pytest.raises(TypeError, match="`k` must be a number, a list or a dict"):
+        st.stages_hclust(fitted, k=object())
+    with pytest.raises(ValueError, match=r"`k` names \['Z'\]"):
+        st.stages_kmeans(fitted, k={"Z": 1})
+
+
+def test_parentslist_values_are_level_lists(fitted):
+    with pytest.raises(TypeError, match="`values` must map each variable to a list of its levels"):
+        st.as_parentslist(fitted, values=st.as_parentslist(fitted, silent=True), silent=True)
+
+
+def test_integer_column_names_match_the_model():
+    data = pd.DataFrame({0: ["a", "b", "a", "b"], 1: ["x", "x", "y", "y"]})
+    model = st.full(data, lambda_=1)
+    as_strings = data.rename(columns=str)
+    assert float(st.sevt_fit(model, data).ll) == float(st.full(as_strings, lambda_=1).ll)
+    assert st.predict(model, data, class_="0").tolist() == \
+        st.predict(model, as_strings, class_="0").tolist()
+    with pytest.raises(ValueError, match="coincide as strings"):
+        st.full(pd.DataFrame({1: ["a", "b"], "1": ["x", "y"]}))
+
+
+def test_paths_and_events_name_the_argument_with_an_unknown_level(fitted):
+    assert st.subtree(fitted, "1st").tree == st.subtree(fitted, ["1st"]).tree
+    with pytest.raises(ValueError, match="`path`: column 'Class' has value 'zz'"):
+        st.subtree(fitted, "zz")
+    with pytest.raises(ValueError, match="`x`: column 'Class' has value 'zz'"):
+        st.prob(fitted, {"Class": "zz"})
+    with pytest.raises(ValueError, match="`newdata`: column 'Sex' has value 'x'"):
+        st.predict(fitted, pd.DataFrame({"Sex": ["x"]}))

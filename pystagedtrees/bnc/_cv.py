@@ -28,7 +28,7 @@ RANDOMISED = {"tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"}
 
 def learn_structure(name, class_, dataset, args, draws=None):
     """Run the structure learner ``name`` with ``args``; wrappers draw from ``draws``."""
-    if name not in LEARNERS:
+    if not isinstance(name, str) or name not in LEARNERS:
         raise ValueError(f"unknown structure learner {name!r}; expected one of {sorted(LEARNERS)}.")
     args = dict(args)
     # Draw from the caller's stream unless the arguments bring their own.

@@ -84,10 +84,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
                                 self.structure in RANDOMISED and self.random_state is None)
 
     def _draws(self):
-        state = self.random_state
-        if isinstance(state, np.random.RandomState):
-            state = state.randint(np.iinfo(np.int32).max)
-        return resolve_rng(state)
+        return resolve_rng(self.random_state)
 
     def _structure_args(self):
         smooth = self.smooth if self.search_smooth is None else self.search_smooth

@@ -6,12 +6,12 @@ size)`` (0-based, without replacement), so the same code
 draws either from a numpy Generator or, for ``rng="R"``, exactly what R draws
 after ``set.seed(seed)``.
 """
-import numbers
 
 import numpy as np
 
 from pystagedtrees._rng import random_source
 from pystagedtrees._rrandom import RRandom
+from pystagedtrees._validation import check_choice, check_random_state
 
 __all__ = ["resolve_rng", "NumpyDraws", "RoundingDraws"]
 
@@ -106,14 +106,14 @@ def resolve_rng(random_state=None, rng="numpy", seed=None):
         return random_state
     if isinstance(random_state, RRandom):
         return RDraws(random_state)
-    if rng not in RNG_KINDS:
-        raise ValueError(f"`rng` must be one of {RNG_KINDS}; got {rng!r}.")
+    check_choice(rng, "rng", RNG_KINDS)
     if rng == "numpy":
         if seed is not None:
             raise ValueError("`seed` is for rng='R'; use `random_state` with numpy.")
-        return NumpyDraws(random_source("numpy", random_state, name="random_state"))
+        state = check_random_state(random_state)
+        if isinstance(state, np.random.RandomState):  # scikit-learn's legacy generator
+            state = state.randint(np.iinfo(np.int32).max)
+        return NumpyDraws(random_source("numpy", state))
     if random_state is not None:
         raise ValueError("`random_state` is for rng='numpy'; use `seed` with rng='R'.")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"`seed` must be an integer with rng='R'; got {seed!r}.")
     return RDraws(random_source("R", seed))

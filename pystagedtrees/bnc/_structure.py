@@ -5,6 +5,7 @@ from itertools import combinations
 
 import numpy as np
 
+from pystagedtrees._validation import check_choice
 from pystagedtrees.bnc._counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel
@@ -195,8 +196,7 @@ def tan_cl(class_, dataset, score="loglik", root=None):
     >>> families(tan_cl("c", d))
     {'x': ('x', 'c'), 'y': ('y', 'x', 'c'), 'c': ('c',)}
     """
-    if score not in SCORES:
-        raise ValueError(f"`score` must be one of {SCORES}; got {score!r}.")
+    check_choice(score, "score", SCORES)
     enc = encode_dataset(class_, dataset)
     if root is not None and root not in enc.features:
         raise ValueError(f"`root` {root!r} is not a feature of `dataset`.")

@@ -11,6 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pystagedtrees._validation import check_choice
 from pystagedtrees.multilabel._network import (
     _check_network_params,
     _learn_label_network,
@@ -236,10 +237,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise TypeError(
                 f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
             )
-        if self.chain_method not in _CHAIN_METHODS:
-            raise ValueError(
-                f"`chain_method` must be one of {_CHAIN_METHODS}; got {self.chain_method!r}."
-            )
+        check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
         _check_network_params(self.max_children, self.max_parents, self.penalty)
         try:  # checked whatever the order, as scikit-learn checks every parameter
             rng = np.random.default_rng(self.random_state)
