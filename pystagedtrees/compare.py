@@ -644,7 +644,10 @@ def potential_outcomes(object, outcome, treatment):
     Returns
     -------
     pandas.DataFrame
-        Rows: treatment levels; columns: outcome levels.  Rows sum to 1.
+        Rows: treatment levels; columns: outcome levels.  Rows sum to 1,
+        except that of a treatment level never observed in a fit without
+        smoothing (``lambda_=0``): it has no distribution and holds NaN or
+        0, as in R.
 
     Examples
     --------

@@ -635,7 +635,15 @@ def as_networkx(x, ignore=None):
 
         # a CEG has parallel edges (several levels into one position)
         graph = nx.MultiDiGraph() if isinstance(x, Ceg) else nx.DiGraph()
-        for row in get_vertices(x, ignore=ignore).to_dict("records"):
+        vertices = get_vertices(x, ignore=ignore)
+        repeated = vertices["name"][vertices["name"].duplicated()]
+        if len(repeated):
+            # R's names join the levels of a path with "-": they collide when levels hold "-"
+            raise ValueError(
+                f"`x` has levels containing '-', so two vertices share the name "
+                f"{repeated.iloc[0]!r} and the graph would merge them; rename those levels."
+            )
+        for row in vertices.to_dict("records"):
             graph.add_node(row.pop("name"), **row)
         for row in get_edges(x, ignore=ignore).to_dict("records"):
             graph.add_edge(row.pop("from"), row.pop("to"), **row)

@@ -4,6 +4,7 @@ import shutil
 import subprocess
 
 import networkx as nx
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
@@ -259,3 +260,14 @@ def test_random_parentslist_replays_r():
     pl = random_parentslist(7, k=4, maxp=3, seed=2024, rng="R")
     assert [len(e.values) for e in pl.values()] == expected_levels
     assert {v: e.parents for v, e in pl.items() if v != "X1"} == expected_parents
+
+
+def test_networkx_refuses_vertex_names_that_collide():
+    # paths a / b-x and a-b / x are both named "root-a-b-x" in R's scheme
+    data = pd.DataFrame({"A": ["a", "a-b", "a", "a-b"], "B": ["b", "b", "x", "x"],
+                         "C": ["b-x", "c", "c", "c"]})
+    model = st.full(data, lambda_=1)
+    names = st.get_vertices(model)["name"]
+    assert names.duplicated().any()
+    with pytest.raises(ValueError, match="levels containing '-'"):
+        st.as_networkx(model)
