@@ -72,6 +72,28 @@ def test_r_bhc_model_predicts_in_python_as_in_r(name):
 
 
 @needs_stagedtrees
+@pytest.mark.parametrize("join_unobserved", [True, False])
+def test_unobserved_class_level_without_smoothing_predicts_as_r_should(join_unobserved):
+    # With lambda 0 R stores NA (not NaN) in never-observed situations, which
+    # its NaN guard in predict misses: every row comes back NA.  R's answer
+    # without the unused level is the expected value; that level gets 0.
+    data = pd.DataFrame({
+        "C": pd.Categorical(["a", "b", "a", "b", "a", "a"], categories=["a", "b", "never"]),
+        "X": ["u", "u", "v", "v", "u", "v"],
+        "Y": ["p", "q", "q", "p", "p", "q"],
+    })
+    kw = dict(lambda_=0, join_unobserved=join_unobserved)
+    with_level = r_call("full", data, convert_result=False, **kw)
+    assert np.isnan(np.asarray(r_call("predict", with_level, data, prob=True), dtype=float)).all()
+    used = data.assign(C=data["C"].cat.remove_unused_categories())
+    expected = np.asarray(r_call("predict", r_call("full", used, convert_result=False, **kw), used,
+                                 prob=True), dtype=float)
+    got = st.predict(st.full(data, **kw), data, prob=True).to_numpy()
+    np.testing.assert_allclose(got[:, :2], expected, rtol=1e-13)
+    assert (got[:, 2] == 0).all()
+
+
+@needs_stagedtrees
 @pytest.mark.parametrize("name", ["Titanic_rows"] + FAST_DATASETS)
 def test_python_model_is_valid_for_r_and_gets_r_loglik(name):
     train, test = training_data(name)

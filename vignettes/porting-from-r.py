@@ -183,3 +183,18 @@ print(piped)
 # To draw among tied classes as R does, pass `rng`: `rng="R", seed=s` gives
 # R's draws after `set.seed(s)`.  The imputations of `sevt_fit_em` and
 # `stages_em` are predictions and take the same arguments.
+
+# %% [markdown]
+# ## A class level never observed, without smoothing
+#
+# With `lambda = 0`, R stores NA in situations no row reaches, and its
+# `predict` then returns NA for every row when the class has a level that
+# never occurs.  Here that level gets probability 0 and the other levels
+# what R gives once the unused level is dropped.
+
+# %%
+unused_level = passengers[["Survived", "Class", "Sex"]].assign(
+    Survived=pd.Categorical(passengers["Survived"], categories=["No", "Yes", "Unknown"])
+)
+unsmoothed = st.full(unused_level, lambda_=0)
+print(st.predict(unsmoothed, unused_level.head(3), prob=True))
