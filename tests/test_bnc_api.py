@@ -388,3 +388,48 @@ def test_data_without_evidence_is_refused(small):
     for score in ("loglik", "bic", "aic"):
         with pytest.raises(ValueError, match="'x' and 'y' are never observed together"):
             bnc.tan_cl("c", apart, score=score)
+
+
+@SETTINGS
+@given(categorical_frames(min_features=2, max_features=3, min_rows=8), st.integers(0, 10**6))
+def test_loglik_of_any_rows_uses_the_model_levels(data, seed):
+    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=1)
+    rows = data.sample(frac=0.5, random_state=seed)  # some levels may not occur
+    expected = sum(
+        np.log(brute_joint(model, row)[model.classes.index(row["c"])])
+        for row in rows_of(rows, list(data.columns))
+    )
+    assert bnc.logLik(model, rows) == pytest.approx(expected, rel=1e-12)
+    reordered = rows.assign(f0=rows["f0"].cat.reorder_categories(rows["f0"].cat.categories[::-1]))
+    assert bnc.logLik(model, reordered) == pytest.approx(expected, rel=1e-12)
+
+
+def test_loglik_refuses_an_unknown_level(small):
+    model = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    with pytest.raises(ValueError, match="`dataset`: column 'x' has value 'new'"):
+        bnc.logLik(model, small.assign(x="new"))
+
+
+def test_cv_argument_checks(small):
+    model = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    with pytest.raises(TypeError, match="`x` must be a fitted BNCModel"):
+        bnc.cv([1, 2], small, k=2)
+    with pytest.raises(TypeError, match="`dag` must be True or False"):
+        bnc.cv(model, small, k=2, dag="no")
+    with pytest.raises(TypeError, match="`means` must be True or False"):
+        bnc.cv(model, small, k=2, means=pd.NA)
+    # one row per class: R trains on no rows; here that is refused
+    two = pd.DataFrame({"c": ["a", "b"], "x": ["u", "u"]})
+    with pytest.raises(ValueError, match="fell in one of the `k` = 2 folds"):
+        bnc.cv(bnc.lp(bnc.nb("c", two), two, smooth=1), two, k=2, rng="R", seed=1)
+
+
+def test_structure_argument_types(small):
+    with pytest.raises(TypeError, match="`features` must be a variable name"):
+        bnc.nb("c", small, features=-1)
+    with pytest.raises(ValueError, match="`root`"):
+        bnc.tan_cl("c", small, root=pd.NA)
+    with pytest.raises(TypeError, match="`wanbia` must be True or False"):
+        bnc.lp(bnc.nb("c", small), small, smooth=1, wanbia="yes")
+    with pytest.raises(ValueError, match="`manb_prior` and `wanbia`"):
+        bnc.lp(bnc.tan_cl("c", small), small, smooth=1, wanbia=True)

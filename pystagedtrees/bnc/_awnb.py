@@ -257,7 +257,7 @@ def awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
         features = [c for c in dataset.columns if c != class_]
     features = list(features)
     if not features:
-        raise ValueError("AWNB needs at least one feature besides the class.")
+        raise ValueError("`dataset` has no feature besides the class: AWNB needs one.")
     enc = encode_dataset(class_, dataset, columns=[*features, class_])
     n_rows = enc.codes.shape[0]
     size = int(n_rows * bootstrap)
@@ -283,7 +283,7 @@ def awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
             scores[features[var]].append(depth ** -0.5)
     if not any(scores.values()):
         raise ValueError(
-            "AWNB learned only empty trees: no bootstrap sample could be split "
-            "(too few rows, or a single class)."
+            "AWNB learned only empty trees (as R stops too): no bootstrap sample of "
+            "`awnb_bootstrap` could be split (too few rows, or a single class)."
         )
     return {f: math.fsum(s) / trees for f, s in scores.items()}

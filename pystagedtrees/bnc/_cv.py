@@ -1,6 +1,7 @@
 """Cross-validation of fitted classifiers and the one-shot ``bnc`` learner."""
 import numpy as np
 
+from pystagedtrees._validation import check_flag
 from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import check_folds, stratified_folds
@@ -131,8 +132,11 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
     True
     """
     names, models = _as_named_models(x)
+    if not all(isinstance(m, BNCModel) for m in models):
+        raise TypeError("`x` must be a fitted BNCModel, or a non-empty list or dict of them.")
+    dag, means = check_flag(dag, "dag"), check_flag(means, "means")
     class_vars = {m.class_var for m in models}
-    if len(class_vars) != 1 or not all(isinstance(m, BNCModel) for m in models):
+    if len(class_vars) != 1:
         raise ValueError("`x` must hold BNCModels sharing one class variable.")
     class_ = class_vars.pop()
     if not all(m.is_fitted for m in models):
@@ -145,6 +149,12 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
     acc = np.empty((len(folds), len(models)))
     # Categorical columns keep every level in each training fold.
     frame = enc.as_frame()
+    if len(folds) == 1:
+        # R would fit on no rows and guess uniformly: no accuracy to speak of
+        raise ValueError(
+            f"every row of `dataset` fell in one of the `k` = {k} folds (too few rows per "
+            "class), so a training fold is empty."
+        )
     for i, test_rows in enumerate(folds):
         train = frame.drop(index=test_rows)
         test_codes = enc.codes[test_rows]

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
-from pystagedtrees._validation import check_number
+from pystagedtrees._validation import check_flag, check_number
 from pystagedtrees.bnc._awnb import awnb_weights, check_awnb_args
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -46,6 +46,8 @@ def fit_cpts(fams, enc, smooth):
 
 
 def _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia):
+    if wanbia is not None:
+        check_flag(wanbia, "wanbia")
     awnb = awnb_trees is not None or awnb_bootstrap is not None
     chosen = [awnb, manb_prior is not None, bool(wanbia)]
     if sum(chosen) > 1:
@@ -122,7 +124,10 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         models = [_fit(m, enc, smooth) for m in x.models]
         return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
     if (manb_prior is not None or wanbia) and not _is_naive_bayes(x):
-        raise ValueError("MANB and WANBIA apply to naive Bayes structures only.")
+        raise ValueError(
+            "`manb_prior` and `wanbia` (MANB, WANBIA) apply to naive Bayes structures only; "
+            "`x` has feature parents."
+        )
     fitted = _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
     if awnb:
         fitted = _awnb(fitted, dataset, trees, bootstrap, random_state, rng, seed)

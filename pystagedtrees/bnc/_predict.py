@@ -4,8 +4,9 @@ import string
 
 import numpy as np
 
+from pystagedtrees._data import encode_frame
 from pystagedtrees._validation import check_flag
-from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
+from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, nparams
 from pystagedtrees.bnc._random import resolve_rng
@@ -264,11 +265,17 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
 
 def _log_lik(x, dataset):
     _check_model(x, fitted=True)
-    enc = encode_dataset(x.class_var, dataset, columns=[*x.features, x.class_var])
-    classes = enc.codes[:, -1]
+    # codes against the model's levels: a subset or a reordering of the data
+    # must index the same probabilities
+    features = encode_for_model(x, dataset, name="dataset")
+    if x.class_var not in dataset.columns:
+        raise ValueError(f"`dataset` lacks the class column {x.class_var!r}.")
+    classes, _ = encode_frame(dataset, columns=[x.class_var],
+                              levels={x.class_var: x.levels[x.class_var]}, name="dataset")
+    classes = classes[:, 0]
     if (classes < 0).any():
         raise ValueError("`dataset` has missing class values; the log-likelihood needs them.")
-    lj = compute_log_joint(x, enc.codes[:, :-1])
+    lj = compute_log_joint(x, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
 
 

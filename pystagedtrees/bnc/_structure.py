@@ -5,7 +5,7 @@ from itertools import combinations
 
 import numpy as np
 
-from pystagedtrees._validation import check_choice
+from pystagedtrees._validation import check_choice, check_names
 from pystagedtrees.bnc._counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel
@@ -59,7 +59,7 @@ def _chosen_features(features, enc):
     """The ``features`` argument as a list of feature columns (all of them if None)."""
     if features is None:
         return list(enc.features)
-    feats = [features] if isinstance(features, str) else list(features)
+    feats = check_names(features, "features")
     unknown = [f for f in feats if f not in enc.features]
     if unknown:
         raise ValueError(f"`features` {unknown} are not feature columns of `dataset`.")
@@ -198,7 +198,7 @@ def tan_cl(class_, dataset, score="loglik", root=None):
     """
     check_choice(score, "score", SCORES)
     enc = encode_dataset(class_, dataset)
-    if root is not None and root not in enc.features:
+    if root is not None and (not isinstance(root, str) or root not in enc.features):
         raise ValueError(f"`root` {root!r} is not a feature of `dataset`.")
     feats = enc.features
     which = SCORES.index(score)
