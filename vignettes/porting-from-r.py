@@ -188,9 +188,9 @@ print(piped)
 # ## A class level never observed, without smoothing
 #
 # With `lambda = 0`, R stores NA in situations no row reaches, and its
-# `predict` then returns NA for every row when the class has a level that
-# never occurs.  Here that level gets probability 0 and the other levels
-# what R gives once the unused level is dropped.
+# `predict` returns NA for every row where some class's path crosses one,
+# for instance when the class has a level that never occurs.  R means such
+# paths to get probability 0 (it does so for NaN); here they do.
 
 # %%
 unused_level = passengers[["Survived", "Class", "Sex"]].assign(
