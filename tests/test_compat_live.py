@@ -106,6 +106,22 @@ def test_paths_through_unobserved_situations_predict_as_r_intends(join_unobserve
 
 
 @needs_stagedtrees
+def test_trailing_missing_values_are_summed_out_exactly():
+    # Rows (a, x) never show V2, so with lambda 0 that situation holds NA.
+    # R sums path probabilities over V2 and zeroes the NA terms (na0): 0.
+    # V2 comes after every given variable, so it cannot change P(a, x):
+    # R's answer for the event without the V2 column is the expected value.
+    data = pd.DataFrame({"V0": list("aaaabbbb"), "V1": list("xxyyxyxy"),
+                         "V2": [None, None, "p", "q", "p", "q", "q", "p"]})
+    r_model = r_call("full", data, lambda_=0, convert_result=False)
+    event = pd.DataFrame({"V0": ["a", "b"], "V1": ["x", "x"], "V2": [None, None]})
+    assert list(r_call("prob", r_model, event)) == [0.0, pytest.approx(0.25)]
+    expected = np.asarray(r_call("prob", r_model, event[["V0", "V1"]]), dtype=float)
+    got = np.asarray(st.prob(st.full(data, lambda_=0), event), dtype=float)
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+@needs_stagedtrees
 @pytest.mark.parametrize("name", ["Titanic_rows"] + FAST_DATASETS)
 def test_python_model_is_valid_for_r_and_gets_r_loglik(name):
     train, test = training_data(name)
