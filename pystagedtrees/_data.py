@@ -5,7 +5,9 @@ int32 codes into its level list, with -1 for a missing value.  Level order
 follows R's ``as.factor``: a categorical column keeps its category order
 (unused categories included), numeric and boolean columns are sorted by
 value, and string columns are sorted (Python's ordering, not R's locale
-collation: use a categorical to impose another order).
+collation: use a categorical to impose another order).  Numbers in an
+object column read as in a numeric column: whole floats as integers
+(1.0 is "1"), other floats refused.
 """
 import numbers
 
@@ -14,9 +16,23 @@ import pandas as pd
 from scipy import sparse
 
 __all__ = [
-    "column_levels", "encode_column", "encode_frame", "check_frame", "feature_frame", "fit_input",
-    "categorical_tags",
+    "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
+    "feature_frame", "fit_input", "categorical_tags",
 ]
+
+
+def check_observed(data, columns, name):
+    """Raise unless each of ``columns`` has a level.
+
+    The learners refuse such columns too, but name their own argument.
+    """
+    empty = [
+        c for c in columns
+        if not (isinstance(data[c].dtype, pd.CategoricalDtype) and len(data[c].cat.categories))
+        and data[c].isna().all()
+    ]
+    if empty:
+        raise ValueError(f"`{name}` column(s) {empty} have no observed value.")
 
 
 def check_frame(data, name="data"):
@@ -47,15 +63,48 @@ def check_frame(data, name="data"):
 
 
 def _numeric_values_as_levels(values, column):
-    """Strings of the values of a numeric column, refusing non-integral floats."""
-    arr = np.asarray(values, dtype=float)
-    if np.any(arr != np.round(arr)):
+    """The values of a numeric column as integers, refusing non-integral floats."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu":
+        return arr  # exact: through float, ints beyond 2**53 would merge
+    arr = arr.astype(float)
+    # beyond int64 a whole float has no integer to read as
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+    if np.any(bad):
         raise TypeError(
             f"column {column!r} holds non-categorical floats (e.g. "
-            f"{float(arr[arr != np.round(arr)][0])!r}); discretize it first, "
+            f"{float(arr[bad][0])!r}); discretize it first, "
             "e.g. with pandas.cut, or convert it to a categorical."
         )
     return arr.astype(np.int64)
+
+
+def _object_strings(values, column):
+    """Level strings of the (non-missing) values of an object column.
+
+    A float reads as in a float column, 1.0 as "1" like the int 1: an int
+    column with missing values comes back from ``to_numpy()`` as floats in
+    an object array, and must meet the levels learnt from the ints.
+    """
+    out = np.array([str(v) for v in values], dtype=object)
+    floats = np.array([
+        isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) for v in values
+    ], dtype=bool)
+    if floats.any():
+        out[floats] = _numeric_values_as_levels(values[floats], column).astype(str)
+    return out
+
+
+def _check_distinct_strings(values, strings, where):
+    """Raise if two distinct values read as the same level string."""
+    by_string = {}
+    for value, string in zip(values, strings):
+        other = by_string.setdefault(string, value)
+        if other is not value:
+            raise ValueError(
+                f"{where} has values {other!r} and {value!r} that read as the "
+                f"same level {string!r}; convert them to one type first."
+            )
 
 
 def _observed_values(col):
@@ -88,17 +137,11 @@ def column_levels(col, column=None):
     uniq = pd.unique(values.to_numpy())
     if all(isinstance(v, (bool, np.bool_)) for v in uniq):
         return [str(v) for v in sorted(uniq)]
-    if all(isinstance(v, numbers.Integral) for v in uniq):
-        return [str(v) for v in sorted(int(v) for v in uniq)]
-    by_string = {}
-    for value in uniq:
-        other = by_string.setdefault(str(value), value)
-        if other is not value:
-            raise ValueError(
-                f"column {column!r} has values {other!r} and {value!r} that read as the "
-                f"same level {str(value)!r}; make the column one type first."
-            )
-    return sorted(by_string)
+    strings = _object_strings(uniq, column)
+    _check_distinct_strings(uniq, strings, f"column {column!r}")
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in uniq):
+        return sorted(strings, key=int)  # numbers by value, as in a numeric column
+    return sorted(strings)
 
 
 def _value_strings(col, column):
@@ -114,7 +157,7 @@ def _value_strings(col, column):
     elif pd.api.types.is_numeric_dtype(col.dtype):
         out[mask] = _numeric_values_as_levels(values, column).astype(str)
     else:
-        out[mask] = [str(v) for v in values]
+        out[mask] = _object_strings(values, column)
     return out
 
 
@@ -252,6 +295,7 @@ def fit_input(estimator, X, y):
             f"`X` has 0 sample(s) (shape=(0, {frame.shape[1]})) while a minimum of 1 "
             "is required."
         )
+    raw = y
     y = column_or_1d(y, warn=True)
     if len(y) != frame.shape[0]:
         raise ValueError(
@@ -259,6 +303,9 @@ def fit_input(estimator, X, y):
         )
     if pd.isna(y).any():
         raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    # column_or_1d turns [1, "1"] into two strings "1": refuse it, as in a column of X
+    uniq = pd.unique(np.asarray(raw, dtype=object).ravel())
+    _check_distinct_strings(uniq, [str(v) for v in uniq], "`y`")
     check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     return frame, classes, codes

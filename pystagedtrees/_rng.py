@@ -4,7 +4,7 @@ import numpy as np
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._validation import check_seed
 
-__all__ = ["random_source", "draw_index"]
+__all__ = ["random_source", "tie_source", "draw_index"]
 
 
 def random_source(rng, seed, name="rng"):
@@ -22,6 +22,21 @@ def random_source(rng, seed, name="rng"):
     raise ValueError(
         f"`{name}` must be 'numpy', 'R', a numpy Generator or an RRandom; got {rng!r}."
     )
+
+
+def tie_source(rng, seed):
+    """The source breaking ties between equally probable levels: None (the first wins) for rng=None.
+
+    A seed without ``rng`` would be ignored, so it is refused instead.
+    """
+    if rng is None:
+        if seed is not None:
+            raise ValueError(
+                "`seed` needs `rng` ('numpy' or 'R'): with rng=None ties go to the first "
+                f"level and nothing is drawn; got seed={seed!r}."
+            )
+        return None
+    return random_source(rng, seed)
 
 
 def draw_index(source, n, size=1):

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "check_choice", "check_flag", "check_ignore", "check_int", "check_levels", "check_names", "check_number",
-    "check_random_state", "check_seed", "check_trace",
+    "check_choice", "check_flag", "check_ignore", "check_int", "check_labels", "check_levels",
+    "check_names", "check_number", "check_random_state", "check_seed", "check_trace",
 ]
 
 
@@ -62,24 +62,31 @@ def check_trace(trace):
     return check_int(trace, "trace")
 
 
+def check_labels(value, name):
+    """Stage labels: one label (str) or a list of them, as a list of strings.
+
+    Integers in a list pass as their strings, as R's ``%in%`` matches 1 to "1".
+    """
+    expected = "a stage label or a list of stage labels (str)"
+    if isinstance(value, str):
+        return [value]  # R's length-one character vector
+    if not isinstance(value, Iterable) or isinstance(value, (dict, pd.DataFrame)):
+        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
+    labels = list(value)
+    for label in labels:
+        if _is_bool(label) or not isinstance(label, (str, numbers.Integral)):
+            raise TypeError(f"`{name}` must be {expected}; it holds {label!r}.")
+    return [str(label) for label in labels]
+
+
 def check_ignore(ignore, default):
     """Stage labels to leave alone, as a set of strings.
 
-    ``None`` means ``default`` (a model's unobserved stage names); a single
-    string is one label, as R's length-one character vector would be.
+    ``None`` means ``default`` (a model's unobserved stage names).
     """
     if ignore is None:
         return set(default or [])
-    if isinstance(ignore, str):
-        return {ignore}
-    expected = "a stage label or a list of stage labels (str)"
-    if not isinstance(ignore, Iterable):
-        raise TypeError(f"`ignore` must be {expected}; got {ignore!r}.")
-    labels = list(ignore)
-    for label in labels:
-        if _is_bool(label) or not isinstance(label, (str, numbers.Integral)):
-            raise TypeError(f"`ignore` must be {expected}; it holds {label!r}.")
-    return {str(label) for label in labels}
+    return set(check_labels(ignore, "ignore"))
 
 
 def check_names(value, name):

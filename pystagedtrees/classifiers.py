@@ -17,6 +17,7 @@ classifiers and the naive staged tree.
 - :class:`StagedTreeClassifier`, a scikit-learn estimator over all of them.
 """
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ from pystagedtrees import bnc
 from pystagedtrees._data import (
     categorical_tags,
     check_frame,
+    check_observed,
     encode_frame,
     feature_frame,
     fit_input,
@@ -34,6 +36,7 @@ from pystagedtrees._data import (
 from pystagedtrees._validation import (
     check_choice,
     check_int,
+    check_names,
     check_number,
     check_random_state,
 )
@@ -43,7 +46,7 @@ from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
 from pystagedtrees.fit import sevt_fit
-from pystagedtrees.inference import predict
+from pystagedtrees.inference import _encode_rows, class_log_posterior
 from pystagedtrees.learners import stages_bhc, stages_fbhc
 from pystagedtrees.parentslist import as_parentslist
 
@@ -90,11 +93,9 @@ def _class_and_features(data, class_, name="data"):
 
 def _random_args(seed, rng):
     """Keyword arguments of the bnclassify wrappers for ``seed`` and ``rng``."""
-    if rng == "R":
+    if check_choice(rng, "rng", RNG_KINDS) == "R":
         return dict(rng="R", seed=seed)
-    if rng == "numpy":
-        return dict(random_state=seed)
-    raise ValueError(f"`rng` must be 'numpy' or 'R'; got {rng!r}.")
+    return dict(random_state=seed)
 
 
 # -- orderings -------------------------------------------------------------------
@@ -273,14 +274,17 @@ def _resolve_order(ordering, data, class_):
     class_, features = _class_and_features(data, class_)
     if ordering is None:
         return [class_] + features
+    expected = f"one of {sorted(ORDERINGS)}, a list of variables, a callable or None"
     if isinstance(ordering, str):
         if ordering not in ORDERINGS:
-            raise ValueError(
-                f"`ordering` must be one of {sorted(ORDERINGS)}, a list of variables, a "
-                f"callable or None; got {ordering!r}."
-            )
+            raise ValueError(f"`ordering` must be {expected}; got {ordering!r}.")
         return ORDERINGS[ordering](data, class_)
-    order = list(ordering(data, class_) if callable(ordering) else ordering)
+    if callable(ordering):
+        order = check_names(ordering(data, class_), "ordering(data, class_)")
+    elif isinstance(ordering, Iterable):
+        order = check_names(ordering, "ordering")
+    else:
+        raise TypeError(f"`ordering` must be {expected}; got {ordering!r}.")
     if order[:1] != [class_] or sorted(order) != sorted([class_] + features):
         raise ValueError(
             f"`ordering` must list the class {class_!r} first and then every feature once; "
@@ -338,6 +342,7 @@ def sevt_refine(x, data, lambda_=1, refine="bhc"):
     if missing:
         raise ValueError(f"`data` lacks the classifier's feature(s) {missing}.")
     listed = [class_] + [c for c in data.columns if c in x.features]
+    check_observed(data, listed, "data")
     parents = {v: list(x.families[v][1:]) for v in listed}
     tree = as_sevt(parents, values=data[listed])
     fitted = sevt_fit(tree, data=data[tree.variables], lambda_=lambda_)
@@ -348,11 +353,18 @@ def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
                    score="loglik", seed=None, rng="numpy"):
     """The bnclassify structure a refinement starts from."""
     class_, features = _class_and_features(data, class_)
+    check_observed(data, data.columns, "data")
     if method == "nb":
         return bnc.nb(class_, data)
     if method == "tan_cl":
         return bnc.tan_cl(class_, data, score=score)
     folds = check_int(folds, "folds", minimum=2)
+    if folds > data.shape[0]:
+        # bnc's own message would call it `k`, which sevt_kdb uses for another thing
+        raise ValueError(
+            f"`folds` must be at most the number of rows (n_samples = {data.shape[0]}); "
+            f"got {folds}."
+        )
     wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, **_random_args(seed, rng))
     if method == "tan_hc":
         return bnc.tan_hc(class_, data, **wrapper)
@@ -698,6 +710,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         """Learn the staged tree from features ``X`` and labels ``y``."""
         self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
+        check_observed(frame, frame.columns, "X")
         self._names = list(frame.columns)
         self.class_name_ = "__class__"
         while self.class_name_ in self._names:
@@ -726,7 +739,10 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
                 f"{len(self._names)} features as input."
             )
         frame.columns = self._names
-        post = predict(self.model_, frame, class_=self.class_name_, prob=True).to_numpy(copy=True)
+        # predict() itself would call X `newdata`
+        codes = _encode_rows(self.model_, frame, "X")
+        c = self.model_.var_index(self.class_name_)
+        post = np.exp(class_log_posterior(self.model_, codes, c))
         undefined = np.isnan(post).any(axis=1)
         (root_stage,) = self.model_.stage_prob[self.class_name_].values()
         post[undefined] = root_stage.to_numpy()

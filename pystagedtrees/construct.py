@@ -294,6 +294,7 @@ def sevt_add(object, var, data, join_unobserved=True):
         raise ValueError(f"`var` {var!r} is already a variable of the model.")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     codes, tree, weights = read_data(data, object.variables + [var], object.tree)
+    _check_tree(tree, "data")  # a variable without levels, as full() refuses it
     return append_from_codes(object, var, tree[var], codes, weights, join_unobserved)
 
 

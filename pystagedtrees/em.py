@@ -9,13 +9,13 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 import pandas as pd
 
 from pystagedtrees._data import encode_frame
-from pystagedtrees._rng import random_source
+from pystagedtrees._rng import tie_source
 from pystagedtrees.compare import compare_stages
 from pystagedtrees.construct import copy_sevt
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import class_log_posterior, most_probable
 from pystagedtrees.learners import stages_bhc
-from pystagedtrees.model import check_sevt, sevt_method
+from pystagedtrees.model import check_learned, check_sevt, sevt_method
 from pystagedtrees._validation import check_flag, check_int
 
 __all__ = ["sevt_fit_em", "stages_em"]
@@ -89,7 +89,8 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     seed, rng
         How ties between equally probable levels are broken, as in
         :func:`~pystagedtrees.predict`: the first level by default; with
-        ``rng="R", seed=s`` the result equals R's after ``set.seed(s)``.
+        ``rng="R", seed=s`` the result equals R's after ``set.seed(s)``.  A
+        ``seed`` without ``rng`` is an error (it would be unused).
 
     Returns
     -------
@@ -112,7 +113,7 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     data = _em_data(object, data)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     chain_impute = check_flag(chain_impute, "chain_impute")
-    source = None if rng is None else random_source(rng, seed)
+    source = tie_source(rng, seed)
     model = object
     for iteration in range(1, max_iter + 1):
         completed = impute(data, model, chain_impute, source)
@@ -141,7 +142,8 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     data : pandas.DataFrame, optional
         Rows with missing values; default the model's ``data_raw``.
     stages_alg : callable, default stages_bhc
-        A stage learner (any ``stages_*`` function).
+        A stage learner (any ``stages_*`` function): it must return a
+        staged tree.
     max_iter_em : int, default 5
     incremental : bool, default False
         Start each round's learning from the current model instead of the
@@ -149,7 +151,8 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     chain_impute : bool, default False
         Impute each variable from the row as already imputed.
     seed, rng
-        How imputation ties are broken, as in :func:`sevt_fit_em`.  With a
+        How imputation ties are broken, as in :func:`sevt_fit_em` (a ``seed``
+        needs an ``rng``).  With a
         random ``stages_alg``, R's result needs one R generator shared by
         both: ``g = RRandom(s)``, ``rng=g`` and
         ``stages_alg=functools.partial(stages_kmeans, rng=g)``.
@@ -182,14 +185,14 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     max_iter_em = check_int(max_iter_em, "max_iter_em", minimum=1)
     incremental = check_flag(incremental, "incremental")
     chain_impute = check_flag(chain_impute, "chain_impute")
-    source = None if rng is None else random_source(rng, seed)
+    source = tie_source(rng, seed)
     model = object.copy()
     model.em = {}
     start = copy_sevt(model, extra=["lambda", "name_unobserved", "em"])
     for iteration in range(1, max_iter_em + 1):
         completed = impute(data, model, chain_impute, source)
         start = sevt_fit(model if incremental else start, data=completed)
-        learned = stages_alg(start, **alg_args)
+        learned = check_learned(stages_alg(start, **alg_args), "stages_alg")
         learned.em = {"iter": iteration}
         if compare_stages(model, learned):
             model.em = {"iter": iteration}

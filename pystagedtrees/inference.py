@@ -10,7 +10,7 @@ import pandas as pd
 
 from pystagedtrees._data import check_frame, encode_column
 from pystagedtrees._infer import dense_path_logprob
-from pystagedtrees._rng import draw_index, random_source
+from pystagedtrees._rng import draw_index, tie_source
 from pystagedtrees._stagevec import DENSE_MAX, StageVector
 from pystagedtrees._validation import check_flag
 from pystagedtrees.model import check_sevt, sevt_method
@@ -262,7 +262,8 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     log : bool, default False
         With ``prob``, return log-probabilities.
     seed : int, optional
-        Seed of ``rng`` ("numpy" or "R").
+        Seed of ``rng`` ("numpy" or "R"); giving it without ``rng`` is an
+        error (it would be unused).
     rng : None, "numpy", "R", numpy.random.Generator or RRandom, default None
         How ties between equally probable classes are broken.  None: the
         first class wins.  Otherwise a class is drawn among the tied ones,
@@ -289,7 +290,7 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
-    source = None if rng is None else random_source(rng, seed)
+    source = tie_source(rng, seed)
     log_post = class_log_posterior(object, _encode_rows(object, frame, "newdata"), c)
     levels = object.tree[class_]
     if prob:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from pystagedtrees._stagevec import DENSE_MAX, dense_too_large
 
-__all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt"]
+__all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
 
 class LogLik(float):
@@ -123,13 +123,15 @@ class Sevt:
 
     def var_index(self, var, name="var"):
         """Position of a variable in the tree, with a clear error."""
-        try:
-            return self._vars.index(var)
-        except ValueError:
+        # the type first: ``list.index`` compares with ``==``, which pd.NA cannot answer
+        if not isinstance(var, str):
+            raise TypeError(f"`{name}` must be a variable name (str); got {var!r}.")
+        if var not in self._tree:
             raise ValueError(
                 f"`{name}` must be a variable of the model; got {var!r}, model "
                 f"variables are {self._vars}."
-            ) from None
+            )
+        return self._vars.index(var)
 
     def stage_ids(self, i, labels, name="stage"):
         """Ids of the given stage labels of variable ``i``, with a clear error."""
@@ -266,6 +268,20 @@ def dense_ctables(model, situations, counts):
         table[situations[i]] = counts[i]
         out[v] = pd.DataFrame(table, columns=pd.Index(model._tree[v], name=v))
     return out
+
+
+def check_learned(result, name):
+    """``result`` if a stage learner passed as ``name`` returned a staged tree.
+
+    A user's learner can return anything; unchecked, the error would come
+    later and name another argument.
+    """
+    if not isinstance(result, Sevt):
+        raise TypeError(
+            f"`{name}` must return a staged event tree (Sevt), as stages_bhc does; "
+            f"it returned {type(result).__name__}."
+        )
+    return result
 
 
 def check_sevt(obj, name="object", fitted=False):

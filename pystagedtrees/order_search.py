@@ -9,6 +9,7 @@ import itertools
 
 from pystagedtrees.construct import _check_tree, append_from_codes, model_from_codes
 from pystagedtrees.counting import read_data
+from pystagedtrees.model import check_learned
 from pystagedtrees.learners import stages_bhc
 from pystagedtrees.scores import BIC
 from pystagedtrees._validation import check_flag, check_number
@@ -125,7 +126,7 @@ def search_greedy(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
         for var in encoded.variables:
             if var in model.variables:
                 continue
-            candidate = alg(encoded.add(model, var), scope=[var], **alg_args)
+            candidate = check_learned(alg(encoded.add(model, var), scope=[var], **alg_args), "alg")
             value = _criterion(search_criterion, candidate)
             if best is None or value < best_value:
                 best, best_value = candidate, value
@@ -187,7 +188,7 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
             for var in subset:
                 rest = tuple(v for v in subset if v != var)
                 base, base_value = previous[rest]
-                added = alg(encoded.add(base, var), scope=[var], **alg_args)
+                added = check_learned(alg(encoded.add(base, var), scope=[var], **alg_args), "alg")
                 value = scores[rest] + (_criterion(search_criterion, added) - base_value)
                 if best_value is None or value < best_value:
                     best_sink, best_value = var, value
@@ -201,4 +202,4 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
     while left:
         order.insert(0, sinks[left])
         left = tuple(v for v in left if v != order[0])
-    return alg(encoded.full(order), **alg_args)
+    return check_learned(alg(encoded.full(order), **alg_args), "alg")

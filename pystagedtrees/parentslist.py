@@ -163,14 +163,20 @@ def _set_values(entries, values):
     if isinstance(values, pd.DataFrame):
         from pystagedtrees._data import column_levels
 
-        values = {c: column_levels(values[c], c) for c in values.columns}
+        # the data may hold more columns than the graph's variables
+        values = {c: column_levels(values[c], c) for c in values.columns if c in entries}
     if not isinstance(values, Mapping):
         raise TypeError(
             f"`values` must be a dict of levels or a DataFrame; got {type(values).__name__}."
         )
+    unknown = [v for v in values if v not in entries]
+    if unknown:
+        raise ValueError(
+            f"`values` gives levels of {unknown}, which are not variables of the graph "
+            f"({list(entries)})."
+        )
     for v, lev in values.items():
-        if v in entries:
-            entries[v].values = check_levels(lev, v, "values")
+        entries[v].values = check_levels(lev, v, "values")
 
 
 def _check_graph(entries):

@@ -6,7 +6,7 @@ import pandas as pd
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels
-from pystagedtrees._validation import check_flag, check_ignore
+from pystagedtrees._validation import check_flag, check_ignore, check_labels
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
 __all__ = ["stages", "get_stage", "get_path", "join_stages", "rename_stage", "stndnaming", "summary"]
@@ -173,8 +173,7 @@ def get_path(object, var, stage):
     """
     check_sevt(object)
     i = _non_root(object, var)
-    labels = [stage] if isinstance(stage, str) else list(stage)
-    wanted = object.stage_ids(i, labels)
+    wanted = object.stage_ids(i, check_labels(stage, "stage"))
     ids = object._stages[i].dense(f"stage vector of {var!r}")
     situations = np.flatnonzero(np.isin(ids, wanted))
     codes = np.unravel_index(situations, [int(k) for k in object._k[:i]])

@@ -95,3 +95,9 @@ def test_errors():
         clf.predict(X.assign(b="zzz"))
     with pytest.raises(ValueError, match="n_samples"):
         BNClassifier(structure="kdb", k=500).fit(X, y)
+
+
+def test_a_feature_without_values_is_named_as_x():
+    X, y = _data()
+    with pytest.raises(ValueError, match=r"`X` column\(s\) \['b'\] have no observed value"):
+        BNClassifier().fit(X.assign(b=np.nan), y)

@@ -313,3 +313,31 @@ def test_bad_input():
         sevt_refine(bnc.aode("Survived", train), train)
     with pytest.raises(ValueError, match="at least one feature"):
         ordering_mi(train[["Survived"]])
+
+
+@pytest.mark.parametrize("ordering", [0, lambda d, c: None, lambda d, c: 5, ["Survived", 1, "Sex"]])
+def test_ordering_of_the_wrong_kind_is_named(ordering):
+    train = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
+    with pytest.raises(TypeError, match="`ordering"):
+        sevt_naive(train, ordering=ordering)
+
+
+@pytest.mark.parametrize("function", [sevt_tan_hc, sevt_kdb])
+def test_searches_name_their_own_arguments(function):
+    train = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]].iloc[:8]
+    with pytest.raises(ValueError, match="`rng` must be one of"):
+        function(train, rng=pd.NA)
+    # bnc calls the folds `k`, which sevt_kdb uses for the parents
+    with pytest.raises(ValueError, match="`folds` must be at most the number of rows"):
+        function(train, folds=9)
+
+
+def test_a_column_without_values_is_named_as_data():
+    train = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]].iloc[:50]
+    empty = train.assign(Age=np.nan)
+    message = r"`data` column\(s\) \['Age'\] have no observed value"
+    for function in (sevt_tan_cl, sevt_tan_hc, sevt_kdb):
+        with pytest.raises(ValueError, match=message):
+            function(empty)
+    with pytest.raises(ValueError, match=message):
+        sevt_refine(bnc.nb("Survived", train), empty)

@@ -145,3 +145,53 @@ def test_errors():
         clf.predict(X[["a", "b"]])
     with pytest.raises(ValueError, match="3 features"), pytest.warns(UserWarning, match="names"):
         clf.predict(X[["a", "b"]].to_numpy())
+
+
+
+@pytest.mark.parametrize("method", ["tan_hc", "kdb"])
+def test_folds_are_named_folds(method):
+    # bnc's message says `k`, which is another parameter of the estimator
+    X, y = _data(8)
+    with pytest.raises(ValueError, match="`folds` must be at most the number of rows"):
+        StagedTreeClassifier(method=method, folds=9).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["nb", "tan_cl", "naive", "full_bhc"])
+def test_a_feature_without_values_is_named_as_x(method):
+    X, y = _data()
+    with pytest.raises(ValueError, match=r"`X` column\(s\) \['b'\] have no observed value"):
+        StagedTreeClassifier(method=method, random_state=0).fit(X.assign(b=np.nan), y)
+
+
+def test_predict_names_x():
+    X, y = _data()
+    clf = StagedTreeClassifier().fit(X, y)
+    for method in (clf.predict, clf.predict_proba):
+        with pytest.raises(ValueError, match="`X`: column 'b' has value 'zzz' that is not a level"):
+            method(X.assign(b="zzz"))
+        with pytest.raises(ValueError, match="`X` is empty"):
+            method(X.iloc[:0])
+
+
+@pytest.mark.parametrize("estimator", [StagedTreeClassifier(), bnc.BNClassifier()])
+def test_whole_floats_in_an_object_array_meet_integer_levels(estimator):
+    # X.to_numpy() of a frame whose int column has a NaN holds 1.0 where the
+    # training array held 1
+    X = pd.DataFrame({"a": [1, 1, 2, 2, 1, 2], "b": list("uvuvvu")})
+    y = list("ppqqpq")
+    clf = estimator.fit(X.to_numpy(), y)
+    with_nan = X.copy()
+    with_nan.loc[0, "a"] = np.nan
+    as_none = X.to_numpy()
+    as_none[0, 0] = None
+    np.testing.assert_allclose(clf.predict_proba(with_nan.to_numpy()), clf.predict_proba(as_none))
+    with pytest.raises(TypeError, match="non-categorical floats"):
+        clf.predict_proba(X.assign(a=[1.5, 1, 2, 2, 1, 2]).to_numpy())
+
+
+@pytest.mark.parametrize("estimator", [StagedTreeClassifier(), bnc.BNClassifier()])
+def test_classes_that_read_as_one_are_refused(estimator):
+    # y = [1, "1", ...] became the strings "1", "1": two classes merged into one
+    X = pd.DataFrame({"a": list("uvuv")})
+    with pytest.raises(ValueError, match="`y` has values 1 and '1' that read as the same level"):
+        estimator.fit(X, [1, "1", 2, 2])

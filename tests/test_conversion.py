@@ -149,7 +149,7 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match="every variable"):
         as_sevt({"A": [], "B": ["A"]}, order=["A"], values=levels)
     with pytest.raises(ValueError, match="at least two"):
-        as_sevt({"A": []}, values=levels)
+        as_sevt({"A": []}, values={"A": levels["A"]})
     tree = as_sevt({"A": [], "B": ["A"]}, values=levels)
     with pytest.raises(ValueError, match="lacks variable"):
         st.sevt_fit(tree, data=pd.DataFrame({"A": ["0", "1"]}), lambda_=1)
@@ -161,3 +161,12 @@ def test_levels_read_from_data():
     assert tree.tree == {"A": ["x", "y"], "B": ["1", "2"]}
     fitted = st.sevt_fit(tree, data=data, lambda_=0)
     assert fitted.stage_prob["B"]["1"].tolist() == [0.5, 0.5]
+
+
+def test_values_of_a_variable_not_in_the_graph_are_refused():
+    levels = {"A": ["0", "1"], "B": ["0", "1"]}
+    with pytest.raises(ValueError, match="`values` gives levels of \\['Z'\\]"):
+        as_sevt({"A": [], "B": ["A"]}, values={**levels, "Z": ["u", "v"]})
+    # the data as a DataFrame may hold more columns than the graph
+    data = pd.DataFrame({"A": ["0", "1"], "B": ["0", "1"], "Z": [0.5, 1.5]})
+    assert as_sevt({"A": [], "B": ["A"]}, values=data).tree == levels

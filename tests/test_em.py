@@ -144,6 +144,21 @@ def test_em_checks_its_arguments():
         st.stages_em(table_model)
 
 
+def test_stages_em_names_stages_alg_when_it_returns_no_model():
+    model = st.full(_masked_titanic(1, 0.1), lambda_=1)
+    with pytest.raises(TypeError, match="`stages_alg` must return a staged event tree"):
+        st.stages_em(model, stages_alg=lambda m: 5)
+
+
+@pytest.mark.parametrize("call", [st.sevt_fit_em, st.stages_em, st.predict])
+def test_a_seed_without_rng_is_refused(call):
+    # with rng=None ties go to the first level: the seed would be silently unused
+    model = st.full(_masked_titanic(1, 0.1), lambda_=1)
+    for seed in (1, "junk"):
+        with pytest.raises(ValueError, match="`seed` needs `rng`"):
+            call(model, seed=seed)
+
+
 # -- get_path, copy_sevt ------------------------------------------------------------
 
 def test_get_path_gives_back_the_stage_with_get_stage():
@@ -174,6 +189,21 @@ def test_get_path_checks_its_arguments():
         st.get_path(model, "Sex", "99")
     with pytest.raises(ValueError, match="variable of the model"):
         st.get_path(model, "Fare", "1")
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(var="Sex", stage=1), TypeError, "`stage` must be a stage label"),
+    (dict(var="Sex", stage=None), TypeError, "`stage` must be a stage label"),
+    (dict(var="Sex", stage=[1.5]), TypeError, "`stage` must be a stage label"),
+    (dict(var=pd.NA, stage="1"), TypeError, "`var` must be a variable name"),
+    (dict(var=["Sex"], stage="1"), TypeError, "`var` must be a variable name"),
+])
+def test_get_path_names_a_bad_stage_or_var(kwargs, error, match):
+    model = st.full(st.datasets.titanic_table())
+    with pytest.raises(error, match=match):
+        st.get_path(model, **kwargs)
+    # labels in a list may be integers, as R matches 1 to "1"
+    assert st.get_path(model, "Sex", [1]).equals(st.get_path(model, "Sex", "1"))
 
 
 def test_copy_sevt_keeps_the_structure_and_the_fields_asked_for():

@@ -98,6 +98,15 @@ def test_sevt_add_checks_its_arguments():
         st.sevt_add(model, "V2", bad)
 
 
+def test_sevt_add_refuses_a_variable_without_levels():
+    # full() refuses it too; unchecked, sevt_add built a zero-level variable
+    d = pd.DataFrame({"C": list("aabb"), "x": list("uvuv"), "y": [np.nan] * 4})
+    with pytest.raises(ValueError, match="`data`: variable 'y' has no levels"):
+        st.sevt_add(st.full(d[["C", "x"]], lambda_=1), "y", d)
+    with pytest.raises(ValueError, match="`data`: variable 'y' has no levels"):
+        st.full(d)
+
+
 # -- search_greedy / search_best: R's results -------------------------------------
 
 # Recorded from R stagedtrees 2.3.0.9999: search_*(Titanic, alg = ...)
@@ -197,6 +206,12 @@ def test_search_checks_its_arguments():
         st.search_greedy(data[["V0"]])
     with pytest.raises(TypeError, match="DataFrame"):
         st.search_best(data.to_numpy())
+
+
+@pytest.mark.parametrize("search", ["search_greedy", "search_best"])
+def test_search_names_alg_when_it_returns_no_model(search):
+    with pytest.raises(TypeError, match="`alg` must return a staged event tree"):
+        getattr(st, search)(_random_frame(n=30, p=3), alg=lambda m, scope=None: 5)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

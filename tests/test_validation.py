@@ -11,6 +11,7 @@ from pystagedtrees._validation import (
     check_flag,
     check_ignore,
     check_int,
+    check_labels,
     check_number,
     check_trace,
 )
@@ -87,6 +88,29 @@ def test_check_ignore_reads_one_string_as_one_label():
     for bad in (3.5, object(), [None], [1.5]):
         with pytest.raises(TypeError, match="`ignore`"):
             check_ignore(bad, None)
+
+
+
+def test_check_labels_reads_one_string_as_one_label():
+    assert check_labels("U", "stage") == ["U"]
+    assert check_labels(["2", 1], "stage") == ["2", "1"]
+    for bad in (1, None, 2.5, {"a": 1}, [None], [True]):
+        with pytest.raises(TypeError, match="`stage` must be a stage label"):
+            check_labels(bad, "stage")
+
+
+def test_object_columns_read_whole_floats_as_in_a_float_column():
+    a = pd.Series([1.0, 2, np.nan, 10], dtype=object)
+    as_object = pd.DataFrame({"C": list("abab"), "a": a})
+    as_float = as_object.astype({"a": float})
+    assert st.full(as_object).tree == st.full(as_float).tree == \
+        {"C": ["a", "b"], "a": ["1", "2", "10"]}
+    for value in (2.5, float("inf")):
+        for frame in (as_object, as_float):
+            bad = frame.copy()
+            bad.loc[3, "a"] = value
+            with pytest.raises(TypeError, match="non-categorical floats"):
+                st.full(bad)
 
 
 # -- the public functions --------------------------------------------------------------

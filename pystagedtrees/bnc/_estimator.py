@@ -4,7 +4,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._data import categorical_tags, feature_frame, fit_input
+from pystagedtrees._data import categorical_tags, check_observed, feature_frame, fit_input
 from pystagedtrees._validation import check_choice, check_int, check_number, check_random_state
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
@@ -112,6 +112,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         """Learn the structure and the parameters from ``X`` and labels ``y``."""
         self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
+        check_observed(frame, frame.columns, "X")
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]
         frame[CLASS_COLUMN] = pd.Categorical.from_codes(y_codes, categories=levels)
