@@ -292,3 +292,91 @@ def test_em_with_ties_replays_r_after_set_seed(seed):
                        rng="R", seed=seed)
     assert got.stages() == expected.stages()
     assert float(st.logLik(got)) == pytest.approx(float(r_call("logLik", expected)), rel=1e-12)
+
+
+def _small_random_frame(rng):
+    """2-4 categorical columns, a few NAs and sometimes an unused level: the corners."""
+    n, p = int(rng.integers(8, 50)), int(rng.integers(2, 5))
+    columns = {}
+    for j in range(p):
+        levels = [f"l{i}" for i in range(int(rng.integers(2, 4)))]
+        values = rng.choice(levels, n, p=rng.dirichlet(np.full(len(levels), 0.7))).astype(object)
+        if rng.random() < 0.4:
+            values[rng.random(n) < 0.1] = None
+        extra = ["unused"] if rng.random() < 0.2 else []
+        columns[f"V{j}"] = pd.Categorical(values, categories=levels + extra)
+    return pd.DataFrame(columns)
+
+
+DETERMINISTIC_LEARNERS = [("stages_bhc", {}), ("stages_fbhc", {}), ("stages_hc", {}),
+                          ("stages_bj", {}), ("stages_simplebhc", {}), ("stages_csbhc", {})]
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(6))
+def test_random_small_frames_equal_r(seed):
+    # A differential check over random corners (NAs, unused levels, lambda 0
+    # and 1): every learner's stages and log-likelihood, R's random learners
+    # replayed, and the probabilities predict and confint give.
+    rng = np.random.default_rng(seed)
+    data = _small_random_frame(rng)
+    for lambda_ in (0, 1):
+        model = st.full(data, lambda_=lambda_)
+        r_model = r_call("full", data, lambda_=lambda_, convert_result=False)
+        assert float(model.ll) == pytest.approx(float(r_call("logLik", r_model)), rel=1e-12)
+        for name, args in DETERMINISTIC_LEARNERS:
+            got, expected = getattr(st, name)(model, **args), r_call(name, r_model, **args)
+            assert got.stages() == expected.stages(), (name, lambda_)
+            assert float(got.ll) == pytest.approx(float(r_call("logLik", expected)), rel=1e-10)
+        r_seed = int(rng.integers(1, 10**5))
+        for name in ("stages_kmeans", "stages_bhcr"):
+            compat.set_seed(r_seed)
+            expected = r_call(name, r_model)
+            assert getattr(st, name)(model, rng="R", seed=r_seed).stages() == expected.stages()
+        learned = st.stages_bhc(model)
+        r_learned = r_call("stages_bhc", r_model, convert_result=False)
+        if lambda_ == 0:  # R's predict needs NaN where it stores NA (see above)
+            with r_context():
+                r_learned = ro.r(R_NA_AS_NAN)(r_learned)
+        np.testing.assert_allclose(
+            st.predict(learned, data, prob=True).to_numpy(),
+            np.asarray(r_call("predict", r_learned, data, prob=True), dtype=float), rtol=1e-10)
+        np.testing.assert_allclose(
+            st.confint(learned, method="wilson").to_numpy(),
+            np.asarray(r_call("confint", r_learned, method="wilson"), dtype=float),
+            rtol=1e-9, equal_nan=True)
+
+
+@needs_bnclassify
+@pytest.mark.parametrize("seed", range(3))
+def test_random_frames_bnc_wrappers_replay_r(seed):
+    # the greedy wrappers, cv and AWNB draw from R's stream: with the same
+    # set.seed they must pick the same arcs, folds and bootstrap samples
+    rng = np.random.default_rng(seed)
+    n = 60
+    classes = rng.choice(["a", "b", "c"], n)
+    data = pd.DataFrame({"class": classes, **{
+        f"V{j}": np.where(rng.random(n) < 0.6, classes, rng.choice(["a", "b", "c"], n))
+        for j in range(4)}}).astype("category")
+    r_seed = int(rng.integers(1, 10**5))
+    for learner, args in [("tan_hc", {}), ("tan_hcsp", {}), ("kdb", {"kdbk": 2}),
+                          ("fssj", {}), ("bsej", {})]:
+        compat.set_seed(r_seed)
+        expected = from_r(r_call(f"bnclassify::{learner}", "class", data, k=3, epsilon=0, **args,
+                                 convert_result=False))
+        got = getattr(bnc, learner)("class", data, k=3, epsilon=0, rng="R", seed=r_seed, **args)
+        assert {v: set(f) for v, f in bnc.families(got).items()} == \
+            {v: set(f) for v, f in bnc.families(expected).items()}, learner
+    fitted = bnc.lp(bnc.nb("class", data), data, smooth=1)
+    compat.set_seed(r_seed)
+    expected_cv = r_call("bnclassify::cv", to_r(fitted), data, k=5, dag=False)
+    assert bnc.cv(fitted, data, k=5, dag=False, rng="R", seed=r_seed) == \
+        pytest.approx(float(np.asarray(expected_cv).ravel()[0]), rel=1e-12)
+    compat.set_seed(r_seed)
+    r_awnb = r_call("bnclassify::lp", r_call("bnclassify::nb", "class", data, convert_result=False),
+                    data, smooth=1, awnb_trees=5, awnb_bootstrap=0.5, convert_result=False)
+    awnb = bnc.lp(bnc.nb("class", data), data, smooth=1, awnb_trees=5, awnb_bootstrap=0.5,
+                  rng="R", seed=r_seed)
+    np.testing.assert_allclose(
+        bnc.predict(awnb, data, prob=True),
+        np.asarray(r_call("predict", r_awnb, data, prob=True), dtype=float), rtol=1e-10)
