@@ -48,6 +48,34 @@ def test_predict_rows_sum_to_one(data):
     np.testing.assert_array_equal(labels.codes, probs.to_numpy().argmax(axis=1))
 
 
+@SETTINGS
+@given(categorical_frames(max_vars=4), hst.sampled_from([0, 1]), hst.data())
+def test_trailing_missing_values_do_not_change_the_probability(data, lambda_, draw):
+    # variables after every given one sum to 1 whatever their (possibly
+    # unknown, lambda 0) distribution: leaving them out is the same event
+    model = st.stages_bhc(st.full(data, lambda_=lambda_))
+    m = draw.draw(hst.integers(1, len(model.variables) - 1))
+    given_cols = model.variables[:m]
+    event = data[given_cols].dropna()
+    if event.empty:
+        return
+    padded = event.assign(**{v: np.nan for v in model.variables[m:]})
+    np.testing.assert_allclose(st.prob(model, padded), st.prob(model, event), rtol=1e-12)
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4))
+def test_unsmoothed_predictions_are_probabilities(data):
+    # lambda 0 leaves never-reached situations undefined: paths through them
+    # have probability 0, so rows still sum to 1 (or are NaN when every
+    # class is impossible)
+    model = st.full(data, lambda_=0)
+    probs = st.predict(model, data.drop(columns=model.variables[0]), prob=True).to_numpy()
+    defined = ~np.isnan(probs).any(axis=1)
+    np.testing.assert_allclose(probs[defined].sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isnan(probs[~defined]).all()
+
+
 def test_predict_equals_bayes_rule_from_joint():
     model = st.full(st.datasets.titanic_table(), order=["Survived", "Class", "Sex", "Age"], lambda_=1)
     row = {"Class": "3rd", "Sex": "Male", "Age": "Child"}
