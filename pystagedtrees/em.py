@@ -152,9 +152,8 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
         Impute each variable from the row as already imputed.
     seed, rng
         How imputation ties are broken, as in :func:`sevt_fit_em` (a ``seed``
-        needs an ``rng``).  With a
-        random ``stages_alg``, R's result needs one R generator shared by
-        both: ``g = RRandom(s)``, ``rng=g`` and
+        needs an ``rng``).  With a random ``stages_alg``, R's result needs
+        one R generator shared by both: ``g = RRandom(s)``, ``rng=g`` and
         ``stages_alg=functools.partial(stages_kmeans, rng=g)``.
     **alg_args
         Further arguments of ``stages_alg``.
