@@ -380,3 +380,32 @@ def test_random_frames_bnc_wrappers_replay_r(seed):
     np.testing.assert_allclose(
         bnc.predict(awnb, data, prob=True),
         np.asarray(r_call("predict", r_awnb, data, prob=True), dtype=float), rtol=1e-10)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(3))
+def test_learner_options_equal_r(seed):
+    # every distance, linkage and k-means algorithm R offers, on random data
+    rng = np.random.default_rng(100 + seed)
+    data = _small_random_frame(rng)
+    data = pd.concat([data] * 3, ignore_index=True)  # enough rows for several stages
+    model = st.full(data, lambda_=1)
+    r_model = r_call("full", data, lambda_=1, convert_result=False)
+    for distance in ("kullback", "totvar", "hellinger", "bhatt", "chandarw", "euclidean",
+                     "manhattan", "reny"):
+        got = st.stages_bj(model, distance=distance, thr=0.2)
+        assert got.stages() == r_call("stages_bj", r_model, distance=distance, thr=0.2).stages()
+    for distance, method in zip(
+            ("totvar", "hellinger", "euclidean", "maximum", "manhattan", "canberra", "minkowski",
+             "totvar"),
+            ("ward.D", "single", "complete", "average", "mcquitty", "median", "centroid",
+             "ward.D2")):
+        got = st.stages_hclust(model, distance=distance, method=method, k=2)
+        expected = r_call("stages_hclust", r_model, distance=distance, method=method, k=2)
+        assert got.stages() == expected.stages(), (distance, method)
+    r_seed = int(rng.integers(1, 10**5))
+    for algorithm in ("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen"):
+        compat.set_seed(r_seed)
+        expected = r_call("stages_kmeans", r_model, k=2, algorithm=algorithm, nstart=2)
+        got = st.stages_kmeans(model, k=2, algorithm=algorithm, nstart=2, rng="R", seed=r_seed)
+        assert got.stages() == expected.stages(), algorithm
