@@ -140,7 +140,7 @@ def sevt_simplify(object, fit=True):
         first = np.unique(ids, return_index=True)[1]
         names = [str(key[f] + 1) if key[f] >= 0 else unobserved[-key[f] - 1] for f in first]
         stage_of_new.append(stage[first])
-        model.set_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        model.install_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if object.is_fitted and fit:
         if object._ctab is not None:
             return sevt_fit(model)
@@ -184,7 +184,7 @@ def join_positions(object, var, s1, s2):
         names = [f"{parent_labels[key[f] // k]}{key[f] % k + 1}" for f in first]
         if len(set(names)) < len(names):
             names = [str(n + 1) for n in range(len(names))]
-        model.set_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        model.install_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if model.is_fitted and model._ctab is not None and i + 1 < len(model.variables):
         return sevt_fit(model, scope=model.variables[i + 1:])
     if i + 1 < len(model.variables):

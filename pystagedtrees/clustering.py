@@ -74,7 +74,7 @@ def _relabel_by_groups(model, i, ids, groups):
     index = {label: n for n, label in enumerate(unique)}
     mapping = np.array([index[label] for label in labels], dtype=np.int32)
     model._prob[i] = None
-    model.set_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
+    model.install_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
     fit_variable(model, i)
 
 

@@ -288,7 +288,7 @@ def subtree(object, path):
             inside = (sit >= start) & (sit < start + block)
             out._ctab_sit.append(sit[inside] - start)
             out._ctab.append(object._ctab[old][inside])
-        out.set_stages(t, out._stages[t], out._labels[t])
+        out.install_stages(t, out._stages[t], out._labels[t])
         out.reindex_stages(t, out._stages[t].first_appearance())
     out.ll = None
     return out
@@ -338,7 +338,7 @@ def depsubtree(object, var, other_stages="NA"):
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    model.set_stages(
+    model.install_stages(
         len(variables) - 1,
         StageVector(len(labels), rank[ids.ravel()]),
         StageLabels.from_strings(list(names[order])),

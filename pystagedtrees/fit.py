@@ -169,7 +169,7 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
         if trace > 0:
             print(f"{model.variables[i]}: unobserved situations joined in stage {label!r}")
         model._prob = None  # stage ids change: the fit is redone below
-        model.set_stages(i, vector, labels)
+        model.install_stages(i, vector, labels)
         names_used.append(label)
     model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + names_used))
     if fit:

@@ -376,7 +376,7 @@ def _set_situation_labels(model, i, situations, labels):
             sid = len(current) - 1
         vector = vector.assign(situations[labels == label], sid)
     model._prob[i] = None
-    model.set_stages(i, vector, current)
+    model.install_stages(i, vector, current)
     fit_variable(model, i)
 
 

@@ -96,7 +96,7 @@ class Sevt:
         self._stages = list(stages)
         self._labels = list(labels)
         for i in range(len(self._stages)):
-            self.set_stages(i, self._stages[i], self._labels[i])
+            self.install_stages(i, self._stages[i], self._labels[i])
         # fit state: per-variable arrays aligned with stage ids
         self._ctab_sit = None  # list of int64 arrays of observed situations
         self._ctab = None  # list of (m_i, k_i) float64 counts
@@ -178,7 +178,7 @@ class Sevt:
             self._prob[i] = self._prob[i][ids]
             self._n[i] = self._n[i][ids]
 
-    def set_stages(self, i, vector, labels):
+    def install_stages(self, i, vector, labels):
         """Install a new stage vector for variable ``i``, dropping unused labels."""
         self._stages[i] = vector
         self._labels[i] = labels

@@ -136,7 +136,7 @@ def _random_stage_joins(model, i, q, source):
         remaining = len(model._labels[i]) - joiner.next_stage
         used = joiner.run(q, source.peek_uniforms(2 * remaining + 64))
         source.advance(used)
-    model.set_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
+    model.install_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
     model.reindex_stages(i, model._stages[i].first_appearance())
 
 
@@ -273,7 +273,7 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     new_labels = labels.take([0] + kept).replace(0, "randomized")
     model._prob[i] = np.vstack([p, object._prob[i][kept]])
     model._n[i] = np.concatenate([[np.nan], object._n[i][kept]])
-    model.set_stages(i, model._stages[i].remap(mapping), new_labels)
+    model.install_stages(i, model._stages[i].remap(mapping), new_labels)
     model.ll = None
     return model
 

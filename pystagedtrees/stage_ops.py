@@ -5,11 +5,13 @@ import pandas as pd
 
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
-from pystagedtrees._stagevec import StageLabels
+from pystagedtrees._stagevec import StageLabels, StageVector
 from pystagedtrees._validation import check_flag, check_ignore, check_labels
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
+from pystagedtrees.fit import sevt_fit
 
-__all__ = ["stages", "get_stage", "get_path", "join_stages", "rename_stage", "stndnaming", "summary"]
+__all__ = ["stages", "set_stages", "get_stage", "get_path", "join_stages", "rename_stage", "stndnaming",
+           "summary"]
 
 
 def _non_root(model, var, name="var"):
@@ -23,7 +25,7 @@ def _non_root(model, var, name="var"):
 
 
 @sevt_method
-def stages(object, var=None):
+def stages(object, var=None, context=None):
     """The stage labels of every situation (R: ``stages``, ``object$stages``).
 
     Parameters
@@ -31,6 +33,10 @@ def stages(object, var=None):
     object : Sevt
     var : str, optional
         One variable; default all variables but the root.
+    context : dict, optional
+        With ``var``: only the situations where the given earlier variables
+        take the given level (or one of a list of levels), as R's
+        ``stages(object)[var, Class = "1st"]``.
 
     Returns
     -------
@@ -40,13 +46,108 @@ def stages(object, var=None):
     Examples
     --------
     >>> import pystagedtrees as st
-    >>> st.stages(st.full(st.datasets.titanic_table()), "Sex")
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> st.stages(model, "Sex")
     ['1', '2', '3', '4']
+    >>> st.stages(model, "Age", context={"Sex": "Female"})
+    ['2', '4', '6', '8']
     """
     check_sevt(object)
-    if var is not None:
-        return object._stage_label_vector(_non_root(object, var))
-    return {v: object._stage_label_vector(i) for i, v in enumerate(object.variables) if i > 0}
+    if var is None:
+        if context is not None:
+            raise ValueError("`context` selects situations of one variable: give `var` too.")
+        return {v: object._stage_label_vector(i) for i, v in enumerate(object.variables) if i > 0}
+    i = _non_root(object, var)
+    labels = object._stage_label_vector(i)
+    if context is None:
+        return labels
+    return [labels[s] for s in _context_situations(object, i, context)]
+
+
+def _context_situations(model, i, context):
+    """Situations of variable ``i`` (R's order) whose path agrees with ``context``."""
+    if not isinstance(context, dict):
+        raise TypeError(
+            f"`context` must be a dict of earlier variables to a level or a list of levels; "
+            f"got {type(context).__name__}."
+        )
+    earlier = model.variables[:i]
+    unknown = [v for v in context if v not in earlier]
+    if unknown:
+        raise ValueError(
+            f"`context` names {unknown}, which are not variables before "
+            f"{model.variables[i]!r} ({earlier})."
+        )
+    allowed = []
+    for v in earlier:
+        levels = model.tree[v]
+        wanted = levels if v not in context else check_labels(context[v], "context")
+        missing = [lev for lev in wanted if lev not in levels]
+        if missing:
+            raise ValueError(f"`context` gives {missing} for {v!r}, whose levels are {levels}.")
+        allowed.append([levels.index(lev) for lev in wanted])
+    # the last variable varies fastest, as R's situations do
+    grid = np.array(np.meshgrid(*allowed, indexing="ij")).reshape(len(allowed), -1).T
+    return situation_index(model, grid)
+
+
+@sevt_method
+def set_stages(object, var, value, context=None, fit=True):
+    """A copy with some stages of a variable set by hand (R: ``stages(object)[var] <- value``).
+
+    Parameters
+    ----------
+    object : Sevt
+    var : str
+        A variable other than the root.
+    value : str or list of str
+        One label for every selected situation, or a label per situation
+        (in R's situation order, as :func:`stages` lists them).
+    context : dict, optional
+        Select only the situations where earlier variables take the given
+        levels (see :func:`stages`); default every situation of ``var``.
+    fit : bool, default True
+        Refit ``var`` from the stored counts when ``object`` is fitted;
+        otherwise, or with ``fit=False``, the result has no probabilities.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> # Survived independent of Sex and Age in first class
+    >>> model = st.set_stages(model, "Survived", "C1", context={"Class": "1st"})
+    >>> st.stages(model, "Survived")[:5]
+    ['C1', 'C1', 'C1', 'C1', '5']
+    >>> round(float(model.BIC()), 2)
+    10692.2
+    """
+    check_sevt(object)
+    fit = check_flag(fit, "fit")
+    i = _non_root(object, var)
+    n_situations = object.n_situations(i)
+    chosen = (np.arange(n_situations) if context is None
+              else _context_situations(object, i, context))
+    new = check_labels(value, "value")
+    if len(new) not in (1, len(chosen)):
+        raise ValueError(
+            f"`value` must be one label or one per selected situation ({len(chosen)}); "
+            f"got {len(new)}."
+        )
+    labels = np.asarray(object._stages[i].dense("stage vector of " + repr(var)))
+    labels = object._labels[i].as_array()[labels]
+    labels[chosen] = new if len(new) > 1 else new[0]
+    names, ids = np.unique(labels.astype(str), return_inverse=True)
+    model = object.copy()
+    model.install_stages(i, StageVector(n_situations, ids.astype(np.int32)),
+                     StageLabels.from_strings(names.tolist()))
+    if fit and object.is_fitted and object._ctab is not None:
+        return sevt_fit(model, scope=[var])
+    model.erase_fit()
+    return model
 
 
 def path_codes(model, path, name):

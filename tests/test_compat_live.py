@@ -409,3 +409,33 @@ def test_learner_options_equal_r(seed):
         expected = r_call("stages_kmeans", r_model, k=2, algorithm=algorithm, nstart=2)
         got = st.stages_kmeans(model, k=2, algorithm=algorithm, nstart=2, rng="R", seed=r_seed)
         assert got.stages() == expected.stages(), algorithm
+
+
+@needs_stagedtrees
+def test_stages_set_by_hand_equal_r():
+    # the example of R's ?stages, assignment by assignment
+    titanic = st.datasets.titanic_table()
+    with r_context():
+        ro.globalenv["titanic"] = to_r(titanic)
+        expected = from_r(ro.r("""local({
+          mod <- stagedtrees::full(titanic, lambda = 1)
+          s <- stagedtrees::stages(mod)
+          s["Survived", Class = "1st"] <- "C1"
+          stagedtrees::stages(mod) <- s
+          s <- stagedtrees::stages(mod)
+          s["Survived", Class = "3rd"] <- s["Survived", Class = "2nd"]
+          stagedtrees::stages(mod) <- s
+          s <- stagedtrees::stages(mod)
+          s["Age", Sex = "Female"] <- "S-female"
+          s["Age", Sex = "Male"] <- "S-male"
+          stagedtrees::stages(mod) <- s
+          mod
+        })"""))
+    model = st.full(titanic, lambda_=1)
+    model = st.set_stages(model, "Survived", "C1", context={"Class": "1st"})
+    second = st.stages(model, "Survived", context={"Class": "2nd"})
+    model = st.set_stages(model, "Survived", second, context={"Class": "3rd"})
+    model = st.set_stages(model, "Age", "S-female", context={"Sex": "Female"})
+    model = st.set_stages(model, "Age", "S-male", context={"Sex": "Male"})
+    assert model.stages() == expected.stages()
+    assert float(model.ll) == pytest.approx(float(expected.ll), rel=1e-13)

@@ -1,4 +1,5 @@
 """The staged tree object: construction, fitting, scores, stage operations."""
+import itertools
 import warnings
 
 import numpy as np
@@ -225,3 +226,47 @@ def test_indep_without_join_uses_margins_as_r():
     a = st.indep(complete, join_unobserved=False, lambda_=1)
     b = st.sevt_fit(st.sevt(complete), data=complete, lambda_=1)
     np.testing.assert_allclose(float(a.ll), float(b.ll), rtol=1e-12)
+
+
+def test_stages_set_by_hand_refit_from_the_counts():
+    data = st.datasets.titanic()
+    model = st.full(data, lambda_=1)
+    changed = st.set_stages(model, "Survived", "C1", context={"Class": "1st"})
+    assert st.stages(changed, "Survived", context={"Class": "1st"}) == ["C1"] * 4
+    assert st.stages(changed, "Survived", context={"Class": "Crew"}) == \
+        st.stages(model, "Survived", context={"Class": "Crew"})
+    refit = st.sevt_fit(changed, data, lambda_=1)
+    assert float(changed.ll) == pytest.approx(float(refit.ll), rel=1e-13)
+    # one stage per variable is the independence model
+    merged = model
+    for var in model.variables[1:]:
+        merged = st.set_stages(merged, var, "1")
+    assert float(merged.ll) == pytest.approx(float(st.indep(data, lambda_=1).ll), rel=1e-13)
+    assert st.set_stages(model, "Age", "1", fit=False).ll is None
+
+
+def test_stage_context_selects_the_matching_paths():
+    model = st.full(st.datasets.titanic_table())
+    context = {"Class": ["2nd", "Crew"], "Age": "Adult"}
+    labels = st.stages(model, "Survived")
+    # R's situation order: every path of the earlier variables, the last fastest
+    paths = itertools.product(*(model.tree[v] for v in model.variables[:3]))
+    expected = [label for path, label in zip(paths, labels)
+                if path[0] in context["Class"] and path[2] == "Adult"]
+    assert st.stages(model, "Survived", context=context) == expected
+
+
+def test_set_stages_errors():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="root variable"):
+        st.set_stages(model, "Class", "1")
+    with pytest.raises(ValueError, match=r"`context` names \['Survived'\]"):
+        st.set_stages(model, "Age", "1", context={"Survived": "Yes"})
+    with pytest.raises(ValueError, match="`context` gives"):
+        st.stages(model, "Age", context={"Sex": "Other"})
+    with pytest.raises(TypeError, match="`context` must be a dict"):
+        st.stages(model, "Age", context=["Sex"])
+    with pytest.raises(ValueError, match="`value` must be one label or one per selected situation"):
+        st.set_stages(model, "Age", ["1", "2"])
+    with pytest.raises(ValueError, match="give `var` too"):
+        st.stages(model, context={"Sex": "Male"})

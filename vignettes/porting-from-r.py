@@ -198,3 +198,16 @@ unused_level = passengers[["Survived", "Class", "Sex"]].assign(
 )
 unsmoothed = st.full(unused_level, lambda_=0)
 print(st.predict(unsmoothed, unused_level.head(3), prob=True))
+
+# %% [markdown]
+# ## Stages set by hand
+#
+# R assigns into `stages(mod)`, with a context of earlier variables:
+# `stages(mod)["Survived", Class = "1st"] <- "C1"`.  Here that is
+# `set_stages`, which returns a new model refitted for that variable, and
+# `stages(..., context=)` reads the same selection.
+
+# %%
+by_hand = st.set_stages(smoothed, "Survived", "C1", context={"Class": "1st"})
+print(st.stages(by_hand, "Survived", context={"Class": ["1st", "2nd"]}))
+print(by_hand.BIC())
