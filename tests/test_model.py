@@ -270,3 +270,22 @@ def test_set_stages_errors():
         st.set_stages(model, "Age", ["1", "2"])
     with pytest.raises(ValueError, match="give `var` too"):
         st.stages(model, context={"Sex": "Male"})
+
+
+@settings(max_examples=30, deadline=None)
+@given(categorical_frames(min_vars=2), hst.sampled_from([0, 1]), hst.data())
+def test_stages_set_by_hand_keep_the_fit_consistent(data, lambda_, draw):
+    model = st.full(data, lambda_=lambda_)
+    var = draw.draw(hst.sampled_from(model.variables[1:]))
+    i = model.variables.index(var)
+    context = {}
+    for v in model.variables[:i]:
+        if draw.draw(hst.booleans()):
+            context[v] = draw.draw(hst.sampled_from(model.tree[v]))
+    labels = draw.draw(hst.sampled_from(["A", "B", "1"]))
+    changed = st.set_stages(model, var, labels, context=context)
+    assert set(st.stages(changed, var, context=context)) == {labels}
+    refit = st.sevt_fit(changed, data, lambda_=lambda_)
+    np.testing.assert_allclose(float(changed.ll), float(refit.ll), rtol=1e-12)
+    for stage, prob in changed.stage_prob[var].items():
+        np.testing.assert_allclose(prob, refit.stage_prob[var][stage], rtol=1e-12)
