@@ -46,7 +46,7 @@ from pystagedtrees.clustering import stages_hclust, stages_kmeans
 from pystagedtrees.construct import full
 from pystagedtrees.conversion import as_sevt
 from pystagedtrees.fit import sevt_fit
-from pystagedtrees.inference import _encode_rows, class_log_posterior
+from pystagedtrees.inference import class_log_posterior, encode_rows
 from pystagedtrees.learners import stages_bhc, stages_fbhc
 from pystagedtrees.parentslist import as_parentslist
 
@@ -740,7 +740,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             )
         frame.columns = self._names
         # predict() itself would call X `newdata`
-        codes = _encode_rows(self.model_, frame, "X")
+        codes = encode_rows(self.model_, frame, "X")
         c = self.model_.var_index(self.class_name_)
         post = np.exp(class_log_posterior(self.model_, codes, c))
         undefined = np.isnan(post).any(axis=1)

@@ -99,7 +99,7 @@ def marginal_logprob(model, codes, log_tables=None):
     return out
 
 
-def _encode_rows(model, frame, name):
+def encode_rows(model, frame, name):
     """Codes (n x p) of a frame over the model's variables; absent columns are missing."""
     frame = check_frame(frame, name)
     unknown = [c for c in frame.columns if c not in model.variables]
@@ -160,7 +160,7 @@ def path_probability(object, x, log=False):
                 f"got {len(values)}."
             )
         x = dict(zip(object.variables, values))
-    codes = _encode_rows(object, _as_frame(x, "x"), "x")
+    codes = encode_rows(object, _as_frame(x, "x"), "x")
     if (codes < 0).any():
         raise ValueError("`x` must give a level for every variable of the model.")
     result = path_logprob(object, codes)
@@ -221,8 +221,8 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
                 f"({len(frame)}); got {len(cond)}."
             )
         frame = pd.concat([frame, cond], axis=1)
-        cond_lp = marginal_logprob(object, _encode_rows(object, cond, "conditional_on"), log_tables)
-    joint = marginal_logprob(object, _encode_rows(object, frame, "x"), log_tables)
+        cond_lp = marginal_logprob(object, encode_rows(object, cond, "conditional_on"), log_tables)
+    joint = marginal_logprob(object, encode_rows(object, frame, "x"), log_tables)
     with np.errstate(invalid="ignore"):
         result = joint - cond_lp
     result = np.where(np.isnan(result), -np.inf if na0 else np.nan, result)
@@ -291,7 +291,7 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
     source = tie_source(rng, seed)
-    log_post = class_log_posterior(object, _encode_rows(object, frame, "newdata"), c)
+    log_post = class_log_posterior(object, encode_rows(object, frame, "newdata"), c)
     levels = object.tree[class_]
     if prob:
         values = log_post if log else np.exp(log_post)
