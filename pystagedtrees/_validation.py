@@ -65,11 +65,14 @@ def check_trace(trace):
 def check_labels(value, name):
     """Stage labels: one label (str) or a list of them, as a list of strings.
 
-    Integers in a list pass as their strings, as R's ``%in%`` matches 1 to "1".
+    Integers pass as their strings, as R's ``%in%`` matches 1 to "1" (and
+    as :func:`~pystagedtrees.join_stages` reads them).
     """
     expected = "a stage label or a list of stage labels (str)"
     if isinstance(value, str):
         return [value]  # R's length-one character vector
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        return [str(value)]
     if not isinstance(value, Iterable) or isinstance(value, (dict, pd.DataFrame)):
         raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
     labels = list(value)

@@ -192,7 +192,7 @@ def test_get_path_checks_its_arguments():
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(var="Sex", stage=1), TypeError, "`stage` must be a stage label"),
+    (dict(var="Sex", stage=1.5), TypeError, "`stage` must be a stage label"),
     (dict(var="Sex", stage=None), TypeError, "`stage` must be a stage label"),
     (dict(var="Sex", stage=[1.5]), TypeError, "`stage` must be a stage label"),
     (dict(var=pd.NA, stage="1"), TypeError, "`var` must be a variable name"),
@@ -202,8 +202,9 @@ def test_get_path_names_a_bad_stage_or_var(kwargs, error, match):
     model = st.full(st.datasets.titanic_table())
     with pytest.raises(error, match=match):
         st.get_path(model, **kwargs)
-    # labels in a list may be integers, as R matches 1 to "1"
+    # labels may be integers, as R matches 1 to "1"
     assert st.get_path(model, "Sex", [1]).equals(st.get_path(model, "Sex", "1"))
+    assert st.get_path(model, "Sex", 1).equals(st.get_path(model, "Sex", "1"))
 
 
 def test_copy_sevt_keeps_the_structure_and_the_fields_asked_for():

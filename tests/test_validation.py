@@ -94,7 +94,8 @@ def test_check_ignore_reads_one_string_as_one_label():
 def test_check_labels_reads_one_string_as_one_label():
     assert check_labels("U", "stage") == ["U"]
     assert check_labels(["2", 1], "stage") == ["2", "1"]
-    for bad in (1, None, 2.5, {"a": 1}, [None], [True]):
+    assert check_labels(1, "stage") == ["1"]  # as join_stages reads it
+    for bad in (None, 2.5, True, {"a": 1}, [None], [True]):
         with pytest.raises(TypeError, match="`stage` must be a stage label"):
             check_labels(bad, "stage")
 
@@ -406,7 +407,7 @@ def test_randomize_sevt_distribution_by_level_name(fitted):
     with pytest.raises(TypeError, match="`p` must be numbers"):
         st.randomize_sevt(fitted, "Sex", p=["a", "b"])
     with pytest.raises(TypeError, match="`ignore`"):
-        st.randomize_sevt(fitted, "Sex", ignore=3)
+        st.randomize_sevt(fitted, "Sex", ignore=3.5)
 
 
 def test_randomize_sevt_keeps_one_named_stage_whole():
