@@ -173,8 +173,6 @@ def join_positions(object, var, s1, s2):
     model = join_stages(object, var, s1, s2)
     i = model.var_index(var, "var")
     for j in range(i + 1, len(model.variables)):
-        if model._prob is not None:  # stage ids change: refitted (or erased) below
-            model._prob[j] = model._n[j] = None
         k = int(model._k[j - 1])
         previous = _dense_stages(model, j - 1)
         key = (previous[:, None].astype(np.int64) * k + np.arange(k)).ravel()
@@ -184,7 +182,8 @@ def join_positions(object, var, s1, s2):
         names = [f"{parent_labels[key[f] // k]}{key[f] % k + 1}" for f in first]
         if len(set(names)) < len(names):
             names = [str(n + 1) for n in range(len(names))]
-        model.install_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        # refitted (or erased) below
+        model.replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if model.is_fitted and model._ctab is not None and i + 1 < len(model.variables):
         return sevt_fit(model, scope=model.variables[i + 1:])
     if i + 1 < len(model.variables):

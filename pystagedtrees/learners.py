@@ -375,8 +375,7 @@ def _set_situation_labels(model, i, situations, labels):
             current = current.append(label)
             sid = len(current) - 1
         vector = vector.assign(situations[labels == label], sid)
-    model._prob[i] = None
-    model.install_stages(i, vector, current)
+    model.replace_stages(i, vector, current)
     fit_variable(model, i)
 
 

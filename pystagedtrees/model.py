@@ -186,6 +186,16 @@ class Sevt:
         if len(used) < len(labels):
             self.reindex_stages(i, used)
 
+    def replace_stages(self, i, vector, labels):
+        """Install stages whose ids do not follow the old ones.
+
+        Variable ``i``'s probabilities belong to the old ids, so they are
+        dropped: the caller refits the variable (or erases the fit).
+        """
+        if self._prob is not None:
+            self._prob[i] = self._n[i] = None
+        self.install_stages(i, vector, labels)
+
     def append_variable(self, var, levels, vector, labels, situations, counts):
         """Add ``var`` as the last variable, with its stages and counts.
 

@@ -142,9 +142,7 @@ def set_stages(object, var, value, context=None, fit=True):
     labels[chosen] = new if len(new) > 1 else new[0]
     names, ids = np.unique(labels.astype(str), return_inverse=True)
     model = object.copy()
-    if model._prob is not None:  # the old stages' probabilities do not carry over
-        model._prob[i] = model._n[i] = None
-    model.install_stages(i, StageVector(n_situations, ids.astype(np.int32)),
+    model.replace_stages(i, StageVector(n_situations, ids.astype(np.int32)),
                          StageLabels.from_strings(names.tolist()))
     if fit and object.is_fitted and object._ctab is not None:
         return sevt_fit(model, scope=[var])
