@@ -237,27 +237,35 @@ def parentslist(parents, values=None):
     return _ordered(entries)
 
 
-_TOKEN = re.compile(r"\[([^\[\]|]+)(?:\|([^\[\]]*))?\]")
+_TOKEN = re.compile(r"\s*\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\s*")
+_OPENINGS = "({<"
+_CLOSINGS = ")}>"
 
 
 def _from_string(text):
-    """Parse ``[A][B|A][C|(A):{B}]`` (bnlearn's model string, R's decorations)."""
-    body = re.sub(r"\s+", "", text)
-    tokens = list(_TOKEN.finditer(body))
-    if not tokens or "".join(t.group(0) for t in tokens) != body:
+    """Parse ``[A][B|A][C|(A):{B}]`` (bnlearn's model string, R's decorations).
+
+    Whitespace between families and around names is ignored; whitespace
+    inside a name is part of it (``[Age group]``).
+    """
+    tokens = list(_TOKEN.finditer(text))
+    if not tokens or "".join(t.group(0) for t in tokens) != text:
         raise ValueError(
             f"`x` is not a model string like '[A][B|A][C|A:B]'; got {text!r}."
         )
     entries = {}
     for token in tokens:
-        var, rest = token.group(1), token.group(2)
+        var, rest = token.group(1).strip(), token.group(2)
+        if not var:
+            raise ValueError(f"empty variable name in {token.group(0).strip()!r}.")
         entry = ParentsEntry(parents=[])
-        for raw in (rest.split(":") if rest else []):
-            name = raw.lstrip("({<").rstrip(")}>")
+        for raw in (rest.split(":") if rest and rest.strip() else []):
+            raw = raw.strip()
+            opening = raw[: len(raw) - len(raw.lstrip(_OPENINGS))]
+            name = raw.lstrip(_OPENINGS).rstrip(_CLOSINGS).strip()
             if not name:
-                raise ValueError(f"empty parent name in {token.group(0)!r}.")
+                raise ValueError(f"empty parent name in {token.group(0).strip()!r}.")
             entry.parents.append(name)
-            opening = raw[: len(raw) - len(raw.lstrip("({<"))]
             if "(" in opening:
                 entry.partial.append(name)
             if "{" in opening:

@@ -136,6 +136,14 @@ def test_string_form_round_trip_and_decorations():
     assert as_parentslist(str(pl)).edges() == pl.edges()
     # bnlearn / bnclassify model strings separate families with spaces
     assert as_parentslist("[c] [x|c]").edges() == [("c", "x")]
+    # spaces inside a name belong to it; spaces around names do not
+    spaced = as_parentslist(" [Age group] [Sex | Age group : <Class x> ] [Class x]")
+    assert sorted(spaced.variables) == ["Age group", "Class x", "Sex"]
+    assert spaced["Sex"].parents == ["Age group", "Class x"]
+    assert spaced["Sex"].local == ["Class x"]
+    assert as_parentslist(str(spaced)).edges() == spaced.edges()
+    with pytest.raises(ValueError, match="empty variable name"):
+        as_parentslist("[A][ |A]")
 
 
 def test_sources_agree():
