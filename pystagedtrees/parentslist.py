@@ -100,6 +100,9 @@ class ParentsList(Mapping):
 
         Unless ``only_parents``, a parent is wrapped in ``( )`` for a partial,
         ``{ }`` for a context-specific and ``< >`` for a local independence.
+        Names containing ``[``, ``]``, ``|`` or ``:`` make the string
+        ambiguous, so :func:`as_parentslist` cannot read it back; use the
+        ParentsList itself, or a dict, to pass such a structure on.
         """
         parts = []
         for v, e in self._entries.items():
