@@ -35,6 +35,7 @@ from pystagedtrees.stage_ops import (
 )
 from pystagedtrees.parentslist import (
     ParentsList,
+    all_topo_sort,
     as_adj_matrix,
     as_bn,
     as_networkx,
@@ -125,6 +126,7 @@ __all__ = [
     "parentslist",
     "as_parentslist",
     "topo_sort_parentslist",
+    "all_topo_sort",
     "as_adj_matrix",
     "as_bn",
     "as_networkx",

@@ -27,6 +27,7 @@ __all__ = [
     "parentslist",
     "as_parentslist",
     "topo_sort_parentslist",
+    "all_topo_sort",
     "as_adj_matrix",
     "as_bn",
     "as_networkx",
@@ -536,6 +537,20 @@ def topo_sort_parentslist(x, all=False):
     if len(order) < len(names):
         raise _cycle_error(set(names) - set(order))
     return order
+
+
+def all_topo_sort(x):
+    """Every topological order of a DAG, in R's order (R: ``all_topo_sort``).
+
+    The same as ``topo_sort_parentslist(x, all=True)``: R's rows become
+    lists.
+
+    Examples
+    --------
+    >>> all_topo_sort({"A": [], "B": [], "C": ["A"]})
+    [['A', 'B', 'C'], ['A', 'C', 'B'], ['B', 'A', 'C']]
+    """
+    return topo_sort_parentslist(x, all=True)
 
 
 # -- other representations ---------------------------------------------------------

@@ -6,6 +6,7 @@ import pystagedtrees as st
 # functions whose first argument may be something else than a model (levels,
 # data, graphs) are still methods when they accept a model
 NOT_MODEL_FIRST = {"sevt", "full", "indep", "parentslist", "random_parentslist", "topo_sort_parentslist",
+                   "all_topo_sort",
                    "as_sevt", "generate_random_dataset", "generate_xor_dataset",
                    "generate_linear_dataset", "save_figure", "sevt_refine", "sevt_tan_cl",
                    "search_best", "search_greedy",

@@ -439,3 +439,24 @@ def test_stages_set_by_hand_equal_r():
     model = st.set_stages(model, "Age", "S-male", context={"Sex": "Male"})
     assert model.stages() == expected.stages()
     assert float(model.ll) == pytest.approx(float(expected.ll), rel=1e-13)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(6))
+def test_topological_orders_equal_r(seed):
+    # random DAGs written as R lists of parents, in a shuffled variable order
+    rng = np.random.default_rng(seed)
+    names = [f"V{j}" for j in range(int(rng.integers(2, 6)))]
+    parents = {v: [u for u in names[:j] if rng.random() < 0.4] for j, v in enumerate(names)}
+    listed = {v: parents[v] for v in rng.permutation(names)}
+    r_list = "list(" + ", ".join(
+        f"{v} = list(parents = c({', '.join(repr(p) for p in ps)}))" if ps else f"{v} = list()"
+        for v, ps in listed.items()
+    ) + ")"
+    with r_context():
+        first = list(ro.r(f"stagedtrees::topo_sort_parentslist({r_list})"))
+        rows = ro.r(
+            f"apply(stagedtrees::all_topo_sort({r_list}), 1, paste, collapse = ',')"
+        )
+    assert st.topo_sort_parentslist(listed) == first
+    assert st.all_topo_sort(listed) == [row.split(",") for row in rows]
