@@ -957,7 +957,7 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True
         if isinstance(x, Ceg):
             return _dot_ceg(x, col, palette, ignore, rankdir)
         view, (nodes, edges) = _text_tree(x, limit, col, ignore, palette, show_ignored, (0, 1), (0, 1))
-        lines = [f'digraph "staged tree" {{', f"  rankdir={_dot_quote(rankdir)};",
+        lines = ['digraph "staged tree" {', f"  rankdir={_dot_quote(rankdir)};",
                  '  node [shape="circle", style="filled", fontsize="10"];']
         for name, j, stage, color, ignored, _, _ in nodes:
             if j is None:

@@ -212,13 +212,22 @@ def test_manb(car):
 
 def test_conditional_log_likelihood(voting):
     complete = voting.dropna().reset_index(drop=True)
-    post = bnc.predict(nb_fit("Class", complete), complete, prob=True)
+    model = nb_fit("Class", complete)
+    post = bnc.predict(model, complete, prob=True)
     cll = np.log(post[np.arange(len(complete)), complete["Class"].cat.codes]).sum()
     assert -cll == pytest.approx(149.1442, abs=1e-2)
+    assert bnc.cLogLik(model, complete) == pytest.approx(cll, rel=1e-12)
+
+
+# test-learn-chowliu.R: the loglik score of a pair is the class-conditional MI
+def test_cmi_anchors(car, voting):
+    assert bnc.cmi("buying", "maint", car, z="class") == pytest.approx(0.07199921, abs=1e-4)
+    assert bnc.cmi("water_project_cost_sharing", "crime", voting, z="Class") == \
+        pytest.approx(0.003924715, abs=1e-4)
 
 
 def test_wanbia_with_missing_values(voting):
     # R's value (a test it marks "too slow" and skips); scipy's L-BFGS-B and
     # R's optim stop at slightly different points of this flat objective.
     m = bnc.lp(bnc.nb("Class", voting), voting, smooth=1, wanbia=True)
-    assert m.wanbia_weights["physician_fee_freeze"] == pytest.approx(0.7730736, abs=5e-3)
+    assert bnc.awnb_weights(m)["physician_fee_freeze"] == pytest.approx(0.7730736, abs=5e-3)

@@ -433,3 +433,147 @@ def test_structure_argument_types(small):
         bnc.lp(bnc.nb("c", small), small, smooth=1, wanbia="yes")
     with pytest.raises(ValueError, match="`manb_prior` and `wanbia`"):
         bnc.lp(bnc.tan_cl("c", small), small, smooth=1, wanbia=True)
+
+
+# ---------------------------------------------------------------- inspection
+@SETTINGS
+@given(categorical_frames(min_features=2, max_features=3, min_rows=8), st.integers(0, 10**6))
+def test_conditional_loglik_is_a_sum_of_hand_posteriors(data, seed):
+    model = bnc.lp(bnc.tan_cl("c", data), data, smooth=1)
+    rows = data.sample(frac=0.6, random_state=seed)
+    expected = 0.0
+    for row in rows_of(rows, list(data.columns)):
+        joint = brute_joint(model, row)
+        expected += np.log(joint[model.classes.index(row["c"])] / joint.sum())
+    assert bnc.cLogLik(model, rows) == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    assert bnc.cLogLik(model, rows) >= bnc.logLik(model, rows)  # P(c|x) >= P(c, x)
+
+
+def test_conditional_loglik_sums_out_missing_features(small):
+    # naive Bayes: a missing feature drops out of the product
+    model = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    row = small.iloc[[0]].assign(x=[None])
+    prior, theta_y = model.params["c"], model.params["y"]
+    joint = prior * theta_y[model.levels["y"].index(row["y"].iloc[0])]
+    expected = np.log(joint[model.classes.index(row["c"].iloc[0])] / joint.sum())
+    assert bnc.cLogLik(model, row) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="missing class values"):
+        bnc.cLogLik(model, small.assign(c=None))
+
+
+def _hand_mi(x, y):
+    """sum p(x,y) ln p(x,y) / (p(x) p(y)) over the observed pairs."""
+    pairs = pd.crosstab(x, y).to_numpy() / len(x)
+    px, py = pairs.sum(axis=1, keepdims=True), pairs.sum(axis=0, keepdims=True)
+    seen = pairs > 0
+    return float((pairs[seen] * np.log(pairs[seen] / (px @ py)[seen])).sum())
+
+
+@SETTINGS
+@given(categorical_frames(min_features=2, max_features=2, min_rows=8), st.integers(0, 10**6))
+def test_cmi_is_the_plug_in_estimate_on_complete_rows(data, seed):
+    rng = np.random.default_rng(seed)
+    data = data.mask(rng.random(data.shape) < 0.15)  # some missing values
+    pair = data[["f0", "f1"]].dropna()
+    triple = data[["f0", "f1", "c"]].dropna()
+    if len(triple) == 0:
+        return
+    mi = _hand_mi(pair["f0"], pair["f1"])
+    # I(x; y | z) = sum_z p(z) I(x; y | Z = z)
+    cmi = sum(len(g) / len(triple) * _hand_mi(g["f0"], g["f1"])
+              for _, g in triple.groupby("c", observed=True))
+    assert bnc.cmi("f0", "f1", data) == pytest.approx(mi, abs=1e-12)
+    assert bnc.cmi("f0", "f1", data, z="c") == pytest.approx(cmi, abs=1e-12)
+    assert bnc.cmi("f0", "f1", data, z="c", unit="log2") == pytest.approx(cmi / np.log(2), abs=1e-12)
+    assert bnc.cmi("f1", "f0", data, unit="log10") == pytest.approx(mi / np.log(10), abs=1e-12)
+
+
+def test_cmi_argument_checks(small):
+    assert bnc.cmi("x", "x", small) == pytest.approx(  # I(X; X) = H(X)
+        -sum(p * np.log(p) for p in small["x"].value_counts(normalize=True)))
+    with pytest.raises(ValueError, match="`y` 'nope' is not a column of `dataset`"):
+        bnc.cmi("x", "nope", small)
+    with pytest.raises(TypeError, match="`z` must be a column name"):
+        bnc.cmi("x", "y", small, z=["c"])
+    with pytest.raises(ValueError, match="`unit` must be one of"):
+        bnc.cmi("x", "y", small, unit="bits")
+    apart = small.assign(x=["u", "v", "u", None, None, None], y=[None, None, None, "p", "q", "p"])
+    with pytest.raises(ValueError, match="no row where all of"):
+        bnc.cmi("x", "y", apart)
+
+
+def _structure(families, class_var="c"):
+    features = [v for v in families if v != class_var]
+    return bnc.BNCModel(class_var, features, families)
+
+
+@pytest.mark.parametrize("families, kinds", [
+    # naive Bayes
+    ({"x": ("x", "c"), "y": ("y", "c"), "c": ("c",)}, {"nb", "ode", "semi"}),
+    # a chain x -> y -> z: one parent each, but x and z are not joined
+    ({"x": ("x", "c"), "y": ("y", "x", "c"), "z": ("z", "y", "c"), "c": ("c",)}, {"ode"}),
+    # x, y, z joined pairwise: a supernode, with z having two feature parents
+    ({"x": ("x", "c"), "y": ("y", "x", "c"), "z": ("z", "x", "y", "c"), "c": ("c",)}, {"semi"}),
+    # a supernode {x, y} and a lone w: semi-naive and one-dependence
+    ({"x": ("x", "c"), "y": ("y", "x", "c"), "w": ("w", "c"), "c": ("c",)}, {"ode", "semi"}),
+    # the class has a parent: not an augmented naive Bayes at all
+    ({"x": ("x",), "c": ("c", "x")}, set()),
+])
+def test_structure_predicates(families, kinds):
+    model = _structure(families)
+    assert bnc.is_anb(model) == bool(kinds)
+    assert bnc.is_nb(model) == ("nb" in kinds)
+    assert bnc.is_ode(model) == ("ode" in kinds)
+    assert bnc.is_semi_naive(model) == ("semi" in kinds)
+
+
+def test_structure_predicates_of_learners_and_other_objects(small):
+    assert bnc.is_nb(bnc.nb("c", small)) and bnc.is_semi_naive(bnc.nb("c", small))
+    assert bnc.is_ode(bnc.tan_cl("c", small)) and not bnc.is_nb(bnc.tan_cl("c", small))
+    ensemble = bnc.aode("c", small)
+    assert not any(f(ensemble) for f in (bnc.is_anb, bnc.is_nb, bnc.is_ode, bnc.is_semi_naive))
+    assert all(bnc.is_ode(m) for m in ensemble.models)
+    assert not bnc.is_anb("nb") and not bnc.is_nb(None)
+
+
+def test_variables_values_and_classes(small):
+    model = bnc.lp(bnc.tan_cl("c", small), small, smooth=1)
+    assert bnc.vars(model) == [*model.features, "c"]
+    assert bnc.feature_families(model) == {f: model.families[f] for f in model.features}
+    values = bnc.values(model)
+    assert list(values) == bnc.vars(model)
+    for v, levels in values.items():
+        assert levels == sorted(map(str, small[v].dropna().unique()))
+        assert model.params[v].shape[0] == len(levels)
+    assert bnc.classes(model) == values["c"]
+    with pytest.raises(ValueError, match="no parameters yet"):
+        bnc.values(bnc.nb("c", small))
+    with pytest.raises(TypeError, match="not defined for an AODE"):
+        bnc.vars(bnc.aode("c", small))
+
+
+def test_weights_and_arc_posteriors_belong_to_their_fit(small):
+    plain = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    for accessor in (bnc.awnb_weights, bnc.manb_arc_posterior):
+        with pytest.warns(UserWarning, match="have not been computed"):
+            assert accessor(plain) is None
+    manb = bnc.lp(bnc.nb("c", small), small, smooth=1, manb_prior=0.5)
+    assert set(bnc.manb_arc_posterior(manb)) == set(manb.features)
+    assert all(0 <= p <= 1 for p in bnc.manb_arc_posterior(manb).values())
+    # a copy with other parameters does not carry them over
+    with pytest.warns(UserWarning):
+        assert bnc.manb_arc_posterior(manb.copy_structure(params=plain.params)) is None
+
+
+def test_accuracy():
+    assert bnc.accuracy(["a", "b", "b", "a"], np.array(["a", "a", "b", "b"])) == 0.5
+    truth = pd.Categorical(["a", "b", None], categories=["b", "a"])
+    # by value, whatever the level order; a missing value equals only a missing one
+    assert bnc.accuracy(pd.Categorical(["a", "b", None]), truth) == 1.0
+    assert bnc.accuracy(["a", "b", "a"], truth) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="same length"):
+        bnc.accuracy(["a"], ["a", "b"])
+    with pytest.raises(TypeError, match="sequence of labels"):
+        bnc.accuracy("ab", "ab")
+    with pytest.raises(ValueError, match="empty"):
+        bnc.accuracy([], [])

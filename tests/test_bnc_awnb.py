@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import pystagedtrees.bnc as bnc
 from pystagedtrees._rrandom import RRandom
-from pystagedtrees.bnc._awnb import awnb_weights, min_depths, tree_splits
+from pystagedtrees.bnc._awnb import compute_awnb_weights, min_depths, tree_splits
 from pystagedtrees.bnc._params import normalise_columns
 from pystagedtrees.bnc._random import RoundingDraws
 from test_bnc_anchors import car, rdata, voting  # noqa: F401  (fixtures: bnclassify's data)
@@ -113,7 +113,7 @@ def weighted_problems(draw):
 
 def _weights_or_empty(data, trees, bootstrap, **kw):
     try:
-        return awnb_weights("c", data, trees, bootstrap, **kw)
+        return compute_awnb_weights("c", data, trees, bootstrap, **kw)
     except ValueError as err:
         assert "empty" in str(err)
         return None
@@ -140,7 +140,7 @@ def test_constant_and_unused_features_weigh_zero():
     y = rng.integers(0, 2, 50)
     data = frame({"constant": np.zeros(50, dtype=int), "always_missing": np.full(50, -1),
                   "signal": y, "c": y})
-    weights = awnb_weights("c", data, trees=5, bootstrap=0.5, random_state=1)
+    weights = compute_awnb_weights("c", data, trees=5, bootstrap=0.5, random_state=1)
     assert weights == {"constant": 0.0, "always_missing": 0.0, "signal": 1.0}
 
 
@@ -148,8 +148,8 @@ def test_r_seed_reproduces_the_same_stream():
     rng = np.random.default_rng(7)
     y = rng.integers(0, 3, 40)
     data = frame({"a": (y + rng.integers(0, 2, 40)) % 3, "b": rng.integers(0, 2, 40), "c": y})
-    by_seed = awnb_weights("c", data, trees=4, bootstrap=0.5, rng="R", seed=11)
-    by_stream = awnb_weights("c", data, trees=4, bootstrap=0.5, random_state=RRandom(11))
+    by_seed = compute_awnb_weights("c", data, trees=4, bootstrap=0.5, rng="R", seed=11)
+    by_stream = compute_awnb_weights("c", data, trees=4, bootstrap=0.5, random_state=RRandom(11))
     assert by_seed == by_stream
 
 
@@ -166,8 +166,8 @@ def test_lp_weights_the_feature_cpts(small):
     plain = bnc.lp(bnc.tan_cl("c", small), small, smooth=1)
     weighted = bnc.lp(bnc.tan_cl("c", small), small, smooth=1, awnb_trees=3, awnb_bootstrap=0.8,
                       random_state=4)
-    expected = awnb_weights("c", small, 3, 0.8, random_state=4)
-    assert weighted.awnb_weights == expected
+    expected = compute_awnb_weights("c", small, 3, 0.8, random_state=4)
+    assert bnc.awnb_weights(weighted) == expected
     for f in weighted.features:
         np.testing.assert_allclose(weighted.params[f],
                                    normalise_columns(plain.params[f] ** expected[f]), rtol=1e-14)
@@ -179,18 +179,19 @@ def test_lp_weights_the_feature_cpts(small):
 def test_lp_uses_bnclassify_defaults(small):
     by_trees = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=10, random_state=2)
     by_bootstrap = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=0.5, random_state=2)
-    assert by_trees.awnb_weights == by_bootstrap.awnb_weights
+    assert bnc.awnb_weights(by_trees) == bnc.awnb_weights(by_bootstrap)
 
 
 def test_lp_features_follow_data_order_and_ignore_other_columns(small):
     # ties between features are broken by data column order, as R's class ~ .
     model = bnc.nb("c", small[["z", "c"]])
     fitted = bnc.lp(model, small, smooth=1, awnb_trees=2, random_state=0)
-    assert list(fitted.awnb_weights) == ["z"]
+    assert list(bnc.awnb_weights(fitted)) == ["z"]
     reordered = small[["c", "w", "z", "x"]]
-    weights = bnc.lp(bnc.nb("c", small), reordered, smooth=1, awnb_trees=2,
-                     random_state=0).awnb_weights
-    assert list(weights) == ["w", "z", "x"]
+    weighted = bnc.lp(bnc.nb("c", small), reordered, smooth=1, awnb_trees=2, random_state=0)
+    assert list(weighted.weights) == ["w", "z", "x"]
+    # R's awnb_weights lists them in the model's feature order
+    assert list(bnc.awnb_weights(weighted)) == list(weighted.features) == ["x", "z", "w"]
 
 
 def test_aode_ignores_awnb_as_bnclassify(small):
@@ -251,19 +252,19 @@ def test_bad_rng_arguments(small):
 # ------------------------------------------- bnclassify's tests (car, voting)
 # test-learn-params-awnb.R; bnclassify's tests run under RNGversion("3.5.0").
 def test_awnb_one_tree_car(car):
-    a = awnb_weights("class", car, trees=1, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("class", car, trees=1, bootstrap=0.5, random_state=RoundingDraws(0))
     assert a["buying"] == pytest.approx(0.5773503, abs=1e-5)
     assert a["doors"] == pytest.approx(0.3779645, abs=1e-5)
     assert a["persons"] == 1
 
 
 def test_awnb_two_and_ten_trees(car, voting):
-    a = awnb_weights("class", car, trees=2, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("class", car, trees=2, bootstrap=0.5, random_state=RoundingDraws(0))
     assert sorted(a) == sorted(c for c in car.columns if c != "class")
     assert a["buying"] == pytest.approx(0.5773503, abs=1e-5)
     assert a["doors"] == pytest.approx(0.3931064, abs=1e-5)
     assert a["persons"] == 1
-    a = awnb_weights("Class", voting, trees=10, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("Class", voting, trees=10, bootstrap=0.5, random_state=RoundingDraws(0))
     assert a["superfund_right_to_sue"] == pytest.approx(0.21019141, abs=1e-5)
     assert a["mx_missile"] == pytest.approx(0.30487476, abs=1e-5)
     assert a["immigration"] == pytest.approx(0.39963413, abs=1e-7)
@@ -271,20 +272,20 @@ def test_awnb_two_and_ten_trees(car, voting):
 
 def test_awnb_no_tree(voting):
     with pytest.raises(ValueError, match="empty"):
-        awnb_weights("Class", voting.iloc[:2], trees=10, bootstrap=0.5)
+        compute_awnb_weights("Class", voting.iloc[:2], trees=10, bootstrap=0.5)
 
 
 def test_awnb_weights_for_features_not_in_tree(car):
     draws = RoundingDraws(0)
     rows = draws.sample_int(1000, 10)  # R: car[sample(1:1000, 10), ]
-    a = awnb_weights("class", car.iloc[rows], trees=1, bootstrap=1, random_state=draws)
+    a = compute_awnb_weights("class", car.iloc[rows], trees=1, bootstrap=1, random_state=draws)
     assert sorted(a) == sorted(c for c in car.columns if c != "class")
 
 
 def test_lp_awnb_on_car(car):
     m = bnc.lp(bnc.nb("class", car), car, smooth=1, awnb_trees=1, awnb_bootstrap=0.5,
                random_state=RoundingDraws(0))
-    assert m.awnb_weights["doors"] == pytest.approx(0.3779645, abs=1e-5)
+    assert bnc.awnb_weights(m)["doors"] == pytest.approx(0.3779645, abs=1e-5)
     # persons is the root: weight 1 leaves its CPT as it was
     plain = bnc.lp(bnc.nb("class", car), car, smooth=1)
     np.testing.assert_allclose(m.params["persons"], plain.params["persons"], rtol=1e-14)
@@ -409,7 +410,7 @@ def test_trees_and_weights_equal_live_r(rpart_available, tmp_path):
             continue
         expected = [float(w) for w in r_weights.split(",")]
         try:
-            ours = awnb_weights("cls", data, trees, bootstrap, rng="R", seed=seed)
+            ours = compute_awnb_weights("cls", data, trees, bootstrap, rng="R", seed=seed)
         except ValueError as err:  # bnclassify stops on only empty trees
             assert "empty" in str(err) and not any(expected), i
             continue

@@ -460,3 +460,62 @@ def test_topological_orders_equal_r(seed):
         )
     assert st.topo_sort_parentslist(listed) == first
     assert st.all_topo_sort(listed) == [row.split(",") for row in rows]
+
+
+@needs_bnclassify
+@pytest.mark.parametrize("seed", range(3))
+def test_bnc_inspection_equals_r(seed):
+    # cmi, the structure predicates and accessors, cLogLik, accuracy, and the
+    # AWNB/MANB quantities, on the structures of several learners
+    rng = np.random.default_rng(200 + seed)
+    n = 50
+    classes = rng.choice(["a", "b", "c"], n)
+    data = pd.DataFrame({"class": classes, **{
+        f"V{j}": np.where(rng.random(n) < 0.5, classes, rng.choice(["a", "b"], n))
+        for j in range(4)}}).astype("category")
+    holes = data.mask(rng.random(data.shape) < 0.1)
+    for x, y, z in [("V0", "V1", None), ("V1", "V2", "class"), ("V3", "class", "V0")]:
+        for unit in ("log", "log2", "log10"):
+            expected = r_call("bnclassify::cmi", x, y, holes, z=z, unit=unit)
+            expected = float(np.asarray(expected).ravel()[0])
+            assert bnc.cmi(x, y, holes, z=z, unit=unit) == pytest.approx(expected, rel=1e-12,
+                                                                         abs=1e-15)
+    r_seed = int(rng.integers(1, 10**5))
+    structures = [("nb", {}), ("tan_cl", {}), ("kdb", {"kdbk": 2, "k": 3}),
+                  ("bsej", {"k": 3}), ("fssj", {"k": 3})]
+    for learner, args in structures:
+        compat.set_seed(r_seed)
+        r_dag = r_call(f"bnclassify::{learner}", "class", data, **args, convert_result=False)
+        dag = from_r(r_dag)
+        for predicate in ("is_anb", "is_nb", "is_ode", "is_semi_naive"):
+            expected = bool(np.asarray(r_call(f"bnclassify::{predicate}", r_dag)).ravel()[0])
+            assert getattr(bnc, predicate)(dag) == expected, (learner, predicate)
+        assert bnc.vars(dag) == list(np.asarray(r_call("bnclassify::vars", r_dag)))
+        assert {f: list(fam) for f, fam in bnc.feature_families(dag).items()} == \
+            {f: list(fam) for f, fam in r_call("bnclassify::feature_families", r_dag).items()}
+        r_fit = r_call("bnclassify::lp", r_dag, data, smooth=1, convert_result=False)
+        fit = bnc.lp(dag, data, smooth=1)
+        assert bnc.cLogLik(fit, data) == pytest.approx(
+            float(np.asarray(r_call("bnclassify::cLogLik", r_fit, data)).ravel()[0]), rel=1e-12)
+        assert bnc.values(fit) == {v: list(levels) for v, levels in
+                                   r_call("bnclassify::values", r_fit).items()}
+        predicted = pd.Categorical(bnc.predict(fit, data, random_state=0),
+                                   categories=bnc.classes(fit))
+        assert bnc.accuracy(predicted, data["class"]) == pytest.approx(
+            float(np.asarray(r_call("bnclassify::accuracy", predicted, data["class"])).ravel()[0]))
+    nb_dag = r_call("bnclassify::nb", "class", data, convert_result=False)
+    r_manb = r_call("bnclassify::lp", nb_dag, data, smooth=1, manb_prior=0.3,
+                    convert_result=False)
+    expected = r_call("bnclassify::manb_arc_posterior", r_manb)
+    got = bnc.manb_arc_posterior(bnc.lp(bnc.nb("class", data), data, smooth=1, manb_prior=0.3))
+    assert list(got) == list(expected.index)
+    np.testing.assert_allclose(list(got.values()), expected.to_numpy(), rtol=1e-10)
+    compat.set_seed(r_seed)
+    r_awnb = r_call("bnclassify::lp", nb_dag, data, smooth=1, awnb_trees=4, convert_result=False)
+    with r_context():
+        expected = dict(zip(*ro.r("function(m) { w <- bnclassify::awnb_weights(m); "
+                                  "list(names(w), unname(w)) }")(r_awnb)))
+    got = bnc.awnb_weights(bnc.lp(bnc.nb("class", data), data, smooth=1, awnb_trees=4,
+                                  rng="R", seed=r_seed))
+    assert list(got) == list(expected)
+    np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-12)

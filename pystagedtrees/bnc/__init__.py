@@ -22,38 +22,60 @@ Examples
 from pystagedtrees.bnc._model import (
     BNCModel,
     as_parentslist,
+    awnb_weights,
     class_var,
+    classes,
     families,
+    feature_families,
     features,
+    is_anb,
+    is_nb,
+    is_ode,
+    is_semi_naive,
+    manb_arc_posterior,
     modelstring,
     narcs,
     nparams,
     params,
+    values,
+    vars,
 )
 from pystagedtrees.bnc._cv import bnc, cv
 from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
-from pystagedtrees.bnc._predict import AIC, BIC, logLik, predict
+from pystagedtrees.bnc._predict import AIC, BIC, accuracy, cLogLik, logLik, predict
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
+from pystagedtrees.bnc._statistics import cmi
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
 __all__ = [
+    "accuracy",
     "AIC",
     "aode",
     "as_parentslist",
+    "awnb_weights",
     "BIC",
     "bnc",
     "BNClassifier",
     "BNCModel",
     "bsej",
     "class_var",
+    "classes",
+    "cLogLik",
+    "cmi",
     "cv",
     "families",
+    "feature_families",
     "features",
     "fssj",
+    "is_anb",
+    "is_nb",
+    "is_ode",
+    "is_semi_naive",
     "kdb",
     "logLik",
     "lp",
+    "manb_arc_posterior",
     "modelstring",
     "narcs",
     "nb",
@@ -63,4 +85,6 @@ __all__ = [
     "tan_cl",
     "tan_hc",
     "tan_hcsp",
+    "values",
+    "vars",
 ]

@@ -47,7 +47,7 @@ from pystagedtrees.bnc._awnb_kernel import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._random import NumpyDraws, RDraws, resolve_rng
 
-__all__ = ["awnb_weights", "check_awnb_args", "altered_priors", "tree_splits", "min_depths"]
+__all__ = ["compute_awnb_weights", "check_awnb_args", "altered_priors", "tree_splits", "min_depths"]
 
 DEFAULT_TREES = 10
 DEFAULT_BOOTSTRAP = 0.5
@@ -211,8 +211,8 @@ def _bootstrap_rows(draws, n, size):
     return np.array([draws.unif_index(n) for _ in range(size)], dtype=np.intp)
 
 
-def awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
-                 random_state=None, rng="numpy", seed=None):
+def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
+                         random_state=None, rng="numpy", seed=None):
     """AWNB weights of the features: mean of ``1/sqrt(d)`` over bootstrap trees.
 
     Parameters
@@ -247,9 +247,9 @@ def awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
     Examples
     --------
     >>> import pandas as pd
-    >>> from pystagedtrees.bnc._awnb import awnb_weights
+    >>> from pystagedtrees.bnc._awnb import compute_awnb_weights
     >>> d = pd.DataFrame({"c": list("aabbaabb"), "x": list("uuvvuuvv"), "y": list("pqpqpqpq")})
-    >>> awnb_weights("c", d, trees=3, bootstrap=1, random_state=0)
+    >>> compute_awnb_weights("c", d, trees=3, bootstrap=1, random_state=0)
     {'x': 1.0, 'y': 0.0}
     """
     trees, bootstrap = check_awnb_args(trees, bootstrap)

@@ -1,16 +1,28 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
+import warnings
+
 import numpy as np
 
 __all__ = [
     "BNCModel",
     "families",
+    "feature_families",
     "features",
     "class_var",
+    "vars",
     "params",
+    "values",
+    "classes",
     "narcs",
     "nparams",
     "modelstring",
     "as_parentslist",
+    "is_anb",
+    "is_nb",
+    "is_ode",
+    "is_semi_naive",
+    "awnb_weights",
+    "manb_arc_posterior",
 ]
 
 
@@ -38,6 +50,15 @@ class BNCModel:
         The one-dependence estimators of an AODE ensemble, else None.
     greedy_scores_log : list of float
         Cross-validated accuracies of the accepted steps of a greedy search.
+    weights : dict of str to float or None
+        The AWNB or WANBIA feature weights that :func:`lp` applied to the
+        CPTs, in feature order; None otherwise.
+    manb_arc_posterior : dict of str to float or None
+        MANB's posterior probability of each class-to-feature arc; None
+        unless :func:`lp` averaged over them.
+
+    Copies made with :meth:`copy_structure` do not keep ``weights`` or
+    ``manb_arc_posterior``: they belong to the parameters that produced them.
 
     Examples
     --------
@@ -60,6 +81,8 @@ class BNCModel:
         self.learner = learner
         self.lp_args = lp_args
         self.greedy_scores_log = list(greedy_scores_log)
+        self.weights = None
+        self.manb_arc_posterior = None
 
     @property
     def is_fitted(self):
@@ -259,3 +282,197 @@ def as_parentslist(x):
     _check_model(x)
     _check_not_ensemble(x, "as_parentslist()")
     return {v: list(x.families[v][1:]) for v in _topological_order(x.families)}
+
+
+def feature_families(x):
+    """The family of each feature, ``(feature, feature parents..., class)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, feature_families
+    >>> feature_families(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"], "y": ["v"]})))
+    {'x': ('x', 'c'), 'y': ('y', 'c')}
+    """
+    fams = families(x)
+    return {f: fams[f] for f in x.features}
+
+
+def vars(x):  # noqa: A001 (R's name)
+    """All the variables, features in model order then the class (R: ``vars``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees import bnc
+    >>> bnc.vars(bnc.nb("c", pd.DataFrame({"c": ["a"], "x": ["u"], "y": ["v"]})))
+    ['x', 'y', 'c']
+    """
+    return list(families(x))
+
+
+def values(x):
+    """The levels of every variable of a fitted model, in :func:`vars` order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, values
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> values(lp(nb("c", d), d, smooth=1))
+    {'x': ['u', 'v'], 'c': ['a', 'b']}
+    """
+    _check_model(x, fitted=True)
+    return {v: list(x.levels[v]) for v in vars(x)}
+
+
+def classes(x):
+    """The levels of the class of a fitted model (also of an AODE ensemble).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, classes
+    >>> d = pd.DataFrame({"c": ["b", "a"], "x": ["u", "v"]})
+    >>> classes(lp(nb("c", d), d, smooth=1))
+    ['a', 'b']
+    """
+    return _check_model(x, fitted=True).classes
+
+
+def is_anb(x):
+    """True if ``x`` is an augmented naive Bayes: a single network in which
+    the class has no parents and is a parent of every feature.
+
+    Like R, anything else (an AODE ensemble, another object) gives False.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, aode, is_anb
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"], "y": ["u", "v"]})
+    >>> is_anb(nb("c", d)), is_anb(aode("c", d)), is_anb("nb")
+    (True, False, False)
+    """
+    if not isinstance(x, BNCModel) or x.is_aode:
+        return False
+    fams = x.families
+    if fams.get(x.class_var) != (x.class_var,):
+        return False
+    if set(fams) != {*x.features, x.class_var}:
+        return False
+    return all(len(fams[f]) >= 2 and fams[f][-1] == x.class_var for f in x.features)
+
+
+def _max_feature_parents(x):
+    return max((len(x.families[f]) - 2 for f in x.features), default=0)
+
+
+def is_nb(x):
+    """True if ``x`` is a naive Bayes: an augmented naive Bayes whose
+    features have no feature parents.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, tan_cl, is_nb
+    >>> d = pd.DataFrame({"c": list("abab"), "x": list("uvvu"), "y": list("uvuu")})
+    >>> is_nb(nb("c", d)), is_nb(tan_cl("c", d))
+    (True, False)
+    """
+    return is_anb(x) and _max_feature_parents(x) == 0
+
+
+def is_ode(x):
+    """True if ``x`` is a one-dependence estimator: an augmented naive Bayes
+    whose features have at most one feature parent (naive Bayes included).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, tan_cl, is_ode
+    >>> d = pd.DataFrame({"c": list("abab"), "x": list("uvvu"), "y": list("uvuu")})
+    >>> is_ode(nb("c", d)), is_ode(tan_cl("c", d))
+    (True, True)
+    """
+    return is_anb(x) and _max_feature_parents(x) <= 1
+
+
+def is_semi_naive(x):
+    """True if ``x`` is a semi-naive Bayes: an augmented naive Bayes whose
+    features, linked by their arcs, form groups ("supernodes") in which
+    every two features are joined by an arc.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, tan_cl, is_semi_naive
+    >>> d = pd.DataFrame({"c": list("abab"), "x": list("uvvu"), "y": list("uvuu"),
+    ...                   "z": list("uuvv")})
+    >>> is_semi_naive(nb("c", d)), is_semi_naive(tan_cl("c", d))  # a chain of 3
+    (True, False)
+    """
+    if not is_anb(x):
+        return False
+    neighbours = {f: set() for f in x.features}
+    for f in x.features:
+        for p in x.families[f][1:-1]:
+            neighbours[f].add(p)
+            neighbours[p].add(f)
+    seen = set()
+    for start in x.features:
+        if start in seen:
+            continue
+        group, stack = {start}, [start]
+        while stack:
+            for n in neighbours[stack.pop()] - group:
+                group.add(n)
+                stack.append(n)
+        seen |= group
+        if any(neighbours[f] != group - {f} for f in group):
+            return False
+    return True
+
+
+def awnb_weights(x):
+    """The AWNB or WANBIA feature weights of ``x``, in feature order.
+
+    Warns and returns None, as R does, when :func:`lp` computed none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, awnb_weights
+    >>> d = pd.DataFrame({"c": list("aabb"), "x": list("uuvv"), "y": list("uvuv")})
+    >>> w = awnb_weights(lp(nb("c", d), d, smooth=1, awnb_trees=2, random_state=0))
+    >>> list(w)
+    ['x', 'y']
+    """
+    _check_model(x)
+    if x.weights is None:
+        warnings.warn("AWNB weights have not been computed for x.", stacklevel=2)
+        return None
+    return {f: x.weights[f] for f in x.features}
+
+
+def manb_arc_posterior(x):
+    """MANB's posterior probability of each class-to-feature arc of ``x``.
+
+    Warns and returns None, as R does, when :func:`lp` computed none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, manb_arc_posterior
+    >>> d = pd.DataFrame({"c": list("aabb"), "x": list("uuvv"), "y": list("uvuv")})
+    >>> post = manb_arc_posterior(lp(nb("c", d), d, smooth=1, manb_prior=0.5))
+    >>> post["x"] > post["y"]
+    True
+    """
+    _check_model(x)
+    if x.manb_arc_posterior is None:
+        warnings.warn(
+            "MANB arc posterior probabilities have not been computed for x.", stacklevel=2
+        )
+        return None
+    return dict(x.manb_arc_posterior)

@@ -7,7 +7,7 @@ from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
 from pystagedtrees._validation import check_flag, check_number
-from pystagedtrees.bnc._awnb import awnb_weights, check_awnb_args
+from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import _check_model
@@ -187,10 +187,10 @@ def _awnb(model, dataset, trees, bootstrap, random_state, rng, seed):
     """Weight the feature CPTs by their AWNB weights (Hall, 2007)."""
     in_model = set(model.features)
     features = [c for c in dataset.columns if c in in_model]
-    weights = awnb_weights(model.class_var, dataset, trees, bootstrap, features=features,
+    weights = compute_awnb_weights(model.class_var, dataset, trees, bootstrap, features=features,
                            random_state=random_state, rng=rng, seed=seed)
     out = model.copy_structure(params=apply_weights(model.params, weights))
-    out.awnb_weights = weights
+    out.weights = weights
     return out
 
 
@@ -236,5 +236,5 @@ def _wanbia(model, enc):
                                 maxiter=100))
     weights = dict(zip(feats, res.x))
     out = model.copy_structure(params=apply_weights(model.params, weights))
-    out.wanbia_weights = weights
+    out.weights = weights
     return out

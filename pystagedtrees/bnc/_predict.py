@@ -3,6 +3,7 @@ import math
 import string
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees._data import encode_frame
 from pystagedtrees._validation import check_flag
@@ -19,6 +20,8 @@ __all__ = [
     "logLik",
     "AIC",
     "BIC",
+    "cLogLik",
+    "accuracy",
 ]
 
 
@@ -263,10 +266,10 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     return labels[map_random(post, draws)]
 
 
-def _log_lik(x, dataset):
+def _coded_rows(x, dataset):
+    """Feature and class codes of ``dataset`` against the model's levels: a
+    subset or a reordering of the data must index the same probabilities."""
     _check_model(x, fitted=True)
-    # codes against the model's levels: a subset or a reordering of the data
-    # must index the same probabilities
     features = encode_for_model(x, dataset, name="dataset")
     if x.class_var not in dataset.columns:
         raise ValueError(f"`dataset` lacks the class column {x.class_var!r}.")
@@ -274,7 +277,12 @@ def _log_lik(x, dataset):
                               levels={x.class_var: x.levels[x.class_var]}, name="dataset")
     classes = classes[:, 0]
     if (classes < 0).any():
-        raise ValueError("`dataset` has missing class values; the log-likelihood needs them.")
+        raise ValueError("`dataset` has missing class values; the likelihood needs them.")
+    return features, classes
+
+
+def _log_lik(x, dataset):
+    features, classes = _coded_rows(x, dataset)
     lj = compute_log_joint(x, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
 
@@ -320,3 +328,56 @@ def BIC(x, dataset):  # noqa: N802
     """
     ll, n = _log_lik(x, dataset)
     return ll - math.log(n) / 2 * nparams(x)
+
+
+def cLogLik(x, dataset):  # noqa: N802 (R's name)
+    """Conditional log-likelihood ``sum_n ln P(c_n | x_n)`` on ``dataset``.
+
+    Missing feature values are summed out, as in :func:`predict`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.bnc import nb, lp, cLogLik
+    >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
+    >>> cLogLik(lp(nb("c", d), d, smooth=0), d)  # each class is certain
+    0.0
+    """
+    features, classes = _coded_rows(x, dataset)
+    post = posterior_from_log_joint(compute_log_joint(x, features))
+    with np.errstate(divide="ignore"):
+        return float(np.log(post[np.arange(len(classes)), classes]).sum())
+
+
+def accuracy(x, y):
+    """The share of predicted labels ``x`` equal to the true labels ``y``.
+
+    Labels are compared by value; R compares factor codes, which agrees
+    when both factors have the same levels.  A missing value equals only a
+    missing value, as in R.
+
+    Examples
+    --------
+    >>> from pystagedtrees.bnc import accuracy
+    >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
+    0.6666666666666666
+    """
+    predicted, truth = (_label_array(v, name) for v, name in ((x, "x"), (y, "y")))
+    if len(predicted) != len(truth):
+        raise ValueError(
+            f"`x` and `y` must have the same length; got {len(predicted)} and {len(truth)}."
+        )
+    if len(predicted) == 0:
+        raise ValueError("`x` and `y` are empty: there is no accuracy to compute.")
+    missing = pd.isna(predicted), pd.isna(truth)
+    equal = (predicted == truth) & ~missing[0] | (missing[0] & missing[1])
+    return float(equal.sum() / len(predicted))
+
+
+def _label_array(labels, name):
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+        raise TypeError(f"`{name}` must be a sequence of labels; got {labels!r}.")
+    values = np.asarray(labels, dtype=object)
+    if values.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional; got shape {values.shape}.")
+    return values

@@ -3,13 +3,11 @@ import heapq
 import math
 from itertools import combinations
 
-import numpy as np
-
 from pystagedtrees._validation import check_choice, check_names
-from pystagedtrees.bnc._counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import family_table
+from pystagedtrees.bnc._statistics import cmi_table
 
 __all__ = ["nb", "tan_cl", "aode", "anb_model", "ode_scores"]
 
@@ -77,12 +75,7 @@ def ode_scores(enc, a, b):
     """
     t = family_table(enc, [a, b, enc.class_var])
     ra, rb, rc = t.shape
-    # R's entropy walks each table in column-major order.
-    h_ac = entropy_ml(np.asfortranarray(t.sum(axis=1)).ravel(order="F"))
-    h_bc = entropy_ml(np.asfortranarray(t.sum(axis=0)).ravel(order="F"))
-    h_abc = entropy_ml(t.ravel(order="F"))
-    h_c = entropy_ml(t.sum(axis=(0, 1)))
-    cmi = h_ac + h_bc - h_abc - h_c
+    cmi = cmi_table(t)
     n = float(t.sum())
     if n == 0:
         # R stops here too (with an internal assertion)
