@@ -44,7 +44,7 @@ MODEL_CHECKS = [
 ]
 BNC_CHECKS = ["bnc_nb", "bnc_tan_cl", "as_sevt_nb", "as_sevt_tan_cl"]
 RANDOM_CHECKS = ["random_sevt", "sample_from"]
-INFERENCE_CHECKS = ["predict", "prob", "logLik_BIC"]
+INFERENCE_CHECKS = ["predict", "prob", "logLik_BIC", "bnc_scores"]
 ALL_CHECKS = MODEL_CHECKS + BNC_CHECKS + RANDOM_CHECKS + INFERENCE_CHECKS
 
 
@@ -508,6 +508,41 @@ def check_scores(ctx):
     return row
 
 
+BNC_SCORES = ["logLik", "AIC", "BIC", "cLogLik"]
+
+
+def check_bnc_scores(ctx):
+    """bnclassify's logLik, AIC, BIC and cLogLik of R's nb and tan_cl, in both
+    languages, on the training rows with every feature observed (R needs
+    gRain for the others)."""
+    rows = ctx.train.dropna().reset_index(drop=True)
+    if rows.empty:
+        return Row("bnc_scores", "R failed", "no complete training row to score")
+    diff, r_seconds, start, used = Differences(), 0.0, time.perf_counter(), []
+    for step in ("bnc_nb", "bnc_tan_cl"):
+        try:
+            r_model = ctx.r(step)
+        except Exception:  # noqa: BLE001 - its own row reports R's error
+            continue
+        rows_r = compat.to_r(rows)
+        t = time.perf_counter()
+        r_scores = [float(np.asarray(compat.r_call(r_name, r_model, rows_r,
+                                                   time_limit=ctx.time_limit)).ravel()[0])
+                    for r_name in ("stats::logLik", "stats::AIC", "stats::BIC",
+                                   "bnclassify::cLogLik")]
+        r_seconds += time.perf_counter() - t
+        model = compat.from_r(r_model)
+        py_scores = [getattr(bnc, name)(model, rows) for name in BNC_SCORES]
+        diff.values(py_scores, r_scores, f"{step} ({', '.join(BNC_SCORES)}) ", relative=True)
+        used.append(step)
+    if not used:
+        return Row("bnc_scores", "R failed", "no R classifier to score")
+    row = diff.row("bnc_scores", ctx.tol)
+    row.detail += f" ({len(used)} classifiers, {len(rows)} rows)"
+    row.r_seconds, row.py_seconds = r_seconds, time.perf_counter() - start - r_seconds
+    return row
+
+
 def run_check(ctx, name):
     if name in MODEL_CHECKS:
         return check_model(ctx, name)
@@ -517,7 +552,8 @@ def run_check(ctx, name):
         return check_random(ctx, name)
     if name in ("as_sevt_nb", "as_sevt_tan_cl"):
         return check_model(ctx, name)
-    return {"predict": check_predict, "prob": check_prob, "logLik_BIC": check_scores}[name](ctx)
+    return {"predict": check_predict, "prob": check_prob, "logLik_BIC": check_scores,
+            "bnc_scores": check_bnc_scores}[name](ctx)
 
 
 def missing_r(names):
@@ -528,6 +564,7 @@ def missing_r(names):
     reasons = {}
     for n in names:
         needed = {"bnc_nb": ["bnclassify"], "bnc_tan_cl": ["bnclassify"],
+                  "bnc_scores": ["bnclassify"],
                   "as_sevt_nb": ["stagedtrees", "bnclassify"],
                   "as_sevt_tan_cl": ["stagedtrees", "bnclassify"]}.get(n, ["stagedtrees"])
         absent = [pkg for pkg in needed if not installed[pkg]]
