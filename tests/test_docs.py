@@ -221,3 +221,19 @@ def test_to_dot_refuses_huge_trees_and_names_limit():
         to_dot(model)
     nodes, edges = parse_dot(to_dot(model, limit=3))
     assert len(nodes) == 1 + 2 + 4 + 8 and len(edges) == 2 + 4 + 8
+
+
+def _readme_python_blocks():
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    if not readme.exists():
+        return []
+    return re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("block", _readme_python_blocks(),
+                         ids=lambda b: b.strip().splitlines()[0][:40])
+def test_readme_examples_run(block, capsys):
+    exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out.strip()  # every example prints its result
