@@ -110,6 +110,11 @@ if not SKIPPED:
     for label, model in [("nb", nb), ("tan_cl", tan), ("tan_hc", tan_hc)]:
         results[label] = accuracy(bnc.predict(model, test))
         print(f"{label:8s} {bnc.modelstring(model)}  accuracy {results[label]:.3f}")
+    # bnclassify's inspection functions: R's is_ode(tan), cLogLik(tan, test), cmi(...)
+    first, second = bnc.features(tan)[:2]
+    print("TAN is a one-dependence estimator:", bnc.is_ode(tan),
+          "| its conditional log-likelihood on the test set:", round(bnc.cLogLik(tan, test), 2),
+          f"| I({first}; {second} | {class_var}) = {bnc.cmi(first, second, train, z=class_var):.4f}")
 
 # %% [markdown]
 # ## Their context-specific refinements
