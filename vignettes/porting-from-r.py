@@ -63,6 +63,8 @@
 # | `kdb("class", data, k = 5, kdbk = 3, smooth = 1)` | `bnc.kdb("class", data, k=5, kdbk=3, smooth=1)` |
 # | `lp(dag, data, smooth = 1)`, `bnc("tan_cl", "class", data, smooth = 1)` | `bnc.lp(dag, data, smooth=1)`, `bnc.bnc("tan_cl", "class", data, smooth=1)` |
 # | `predict(model, data, prob = TRUE)`, `cv(model, data, k = 10)` | `bnc.predict(model, data, prob=True)`, `bnc.cv(model, data, k=10)` |
+# | `accuracy(predict(model, test), test$class)`, `cLogLik(model, test)` | `bnc.accuracy(bnc.predict(model, test), test["class"])`, `bnc.cLogLik(model, test)` |
+# | `cmi("x", "y", data, "class")`, `is_ode(model)`, `awnb_weights(model)` | `bnc.cmi("x", "y", data, "class")`, `bnc.is_ode(model)`, `bnc.awnb_weights(model)` |
 #
 # The staged tree classifiers of the two classification papers have their
 # own functions in `pystagedtrees.classifiers` (`sevt_tan_cl`,
