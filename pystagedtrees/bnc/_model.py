@@ -301,6 +301,9 @@ def feature_families(x):
 def vars(x):  # noqa: A001 (R's name)
     """All the variables, features in model order then the class (R: ``vars``).
 
+    Named as in R, so ``from pystagedtrees.bnc import *`` hides Python's
+    built-in ``vars``: prefer ``import pystagedtrees.bnc as bnc``.
+
     Examples
     --------
     >>> import pandas as pd
