@@ -150,7 +150,9 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     object1, object2 : Sevt
         Over the same tree.
     return_tree : bool, default False
-        Return the per-situation differences instead of the distance.
+        Return the per-situation differences instead of the distance.  When
+        several matchings are optimal, the situations flagged may differ
+        from R's (their number per variable does not).
     FUN : callable, default numpy.sum
         Summary of each variable's 0/1 differences; the distance is the sum
         of the summaries.

@@ -519,3 +519,23 @@ def test_bnc_inspection_equals_r(seed):
                                   rng="R", seed=r_seed))
     assert list(got) == list(expected)
     np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-12)
+
+
+@needs_stagedtrees
+@pytest.mark.skipif(not compat.has_r_package("clue"),
+                    reason="R package clue not installed (R's hamming_stages needs it)")
+@pytest.mark.parametrize("seed", range(4))
+def test_hamming_distance_equals_r(seed):
+    # the optimal matching's size is unique, whichever optimum each side finds
+    rng = np.random.default_rng(300 + seed)
+    data = _small_random_frame(rng)
+    full = st.full(data, lambda_=1)
+    models = [full, st.stages_bhc(full), st.stages_fbhc(full), st.indep(data, lambda_=1),
+              st.random_sevt(full, q=0.5, seed=seed)]
+    for a in models:
+        for b in models:
+            r_a, r_b = to_r(a), to_r(b)
+            expected = float(np.asarray(r_call("hamming_stages", r_a, r_b)).ravel()[0])
+            assert st.hamming_stages(a, b) == expected
+            assert st.compare_stages(a, b, method="hamming") == bool(
+                np.asarray(r_call("compare_stages", r_a, r_b, method="hamming")).ravel()[0])
