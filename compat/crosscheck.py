@@ -360,8 +360,10 @@ def _value(result):
 
 
 def _first_line(exc):
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"[:120]
+    """The error in one line: R splits long messages, and the reason (e.g.
+    "reached elapsed time limit") often comes after the break."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}"[:200]
 
 
 def _check_steps(ctx, name, compare):
