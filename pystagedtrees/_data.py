@@ -62,6 +62,17 @@ def check_frame(data, name="data"):
     return data.set_axis(names, axis=1)
 
 
+def check_column(value, name, data, data_name):
+    """Raise unless ``value`` (argument ``name``) names a column of ``data``."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a column name (str); got {value!r}.")
+    if value not in data.columns:
+        raise ValueError(
+            f"`{name}` {value!r} is not a column of `{data_name}`; its columns are "
+            f"{list(map(str, data.columns))}."
+        )
+
+
 def _numeric_values_as_levels(values, column):
     """The values of a numeric column as integers, refusing non-integral floats."""
     arr = np.asarray(values)

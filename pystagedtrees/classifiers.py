@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from pystagedtrees import bnc
 from pystagedtrees._data import (
     categorical_tags,
+    check_column,
     check_frame,
     check_observed,
     encode_frame,
@@ -81,13 +82,7 @@ def _class_and_features(data, class_, name="data"):
         )
     if class_ is None:
         class_ = data.columns[0]
-    if not isinstance(class_, str):
-        raise TypeError(f"`class_` must be a column name (str); got {class_!r}.")
-    if class_ not in data.columns:
-        raise ValueError(
-            f"`class_` {class_!r} is not a column of `{name}`; its columns are "
-            f"{list(data.columns)}."
-        )
+    check_column(class_, "class_", data, name)
     return class_, [c for c in data.columns if c != class_]
 
 

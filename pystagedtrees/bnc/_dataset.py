@@ -4,7 +4,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import check_frame, encode_frame
+from pystagedtrees._data import check_column, check_frame, encode_frame
 
 __all__ = ["Encoded", "encode_dataset", "check_class", "encode_for_model"]
 
@@ -42,15 +42,7 @@ class Encoded:
 
 def check_class(class_, dataset, name="dataset"):
     """Raise unless ``class_`` names one column of ``dataset``."""
-    if not isinstance(class_, str):
-        raise TypeError(
-            f"`class_` must be a column name (str); got {type(class_).__name__}."
-        )
-    if class_ not in dataset.columns:
-        raise ValueError(
-            f"`class_` {class_!r} is not a column of `{name}`; its columns are "
-            f"{list(map(str, dataset.columns))}."
-        )
+    check_column(class_, "class_", dataset, name)
 
 
 def encode_dataset(class_, dataset, name="dataset", columns=None):

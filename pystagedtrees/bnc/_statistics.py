@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from pystagedtrees._data import check_frame
+from pystagedtrees._data import check_column, check_frame
 from pystagedtrees._validation import check_choice
 from pystagedtrees.bnc._counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -71,13 +71,7 @@ def cmi(x, y, dataset, z=None, unit="log"):
     check_frame(dataset, "dataset")
     names = [x, y] if z is None else [x, y, z]
     for arg, value in zip(["x", "y", "z"], names):
-        if not isinstance(value, str):
-            raise TypeError(f"`{arg}` must be a column name (str); got {value!r}.")
-        if value not in dataset.columns:
-            raise ValueError(
-                f"`{arg}` {value!r} is not a column of `dataset`; its columns are "
-                f"{list(map(str, dataset.columns))}."
-            )
+        check_column(value, arg, dataset, "dataset")
     check_choice(unit, "unit", list(UNITS))
     distinct = list(dict.fromkeys(names))
     enc = encode_dataset(distinct[0], dataset, columns=distinct)
