@@ -504,8 +504,13 @@ def check_scores(ctx):
         used.append(step)
     if not used:
         return Row("logLik_BIC", "R failed", "no R model to score")
-    row = diff.row("logLik_BIC", ctx.tol)
-    row.detail += f" ({len(used)} models)"
+    return _scores_row("logLik_BIC", diff, ctx, f"{len(used)} models", start, r_seconds)
+
+
+def _scores_row(name, diff, ctx, counted, start, r_seconds):
+    """The row of a scores check, with what it counted and both sides' times."""
+    row = diff.row(name, ctx.tol)
+    row.detail += f" ({counted})"
     row.r_seconds, row.py_seconds = r_seconds, time.perf_counter() - start - r_seconds
     return row
 
@@ -539,10 +544,8 @@ def check_bnc_scores(ctx):
         used.append(step)
     if not used:
         return Row("bnc_scores", "R failed", "no R classifier to score")
-    row = diff.row("bnc_scores", ctx.tol)
-    row.detail += f" ({len(used)} classifiers, {len(rows)} rows)"
-    row.r_seconds, row.py_seconds = r_seconds, time.perf_counter() - start - r_seconds
-    return row
+    return _scores_row("bnc_scores", diff, ctx, f"{len(used)} classifiers, {len(rows)} rows",
+                       start, r_seconds)
 
 
 def run_check(ctx, name):
