@@ -437,6 +437,15 @@ def is_semi_naive(x):
     return True
 
 
+def _per_feature(x, stored, what):
+    """``stored`` in the model's feature order; as R, a warning and None when
+    :func:`lp` did not compute it."""
+    if stored is None:
+        warnings.warn(f"{what} have not been computed for x.", stacklevel=3)
+        return None
+    return {f: stored[f] for f in x.features}
+
+
 def awnb_weights(x):
     """The AWNB or WANBIA feature weights of ``x``, in feature order.
 
@@ -452,10 +461,7 @@ def awnb_weights(x):
     ['x', 'y']
     """
     _check_model(x)
-    if x.weights is None:
-        warnings.warn("AWNB weights have not been computed for x.", stacklevel=2)
-        return None
-    return {f: x.weights[f] for f in x.features}
+    return _per_feature(x, x.weights, "AWNB weights")
 
 
 def manb_arc_posterior(x):
@@ -473,9 +479,4 @@ def manb_arc_posterior(x):
     True
     """
     _check_model(x)
-    if x.manb_arc_posterior is None:
-        warnings.warn(
-            "MANB arc posterior probabilities have not been computed for x.", stacklevel=2
-        )
-        return None
-    return dict(x.manb_arc_posterior)
+    return _per_feature(x, x.manb_arc_posterior, "MANB arc posterior probabilities")
