@@ -421,9 +421,9 @@ def from_r(x):
     Examples
     --------
     >>> from pystagedtrees.compat import r_call
-    >>> from_r(r_call("factor", ["b", "a", "b"], convert_result=False))
-    ['b', 'a', 'b']
-    Categories (2, str): ['a', 'b']
+    >>> f = from_r(r_call("factor", ["b", "a", "b"], convert_result=False))
+    >>> type(f).__name__, list(f), list(f.categories)
+    ('Categorical', ['b', 'a', 'b'], ['a', 'b'])
     >>> from_r(r_call("list", x=1, y="u", convert_result=False))
     {'x': 1, 'y': 'u'}
     """
