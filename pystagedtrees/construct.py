@@ -170,7 +170,8 @@ def _fit_marginals(model, codes, lambda_):
         column = codes[:, i]
         margin = np.bincount(column[column >= 0], minlength=int(k)).astype(float)
         smoothed = margin + lambda_
-        prob = smoothed / rsum(smoothed)
+        with np.errstate(invalid="ignore"):  # an all-missing column with lambda 0: NaN, as R
+            prob = smoothed / rsum(smoothed)
         model._prob.append(prob[None, :])
         model._n.append(np.array([margin.sum()]))
         ll = ll + rsum(margin[margin > 0] * np.log(prob[margin > 0]))

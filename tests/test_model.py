@@ -228,6 +228,22 @@ def test_indep_without_join_uses_margins_as_r():
     np.testing.assert_allclose(float(a.ll), float(b.ll), rtol=1e-12)
 
 
+def test_indep_without_join_all_missing_column_gives_nan_quietly():
+    # R 4.2.2, stagedtrees 2.3.0.9999: indep(df, lambda = 0,
+    # join_unobserved = FALSE) gives prob$B$`1` = c(u = NaN, v = NaN) with
+    # n = 0, and the log-likelihood of A alone
+    data = pd.DataFrame({
+        "A": pd.Categorical(["a", "b", "a"]),
+        "B": pd.Categorical([None] * 3, categories=["u", "v"]),
+    })
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = st.indep(data, join_unobserved=False, lambda_=0)
+    assert model.stage_prob["B"]["1"].isna().all()
+    assert model._n[1].tolist() == [0.0]
+    np.testing.assert_allclose(float(model.ll), 2 * np.log(2 / 3) + np.log(1 / 3))
+
+
 def test_stages_set_by_hand_refit_from_the_counts():
     data = st.datasets.titanic()
     model = st.full(data, lambda_=1)
