@@ -421,7 +421,8 @@ def summary(object):
     Returns
     -------
     SevtSummary
-        ``.tables[var]`` is a DataFrame with columns ``stage``, ``npaths``,
+        ``.tables[var]`` is a DataFrame with columns ``stage``, ``npaths``
+        (the number of situations in the stage; 0 for the root, as in R),
         ``sample.size`` and one column per level.
 
     Examples
@@ -435,7 +436,8 @@ def summary(object):
     tables = {}
     for i, v in enumerate(object.variables):
         labels = object._labels[i]
-        npaths = object._stages[i].paths_per_stage(len(labels))
+        # R's summary gives the root's stage 0 paths
+        npaths = object._stages[i].paths_per_stage(len(labels)) if i else [0]
         table = pd.DataFrame({"stage": labels.tolist() if i else ["1"], "npaths": npaths})
         if object.is_fitted:
             table["sample.size"] = object._n[i]

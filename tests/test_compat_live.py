@@ -4,6 +4,7 @@ Skipped unless R has the packages (``install.packages(c("stagedtrees",
 "bnclassify"))``; see compat/README.md).  R is the independent source of
 every expected value here.
 """
+import itertools
 import re
 
 import numpy as np
@@ -539,3 +540,77 @@ def test_hamming_distance_equals_r(seed):
             assert st.hamming_stages(a, b) == expected
             assert st.compare_stages(a, b, method="hamming") == bool(
                 np.asarray(r_call("compare_stages", r_a, r_b, method="hamming")).ravel()[0])
+
+
+def _same_frame_text(got, expected):
+    """Equal cell by cell as text, and in the same row order."""
+    return got.astype(str).to_numpy().tolist() == expected.astype(str).to_numpy().tolist()
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(3))
+def test_model_inspection_equals_r(seed):
+    # summaries, comparisons, tests, paths and renamings of two learned
+    # models on random data (NAs, unused levels, unobserved situations)
+    rng = np.random.default_rng(200 + seed)
+    data = pd.concat([_small_random_frame(rng)] * 2, ignore_index=True)
+    full = st.full(data, lambda_=1)
+    a, b = st.stages_bhc(full), st.stages_hclust(full, k=2)
+    r_a, r_b, r_full = to_r(a), to_r(b), to_r(full)
+    names = a.variables
+
+    r_summary = r_call("summary", r_a)["stages.info"]
+    for v, table in st.summary(a).tables.items():
+        expected = r_summary[v]
+        assert list(table.columns) == list(expected.columns)
+        assert table["stage"].tolist() == expected["stage"].astype(str).tolist()
+        np.testing.assert_allclose(table.iloc[:, 1:].to_numpy(float),
+                                   expected.iloc[:, 1:].to_numpy(float), rtol=1e-12)
+
+    with r_context():  # R names the columns after the deparsed arguments
+        r_inclusions = from_r(ro.r("function(x, y) stagedtrees::inclusions_stages(x, y)")(r_a, r_b))
+    for v, table in st.inclusions_stages(a, b).items():
+        assert _same_frame_text(table, r_inclusions[v]), v
+    for v in names[1:]:
+        got, expected = st.ci_matrices(a, v), r_call("ci_matrices", r_a, v)
+        assert list(got) == list(expected)
+        assert all(_same_frame_text(got[u], expected[u]) for u in got), v
+
+    got, expected = st.cid(a, b), r_call("cid", r_a, r_b)
+    assert float(got["cid"]) == pytest.approx(float(expected["cid"]))
+    for v, wrong in expected["wrong"].items():
+        np.testing.assert_array_equal(got["wrong"][v], np.asarray(wrong, dtype=float))
+    for v, diff in r_call("diff_stages", r_a, r_b).items():
+        np.testing.assert_array_equal(st.diff_stages(a, b)[v], np.asarray(diff, dtype=float))
+    np.testing.assert_allclose(st.lr_test(a, b, full).to_numpy(float),
+                               r_call("lr_test", r_a, r_b, r_full).to_numpy(float),
+                               rtol=1e-10, equal_nan=True)
+    for method in ("wald", "waldcc", "wilson", "goodman", "quesenberry-hurst"):
+        got, expected = st.confint(a, method=method), r_call("confint", r_a, method=method)
+        assert list(got.index) == list(expected.index), method
+        np.testing.assert_allclose(got.to_numpy(float), np.asarray(expected, dtype=float),
+                                   rtol=1e-9, equal_nan=True)
+    assert st.sevt_df(a) == np.asarray(r_call("sevt_df", r_a)).ravel()[0]
+
+    first = a.tree[names[0]][0]
+    assert st.subtree(a, [first]).stages() == r_call("subtree", r_a, [first]).stages()
+    for path in itertools.product(a.tree[names[0]], a.tree[names[1]]):
+        expected = np.asarray(r_call("get_stage", r_a, list(path))).ravel()[0]
+        assert st.get_stage(a, list(path)) == expected, path
+    last = names[-1]
+    for stage in dict.fromkeys(st.stages(a, last)):
+        assert _same_frame_text(st.get_path(a, last, stage),
+                                r_call("get_path", r_a, last, stage)), stage
+    for options in ({}, {"uniq": True}, {"uniq": True, "prefix": True}):
+        assert st.stndnaming(b, **options).stages() == \
+            r_call("stndnaming", r_b, **options).stages(), options
+    renamed = st.stages(a, names[2])[0]
+    assert st.rename_stage(a, names[2], renamed, "new").stages() == \
+        r_call("rename_stage", r_a, names[2], renamed, "new").stages()
+    got, expected = st.sevt_simplify(a), r_call("sevt_simplify", r_a)
+    assert got.stages() == expected.stages()
+    assert float(got.ll) == pytest.approx(float(st.logLik(expected)), rel=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(st.potential_outcomes(a, last, names[1]), dtype=float),
+        np.asarray(r_call("potential_outcomes", r_a, last, names[1]), dtype=float),
+        rtol=1e-10)

@@ -180,6 +180,8 @@ def test_summary_and_repr():
     table = st.summary(model).tables["Survived"]
     assert table["npaths"].sum() == 16
     assert table["sample.size"].sum() == 2201
+    # R's summary.sevt writes npaths = 0 for the root's stage
+    assert st.summary(model).tables["Class"]["npaths"].tolist() == [0]
 
 
 # -- bad input ---------------------------------------------------------------
