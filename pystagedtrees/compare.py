@@ -515,8 +515,10 @@ def lr_test(object, *others):
     change[1:] = df[1:] - df[0]
     stat[1:] = 2 * (loglik[1:] - loglik[0])
     dof = np.abs(change[1:])
-    # a chi-square with 0 degrees of freedom is the point mass at 0
-    pvalue[1:] = np.where(dof > 0, chi2.sf(stat[1:], np.maximum(dof, 1)), 0.0)
+    # 0 degrees of freedom: the point mass at 0, whose upper tail R's pchisq
+    # puts at 1 up to 0 included and at 0 above
+    point_mass_tail = np.where(stat[1:] <= 0, 1.0, 0.0)
+    pvalue[1:] = np.where(dof > 0, chi2.sf(stat[1:], np.maximum(dof, 1)), point_mass_tail)
     frame = pd.DataFrame(
         {"#Df": df, "LogLik": loglik, "Df": change, "Chisq": stat, "Pr(>Chisq)": pvalue},
         index=pd.RangeIndex(1, len(lls) + 1),

@@ -421,9 +421,10 @@ def summary(object):
     Returns
     -------
     SevtSummary
-        ``.tables[var]`` is a DataFrame with columns ``stage``, ``npaths``
-        (the number of situations in the stage; 0 for the root, as in R),
-        ``sample.size`` and one column per level.
+        ``.tables[var]`` is a DataFrame with one row per stage in use, in
+        order of the stages' first situations (as R), and columns ``stage``,
+        ``npaths`` (the number of situations in the stage; 0 for the root,
+        as in R), ``sample.size`` and one column per level.
 
     Examples
     --------
@@ -435,13 +436,16 @@ def summary(object):
     check_sevt(object)
     tables = {}
     for i, v in enumerate(object.variables):
-        labels = object._labels[i]
-        # R's summary gives the root's stage 0 paths
-        npaths = object._stages[i].paths_per_stage(len(labels)) if i else [0]
-        table = pd.DataFrame({"stage": labels.tolist() if i else ["1"], "npaths": npaths})
+        if i:  # as R: the stages in use, by their first situation
+            rows = object._stages[i].first_appearance()
+            npaths = object._stages[i].paths_per_stage(len(object._labels[i]))[rows]
+            table = pd.DataFrame({"stage": object._labels[i].as_array()[rows], "npaths": npaths})
+        else:  # R's summary gives the root's stage 0 paths
+            rows = [0]
+            table = pd.DataFrame({"stage": ["1"], "npaths": [0]})
         if object.is_fitted:
-            table["sample.size"] = object._n[i]
+            table["sample.size"] = object._n[i][rows]
             for a, level in enumerate(object.tree[v]):
-                table[level] = object._prob[i][:, a]
+                table[level] = object._prob[i][rows, a]
         tables[v] = table
     return SevtSummary(object, tables)

@@ -128,6 +128,10 @@ def test_lr_test_statistics_and_errors(titanic):
     l1, l2 = st.logLik(indep), st.logLik(full)
     assert result["Chisq"].iloc[1] == pytest.approx(2 * (float(l2) - float(l1)))
     assert result["Df"].iloc[1] == l2.df - l1.df
+    # a model against itself: 0 degrees of freedom, and R 4.2.2's
+    # pchisq(0, df = 0, lower.tail = FALSE) is 1
+    itself = lr_test(full, full)
+    assert itself.iloc[1][["Df", "Chisq", "Pr(>Chisq)"]].tolist() == [0.0, 0.0, 1.0]
     alone = lr_test(full)  # against the independence model of the same tables
     assert alone["LogLik"].iloc[0] == pytest.approx(float(l1))
     with pytest.raises(ValueError, match="nested"):
