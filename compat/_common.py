@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import column_levels
+from pystagedtrees._data import read_categorical_csv
 
 # Our R code, kept small: R's own functions do the work.
 R_TREE_OF_FAMILIES = r"""
@@ -44,23 +44,8 @@ def r_function(code):
 
 
 def read_dataset(path, class_var=None, levels=None):
-    """A CSV of categorical data as a DataFrame of categoricals, class first.
-
-    Every value is read as a string ("NA" and empty cells are missing);
-    levels are ``levels`` where given, else sorted as
-    :func:`pystagedtrees.full` sorts strings.
-    """
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["NA", ""])
-    if class_var is None:
-        class_var = raw.columns[0]
-    if class_var not in raw.columns:
-        raise ValueError(f"`--class` {class_var!r} is not a column of {path}: {list(raw.columns)}.")
-    order = [class_var] + [c for c in raw.columns if c != class_var]
-    levels = levels or {}
-    return pd.DataFrame({
-        c: pd.Categorical(raw[c], categories=levels.get(c) or column_levels(raw[c], c))
-        for c in order
-    })
+    """A CSV of categorical data, class first (see ``read_categorical_csv``)."""
+    return read_categorical_csv(path, class_var, levels, class_arg="--class")
 
 
 def split_rows(data, split_path=None, repetition=1):

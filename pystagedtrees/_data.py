@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import sparse
 
 __all__ = [
-    "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
+    "read_categorical_csv", "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
     "feature_frame", "fit_input", "categorical_tags",
 ]
 
@@ -121,6 +121,29 @@ def _check_distinct_strings(values, strings, where):
 def _observed_values(col):
     """The non-missing values of a column, as a plain Series."""
     return col[col.notna()]
+
+
+def read_categorical_csv(path, class_var=None, levels=None, class_arg="class_var"):
+    """A CSV of categorical data as a DataFrame of categoricals, class first.
+
+    Every value is read as a string; "NA" and empty cells are missing.
+    Levels are ``levels[column]`` where given (R's, recorded with the data),
+    else :func:`column_levels` of the strings.  ``class_arg`` names the
+    caller's argument in the error for a class column that is not in the file.
+    """
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["NA", ""])
+    if class_var is None:
+        class_var = raw.columns[0]
+    if class_var not in raw.columns:
+        raise ValueError(
+            f"`{class_arg}` {class_var!r} is not a column of {path}: {list(raw.columns)}."
+        )
+    order = [class_var] + [c for c in raw.columns if c != class_var]
+    levels = levels or {}
+    return pd.DataFrame({
+        c: pd.Categorical(raw[c], categories=levels.get(c) or column_levels(raw[c], c))
+        for c in order
+    })
 
 
 def column_levels(col, column=None):

@@ -227,3 +227,18 @@ def test_default_grid_is_the_papers():
     assert len(benchmark.DEFAULT_METHODS) == 8 and len(benchmark.PAPER_DATASETS) == 14
     assert set(benchmark.DEFAULT_METHODS) <= set(benchmark.METHODS)
     assert set(simulate.DEFAULT_METHODS) <= set(benchmark.METHODS)
+
+
+def test_load_dataset_reads_missing_values_and_r_levels(tmp_path):
+    (tmp_path / "d.csv").write_text("x,answer,y\nb,yes,NA\nNA,no,\nb,yes,v\n")
+    (tmp_path / "levels").mkdir()
+    (tmp_path / "levels" / "d.json").write_text(json.dumps(
+        {"levels": {"y": ["w", "v"], "answer": ["yes", "no"]}}))
+    data = benchmark.load_dataset(tmp_path, "d", levels_dir=tmp_path / "levels")
+    assert list(data.columns) == ["answer", "x", "y"]
+    assert data["y"].isna().tolist() == [True, True, False]  # "NA" and "" are missing
+    assert list(data["y"].cat.categories) == ["w", "v"]  # R's levels, unused ones kept
+    assert list(data["answer"].cat.categories) == ["yes", "no"]
+    assert list(data["x"].cat.categories) == ["b"]  # no recorded levels: observed, sorted
+    with pytest.raises(ValueError, match="`class_column` 'cls' is not a column"):
+        benchmark.load_dataset(tmp_path, "d", class_column="cls")

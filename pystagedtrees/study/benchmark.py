@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pystagedtrees._data import read_categorical_csv
+
 __all__ = [
     "PAPER_DATASETS",
     "METHODS",
@@ -226,23 +228,17 @@ def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
     Returns
     -------
     pandas.DataFrame
+        "NA" and empty cells are missing; without R's levels, string
+        levels are sorted as :func:`pystagedtrees.full` sorts them.
     """
     path = Path(data_dir) / f"{name}.csv"
     if not path.exists():
         raise FileNotFoundError(f"dataset {name!r} not found: no file {path}.")
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if class_column not in raw.columns:
-        raise ValueError(
-            f"{path} has no class column {class_column!r}; columns: {list(raw.columns)}.")
-    levels = {}
+    levels = None
     if levels_dir is not None and (Path(levels_dir) / f"{name}.json").exists():
         with open(Path(levels_dir) / f"{name}.json") as fh:
-            levels = json.load(fh).get("levels", {})
-    order = [class_column] + [c for c in raw.columns if c != class_column]
-    return pd.DataFrame({
-        c: pd.Categorical(raw[c], categories=levels.get(c, sorted(raw[c].unique())))
-        for c in order
-    })
+            levels = json.load(fh).get("levels")
+    return read_categorical_csv(path, class_column, levels, class_arg="class_column")
 
 
 def load_split(data, splits_dir, name, split):
