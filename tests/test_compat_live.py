@@ -500,6 +500,18 @@ def test_bnc_inspection_equals_r(seed):
             float(np.asarray(r_call("bnclassify::cLogLik", r_fit, data)).ravel()[0]), rel=1e-12)
         assert bnc.values(fit) == {v: list(levels) for v, levels in
                                    r_call("bnclassify::values", r_fit).items()}
+        assert bnc.modelstring(fit) == r_call("bnclassify::modelstring", r_fit)
+        assert bnc.class_var(fit) == r_call("bnclassify::class_var", r_fit)
+        assert bnc.features(fit) == list(r_call("bnclassify::features", r_fit))
+        for count in ("narcs", "nparams"):
+            expected = np.asarray(r_call(f"bnclassify::{count}", r_fit)).ravel()[0]
+            assert getattr(bnc, count)(fit) == expected, (learner, count)
+        r_params = r_call("bnclassify::params", r_fit)
+        assert list(bnc.params(fit)) == list(r_params)
+        for v, cpt in bnc.params(fit).items():  # R's tables vary their first dimension fastest
+            cpt = np.asarray(cpt)
+            np.testing.assert_allclose(
+                cpt, np.asarray(r_params[v]).reshape(cpt.shape, order="F"), rtol=1e-12)
         predicted = pd.Categorical(bnc.predict(fit, data, random_state=0),
                                    categories=bnc.classes(fit))
         assert bnc.accuracy(predicted, data["class"]) == pytest.approx(
