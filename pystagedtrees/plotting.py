@@ -413,7 +413,7 @@ def plot(
     col=None,
     palette=None,
     ignore=None,
-    show_ignored=True,
+    show_ignored=False,
     node_labels=False,
     edge_labels=None,
     var_names=True,
@@ -461,8 +461,9 @@ def plot(
     ignore : list of str, optional
         Stages drawn grey and left out of the legend (default
         ``x.name_unobserved``).
-    show_ignored : bool, default True
-        Draw the ignored situations (grey); False leaves them out as R does.
+    show_ignored : bool, default False
+        Draw the ignored situations too (grey); by default they are left
+        out, as R does.
     node_labels : bool, default False
         Write each situation's stage next to it.
     edge_labels : bool, optional
@@ -905,7 +906,7 @@ def _dot_attrs(**attrs):
 
 
 @sevt_method
-def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True, rankdir="LR"):
+def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=False, rankdir="LR"):
     """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
 
     No Graphviz binary is needed to produce it; render it with
@@ -920,8 +921,9 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=True
         Stage colours, see :func:`make_stages_col`.
     ignore : list of str, optional
         Stages drawn grey and dashed (default ``x.name_unobserved``).
-    show_ignored : bool, default True
-        Write the ignored situations; False leaves them out.
+    show_ignored : bool, default False
+        Write the ignored situations too; by default they are left out, as
+        :func:`plot` leaves them out.
     rankdir : {"LR", "RL", "TB", "BT"}, default "LR"
         Graphviz direction ("LR": root on the left).
 
@@ -1044,7 +1046,7 @@ def _tex_escape(text):
 
 
 @sevt_method
-def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=True,
+def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=False,
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
                node_draw_color="black", node_thickness="very thick"):
@@ -1068,8 +1070,9 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         given, since TikZ may know it; LaTeX reports the unknown ones.
     ignore : list of str, optional
         Stages drawn grey (default ``x.name_unobserved``).
-    show_ignored : bool, default True
-        False leaves the ignored situations out, as R does.
+    show_ignored : bool, default False
+        Write the ignored situations too (grey); by default they are left
+        out, as R does.
     node_label : callable, optional
         ``node_label(var, stage) -> str``; default (None) the stage.
     edge_label : callable, optional

@@ -136,7 +136,7 @@ def test_grammar_check_rejects_bad_dot(bad):
 
 
 def test_to_dot_one_node_per_situation(titanic_bhc):
-    text = to_dot(titanic_bhc)
+    text = to_dot(titanic_bhc, show_ignored=True)
     nodes, edges = parse_dot(text)
     n_situations = 1 + 4 + 8 + 16
     leaves = [n for n in nodes if n.startswith("s4_")]
@@ -176,7 +176,7 @@ def test_to_dot_ceg_and_dag(titanic_bhc):
 
 def test_write_tikz_nodes_edges_and_file(titanic_bhc, tmp_path):
     path = tmp_path / "tree.tex"
-    text = write_tikz(titanic_bhc, file=path)
+    text = write_tikz(titanic_bhc, file=path, show_ignored=True)
     assert path.read_text() == text
     assert text.startswith("\\begin{tikzpicture}") and text.rstrip().endswith("\\end{tikzpicture}")
     assert text.count("\\node [leaf]") == 32
@@ -186,6 +186,16 @@ def test_write_tikz_nodes_edges_and_file(titanic_bhc, tmp_path):
     n_stages = 1 + sum(len(set(s) - {"UNOBSERVED"}) for s in titanic_bhc.stages().values())
     assert len(re.findall(r"^\tst\d+/\.style=", text, flags=re.M)) == n_stages + 1
     assert text.count("{") == text.count("}")
+
+
+def test_drawings_leave_ignored_situations_out_by_default_as_r(titanic_bhc):
+    # R's plot and write_tikz skip the situations in `ignore` (and so what
+    # lies below them): here the two unobserved Survived situations, 4 leaves
+    text = write_tikz(titanic_bhc)
+    assert text == write_tikz(titanic_bhc, show_ignored=False)
+    assert text.count("\\node [leaf]") == 32 - 4
+    assert "UNOBSERVED" not in text
+    assert to_dot(titanic_bhc) == to_dot(titanic_bhc, show_ignored=False)
 
 
 def test_write_tikz_escapes_tex():

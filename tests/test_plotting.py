@@ -101,7 +101,7 @@ def test_layout_properties(k, lo, height, cex):
 # -- plot of a staged tree ------------------------------------------------------------
 
 def test_plot_titanic_content(titanic_bhc):
-    ax = plot(titanic_bhc)
+    ax = plot(titanic_bhc, show_ignored=True)
     coloured, grey, labels = tree_content(ax)
     counts, n_grey = expected_situations(titanic_bhc, 4, {"UNOBSERVED"})
     assert coloured == counts
