@@ -17,9 +17,11 @@ from pystagedtrees.multilabel.metrics import MULTILABEL_SCORES
 from pystagedtrees.multilabel import BNClassifierChain, label_network
 from pystagedtrees.study.multilabel import (
     compare,
+    compare_repeated,
     load_multilabel_csv,
     network_orders,
     score_orders,
+    summarise_repeats,
 )
 
 EMOTIONS = SHARED / "data" / "multilabel" / "emotions.csv"
@@ -46,7 +48,7 @@ def test_study_command_runs_end_to_end(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "pystagedtrees.study", "multilabel", "--data", str(csv),
          "--labels", "4", "--folds", "3", "--orders", "2", "--network-orders", "3",
-         "--out", str(out)],
+         "--repeats", "2", "--out", str(out)],
         cwd=package_root, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -60,6 +62,12 @@ def test_study_command_runs_end_to_end(tmp_path):
     orders = pd.read_csv(out / "network_order_scores.csv")
     assert 1 <= orders["order"].nunique() <= 3
     assert orders.groupby("learner").size().nunique() == 1
+    assert "over 2 fold splits (seeds 0..1)" in done.stdout
+    repeats = pd.read_csv(out / "multilabel_repeats.csv")
+    assert repeats["seed"].value_counts().to_dict() == {0: 14, 1: 14}
+    # the main table is the first repeat's
+    pd.testing.assert_frame_equal(
+        repeats[repeats.seed == 0].drop(columns="seed").reset_index(drop=True), table)
 
 
 def test_study_command_requires_a_study():
@@ -92,6 +100,46 @@ def test_study_rejects_bad_settings(capsys):
         compare(X, Y[:-1])
     with pytest.raises(ValueError, match="`Y` must hold only 0 and 1"):
         compare(X, 2 * Y - 1)  # -1/1 labels, as some Mulan exports have
+
+
+def test_repeats_are_compare_with_successive_seeds():
+    X, Y = _small_data(n=60)
+    table = compare_repeated(X, Y, 2, n_folds=2, n_orders=2, random_state=5)
+    for seed in (5, 6):
+        pd.testing.assert_frame_equal(
+            table[table.seed == seed].drop(columns="seed").reset_index(drop=True),
+            compare(X, Y, n_folds=2, n_orders=2, random_state=seed))
+    with pytest.raises(ValueError, match="n_repeats"):
+        compare_repeated(X, Y, 0)
+
+
+def test_summarise_repeats_pairs_bncc_with_each_repeats_random_mean():
+    # two repeats written by hand: BNCC's hamming loss is 0.20 then 0.30
+    # against random means 0.25 and 0.28; its example F1 0.60 then 0.50
+    # against 0.55 and 0.52
+    def rows(seed, bncc, random):
+        scores = dict.fromkeys(MULTILABEL_SCORES, 0.5)
+        return [
+            {"seed": seed, "learner": "lr", "method": "BNCC", "statistic": "value",
+             **scores, "hamming_loss": bncc[0], "example_f1": bncc[1]},
+            {"seed": seed, "learner": "lr", "method": "CC-random", "statistic": "mean",
+             **scores, "hamming_loss": random[0], "example_f1": random[1]},
+            {"seed": seed, "learner": "lr", "method": "CC-random", "statistic": "sd",
+             **scores, "hamming_loss": 9.0, "example_f1": 9.0},
+        ]
+    table = pd.DataFrame(rows(0, (0.20, 0.60), (0.25, 0.55)) + rows(1, (0.30, 0.50), (0.28, 0.52)))
+    summary = summarise_repeats(table).set_index("score")
+    hamming, f1 = summary.loc["hamming_loss"], summary.loc["example_f1"]
+    assert hamming["bncc"] == pytest.approx(0.25) and hamming["cc_random"] == pytest.approx(0.265)
+    # differences -0.05 and +0.02: mean -0.015, sd 0.07 / sqrt(2), se 0.035
+    assert hamming["difference"] == pytest.approx(-0.015)
+    assert hamming["se"] == pytest.approx(0.035)
+    assert (hamming["no_worse"], hamming["repeats"]) == (1, 2)  # lower loss is better
+    # differences +0.05 and -0.02: no worse in the first repeat only
+    assert f1["difference"] == pytest.approx(0.015) and f1["no_worse"] == 1
+    assert summary.loc["micro_f1", "no_worse"] == 2  # ties count as no worse
+    with pytest.raises(ValueError, match="lacks"):
+        summarise_repeats(table.drop(columns="seed"))
 
 
 def test_one_order_ensemble_is_that_chain():

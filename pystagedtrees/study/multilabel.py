@@ -21,7 +21,13 @@ is printed and drawn to ``<out>/label_network.png``; the score table goes to
 ``<out>/multilabel_scores.csv``.  With ``--network-orders N``, up to ``N``
 orders consistent with that network are also cross-validated, each fixed in
 all folds (:func:`score_orders`), to show how much the choice among them
-matters; their scores go to ``<out>/network_order_scores.csv``.
+matters; their scores go to ``<out>/network_order_scores.csv``.  With
+``--repeats R`` the whole cross-validation runs with ``R`` fold splits (seeds
+``--seed``, ``--seed + 1``, ...), since one split can rank close methods
+either way: :func:`summarise_repeats` reports, per learner and score,
+BNCC's mean against the mean of the random chains, their mean paired
+difference with its standard error, and in how many repeats BNCC is no
+worse; the per-repeat table goes to ``<out>/multilabel_repeats.csv``.
 """
 import argparse
 import itertools
@@ -51,11 +57,13 @@ __all__ = [
     "add_arguments",
     "base_learners",
     "compare",
+    "compare_repeated",
     "load_multilabel_csv",
     "network_orders",
     "plot_label_network",
     "run",
     "score_orders",
+    "summarise_repeats",
 ]
 
 
@@ -256,6 +264,92 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
     return pd.DataFrame(rows, columns=["learner", "method", "statistic", *MULTILABEL_SCORES])
 
 
+def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_state=0):
+    """:func:`compare` with ``n_repeats`` fold splits.
+
+    Repeat ``r`` is :func:`compare` with ``random_state + r``, so its folds
+    and its random orders both change.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tables of :func:`compare`, with a first column ``seed``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_multilabel_classification
+    >>> X, Y = make_multilabel_classification(
+    ...     n_samples=60, n_features=5, n_classes=3, random_state=0)
+    >>> table = compare_repeated(X, Y, 2, n_folds=2, n_orders=2)
+    >>> sorted(table["seed"].unique().tolist()), len(table)
+    ([0, 1], 28)
+    """
+    _check_settings(n_repeats=(n_repeats, 1))
+    _check_settings(random_state=(random_state, 0))
+    tables = [
+        compare(X, Y, n_folds=n_folds, n_orders=n_orders, n_bins=n_bins,
+                random_state=random_state + r).assign(seed=random_state + r)
+        for r in range(n_repeats)
+    ]
+    table = pd.concat(tables, ignore_index=True)
+    return table[["seed", *table.columns.drop("seed")]]
+
+
+def summarise_repeats(table):
+    """BNCC against the random-order chains over the repeats of :func:`compare_repeated`.
+
+    For each repeat, BNCC's score is paired with the mean over that repeat's
+    random orders.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`compare_repeated`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (learner, score), with the mean over the repeats of
+        BNCC's score (``bncc``) and of the random chains' mean
+        (``cc_random``); the mean paired difference BNCC minus random
+        (``difference``) and its standard error (``se``, NaN with one
+        repeat); and ``no_worse``, the number of repeats in which BNCC is
+        no worse (a lower Hamming loss, or a higher score, or equal), out
+        of ``repeats``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_multilabel_classification
+    >>> X, Y = make_multilabel_classification(
+    ...     n_samples=60, n_features=5, n_classes=3, random_state=0)
+    >>> summary = summarise_repeats(compare_repeated(X, Y, 2, n_folds=2, n_orders=2))
+    >>> summary.columns.tolist()
+    ['learner', 'score', 'bncc', 'cc_random', 'difference', 'se', 'no_worse', 'repeats']
+    """
+    missing = {"seed", "learner", "method", "statistic", *MULTILABEL_SCORES} - set(table.columns)
+    if missing:
+        raise ValueError(
+            f"`table` must be a result of compare_repeated; it lacks {sorted(missing)}."
+        )
+    rows = []
+    for learner, runs in table.groupby("learner", sort=False):
+        bncc = runs[runs.method == "BNCC"].set_index("seed")
+        random_mean = runs[(runs.method == "CC-random") & (runs.statistic == "mean")]
+        random_mean = random_mean.set_index("seed").loc[bncc.index]
+        for score in MULTILABEL_SCORES:
+            difference = bncc[score] - random_mean[score]
+            no_worse = difference <= 0 if score == "hamming_loss" else difference >= 0
+            n = len(difference)
+            rows.append({
+                "learner": learner, "score": score,
+                "bncc": bncc[score].mean(), "cc_random": random_mean[score].mean(),
+                "difference": difference.mean(),
+                "se": difference.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+                "no_worse": int(no_worse.sum()), "repeats": n,
+            })
+    return pd.DataFrame(rows)
+
+
 def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
     """Cross-validate classifier chains in given, fixed label orders.
 
@@ -451,6 +545,9 @@ def add_arguments(parser):
                         help="quantile bins per feature for naive Bayes (default: 3)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the folds and random orders (default: 0)")
+    parser.add_argument("--repeats", type=_at_least(1), default=1,
+                        help="fold splits, with seeds --seed, --seed + 1, ...; more than one "
+                             "adds a summary of BNCC against the random chains (default: 1)")
     parser.add_argument("--network-orders", type=_at_least(0), default=0, metavar="N",
                         help="also score up to N chain orders consistent with the label "
                              "network, each kept fixed in all folds (default: 0, off)")
@@ -467,14 +564,22 @@ def run(args):
     for parent, child, weight in graph.edges(data="weight"):
         print(f"  {parent} -> {child}  (dependence {weight:.3f})")
     print("Chain order: " + " > ".join(map(str, graph.graph["order"])))
-    table = compare(X, Y, n_folds=args.folds, n_orders=args.orders,
-                    n_bins=args.bins, random_state=args.seed)
+    repeats = compare_repeated(X, Y, args.repeats, n_folds=args.folds, n_orders=args.orders,
+                               n_bins=args.bins, random_state=args.seed)
+    table = repeats[repeats.seed == args.seed].drop(columns="seed")
     print(f"\n{args.folds}-fold cross-validation, pooled out-of-fold predictions "
           f"(CC-random over {args.orders} orders):")
     print(table.to_string(index=False, float_format="{:.4f}".format))
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "multilabel_scores.csv", index=False)
     written = [args.out / "multilabel_scores.csv"]
+    if args.repeats > 1:
+        print(f"\nBNCC against the mean random chain over {args.repeats} fold splits "
+              f"(seeds {args.seed}..{args.seed + args.repeats - 1}): means, mean paired "
+              "difference (standard error), repeats where BNCC is no worse:")
+        print(summarise_repeats(repeats).to_string(index=False, float_format="{:.4f}".format))
+        repeats.to_csv(args.out / "multilabel_repeats.csv", index=False)
+        written.append(args.out / "multilabel_repeats.csv")
     if args.network_orders:
         orders = network_orders(graph, limit=args.network_orders)
         order_table = score_orders(X, Y, orders, n_folds=args.folds,
