@@ -216,9 +216,10 @@ def encode_column(col, levels, column=None, name=None):
     column = col.name if column is None else column
     levels = [str(lev) for lev in levels]
     if isinstance(col.dtype, pd.CategoricalDtype) and [
-        str(c) for c in col.cat.categories
+        str(c) for c in col.dtype.categories
     ] == levels:
-        return col.cat.codes.to_numpy().astype(np.int32)
+        # the Categorical's own codes: no Series built (predict on few rows)
+        return col.array.codes.astype(np.int32)
     strings = _value_strings(col, column)
     missing = pd.isna(strings)
     codes = pd.Index(levels).get_indexer(strings).astype(np.int32)
