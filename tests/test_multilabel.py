@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy.stats import entropy
 from sklearn.linear_model import LogisticRegression
-from sklearn.multioutput import MultiOutputClassifier
+from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -339,6 +339,22 @@ def test_predictions_follow_the_original_label_order_for_a_reversed_chain():
     np.testing.assert_allclose(proba.mean(axis=0), Y.mean(axis=0), atol=0.03)
 
 
+def test_cv_trains_the_links_on_cross_validated_labels_as_scikit_learn():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 3))
+    Y = (X[:, [0, 1, 2]] + rng.normal(scale=1.0, size=(120, 3)) > 0).astype(int)
+    for chain_method in ("predict", "predict_proba"):
+        ours = BNClassifierChain(LogisticRegression(), order=[2, 0, 1], cv=3,
+                                 chain_method=chain_method).fit(X, Y)
+        theirs = ClassifierChain(LogisticRegression(), order=[2, 0, 1], cv=3,
+                                 chain_method=chain_method).fit(X, Y)
+        for a, b in zip(ours.estimators_, theirs.estimators_):
+            np.testing.assert_allclose(a.coef_, b.coef_)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    on_true_labels = BNClassifierChain(LogisticRegression(), order=[2, 0, 1]).fit(X, Y)
+    assert not np.allclose(on_true_labels.estimators_[2].coef_, ours.estimators_[2].coef_)
+
+
 def test_chain_accepts_label_names_and_other_codings():
     X, Y = _separable_labels()
     names = ["w", "x", "y", "z"]
@@ -412,6 +428,8 @@ def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
         ({"order": "random", "random_state": "seed"}, TypeError, "random_state"),
         ({"random_state": 2.5}, TypeError, "random_state"),  # checked even when unused
         ({"max_children": -2}, ValueError, "max_children"),
+        ({"cv": 1}, ValueError, "`cv`"),
+        ({"cv": "folds"}, ValueError, "cv"),
     ],
 )
 def test_chain_rejects_bad_parameters(kwargs, error, match):

@@ -86,6 +86,11 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     chain_method : {"predict", "predict_proba"}, default="predict"
         What earlier labels contribute at prediction time: their predicted
         0/1 values or their predicted probabilities of being 1.
+    cv : None, int, cross-validation generator or iterable, default=None
+        As in scikit-learn's ``ClassifierChain``: None trains each link on
+        the true earlier labels (the method's choice); otherwise on their
+        cross-validated predictions (per ``chain_method``), so training
+        sees the errors that prediction will feed down the chain.
     max_children : int or None, default=None
         Passed to :func:`label_network` (``order="bn"`` only).
     max_parents : "log", int or None, default="log"
@@ -168,6 +173,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         *,
         order="bn",
         chain_method="predict",
+        cv=None,
         max_children=None,
         max_parents="log",
         penalty="bic",
@@ -176,6 +182,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator = estimator
         self.order = order
         self.chain_method = chain_method
+        self.cv = cv
         self.max_children = max_children
         self.max_parents = max_parents
         self.penalty = penalty
@@ -238,6 +245,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
             )
         check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
+        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool) \
+                and self.cv < 2:
+            raise ValueError(f"`cv` as a number of folds must be at least 2; got {self.cv}.")
         _check_network_params(self.max_children, self.max_parents, self.penalty)
         try:  # checked whatever the order, as scikit-learn checks every parameter
             rng = np.random.default_rng(self.random_state)
@@ -254,6 +264,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             clone(self.estimator),
             order=self.order_.tolist(),
             chain_method=self.chain_method,
+            cv=self.cv,
         ).fit(X, codes)
         self.estimators_ = self.chain_.estimators_
         return self
