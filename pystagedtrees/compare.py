@@ -182,7 +182,7 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
 
 
 @sevt_method
-def compare_stages(object1, object2, method="naive", return_tree=False):
+def compare_stages(object1, object2, method="naive", return_tree=False, plot=False, **plot_args):
     """Whether two staged trees have the same stages (R: ``compare_stages``).
 
     Parameters
@@ -195,6 +195,12 @@ def compare_stages(object1, object2, method="naive", return_tree=False):
         (:func:`diff_stages`).
     return_tree : bool, default False
         Return the per-situation differences (the root's is 0).
+    plot : bool, default False
+        Also draw the tree of ``object1`` with the differing situations in
+        red, as R does (situations unobserved in both are left out).
+    **plot_args
+        Passed on to :func:`~pystagedtrees.plotting.plot` (``ax``, ``main``,
+        ...); they need ``plot=True``.
 
     Returns
     -------
@@ -210,6 +216,8 @@ def compare_stages(object1, object2, method="naive", return_tree=False):
     check_same_tree(object1, object2)
     check_choice(method, "method", ("naive", "hamming", "stages"))
     return_tree = check_flag(return_tree, "return_tree")
+    if not check_flag(plot, "plot") and plot_args:
+        raise TypeError(f"compare_stages got {sorted(plot_args)}: plotting options need plot=True.")
     if method == "naive":
         s1, s2 = stndnaming(object1), stndnaming(object2)
         difftree = {
@@ -221,9 +229,34 @@ def compare_stages(object1, object2, method="naive", return_tree=False):
     else:
         difftree = diff_stages(object1, object2)
     difftree = {object1.variables[0]: np.zeros(1, dtype=int), **difftree}
+    if plot:
+        from pystagedtrees.plotting import plot as draw_tree
+
+        drawn = _difference_tree(object1, object2, difftree)
+        differing = [v for v in drawn.variables[1:] if "1" in drawn.stages(v)]
+        draw_tree(drawn, col={v: {"1": "red"} for v in differing},
+                  **{"legend": False, **plot_args})  # R's picture has no legend
     if return_tree:
         return difftree
     return all(not d.any() for d in difftree.values())
+
+
+def _difference_tree(object1, object2, difftree):
+    """The tree of ``object1`` with stages "1" (differs), "0" (same) and
+    "UNOBSERVED" (unobserved in both), to draw (R's compare_stages plot)."""
+    drawn = sevt_structure(object1.tree)
+    labels = StageLabels.from_strings(["0", "1", "UNOBSERVED"])
+    unobserved = [set(m.name_unobserved or ()) for m in (object1, object2)]
+    for i, v in enumerate(object1.variables[1:], start=1):
+        ids = np.asarray(difftree[v], dtype=np.int32).copy()
+        both = np.ones(len(ids), dtype=bool)
+        for model, names in zip((object1, object2), unobserved):
+            stage_names = model._labels[i].as_array()[_ids(model, i)]
+            both &= np.isin(stage_names, list(names))
+        ids[both] = 2
+        drawn.install_stages(i, StageVector(len(ids), ids), labels)
+    drawn.name_unobserved = ["UNOBSERVED"]
+    return drawn
 
 
 # -- sub-models ------------------------------------------------------------------

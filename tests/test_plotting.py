@@ -430,3 +430,22 @@ def test_save_figure(titanic_bhc, tmp_path, monkeypatch):
         save_figure(ax, "x", folder=tmp_path, dpi="x")
     with pytest.raises(ValueError, match="`dpi`"):
         save_figure(ax, "x", folder=tmp_path, dpi=0)
+
+
+def test_compare_stages_draws_the_differing_situations_red(titanic_bhc):
+    fbhc = st.stages_fbhc(st.full(st.datasets.titanic_table(), lambda_=1))
+    fig, ax = plt.subplots()
+    same = st.compare_stages(titanic_bhc, fbhc, plot=True, ax=ax)
+    differences = st.compare_stages(titanic_bhc, fbhc, return_tree=True)
+    coloured, _, _ = tree_content(ax)
+    root = titanic_bhc.variables[0]  # drawn as its stage "1", uncoloured
+    red = {var: n for (var, stage), n in coloured.items() if stage == "1" and var != root}
+    # every differing situation is drawn red, none of the others
+    assert red == {v: int(d.sum()) for v, d in differences.items() if d.any()}
+    assert same is False and sum(red.values()) > 0
+    faces = {c.get_gid(): c.get_facecolor()[0].tolist() for c in ax.collections
+             if (c.get_gid() or "").endswith(":1")}
+    assert all(faces[f"situations:{v}:1"] == [1.0, 0.0, 0.0, 1.0] for v in red)
+    plt.close(fig)
+    with pytest.raises(TypeError, match="plot=True"):
+        st.compare_stages(titanic_bhc, fbhc, main="no picture asked for")
