@@ -3,12 +3,12 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import DENSE_MAX, StageLabels, StageVector, dense_too_large
-from pystagedtrees.counting import check_order, count_situations, read_data
+from pystagedtrees.counting import USE_NA, check_order, count_situations, read_data
 from pystagedtrees.fit import fit_variable, sevt_fit
 from pystagedtrees._learn_kernels import rsum
 from pystagedtrees.model import LogLik, Sevt, check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_flag, check_levels, check_number
+from pystagedtrees._validation import check_choice, check_flag, check_levels, check_number
 
 __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 
@@ -247,7 +247,7 @@ def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UN
 
 
 @sevt_method
-def sevt_add(object, var, data, join_unobserved=True):
+def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
     """Append a variable to a fitted staged tree (R: ``sevt_add``).
 
     The new last variable starts saturated, every situation in its own
@@ -270,6 +270,9 @@ def sevt_add(object, var, data, join_unobserved=True):
         model's first unobserved stage name (``"UNOBSERVED"`` when the model
         has none; R stops with an error there).  That stage is listed last,
         as in R.
+    useNA : {"ifany", "no", "always"}, default "ifany"
+        Accepted for R's signature; as in R it changes nothing, since the
+        new variable counts only rows without missing values anyway.
 
     Returns
     -------
@@ -294,6 +297,7 @@ def sevt_add(object, var, data, join_unobserved=True):
     if var in object.variables:
         raise ValueError(f"`var` {var!r} is already a variable of the model.")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
+    check_choice(useNA, "useNA", USE_NA)
     codes, tree, weights = read_data(data, object.variables + [var], object.tree)
     _check_tree(tree, "data")  # a variable without levels, as full() refuses it
     return append_from_codes(object, var, tree[var], codes, weights, join_unobserved)

@@ -11,6 +11,7 @@ import pandas as pd
 from pystagedtrees._counts import situation_level_counts, next_situation_ids
 from pystagedtrees._data import check_frame, encode_frame
 from pystagedtrees._stagevec import MAX_SITUATIONS
+from pystagedtrees._validation import check_choice
 from pystagedtrees.model import check_sevt, dense_ctables, sevt_method
 
 __all__ = ["make_ctables", "read_data", "count_situations"]
@@ -154,8 +155,12 @@ def count_situations(codes, n_levels, weights):
     return situations, counts
 
 
+USE_NA = ("ifany", "no", "always")
+"""R's ``useNA`` choices of ``make_ctables`` and ``sevt_add``."""
+
+
 @sevt_method
-def make_ctables(object, data):
+def make_ctables(object, data, useNA="ifany"):
     """Contingency tables of ``data`` over the situations of ``object``.
 
     Parameters
@@ -163,6 +168,10 @@ def make_ctables(object, data):
     object : Sevt
     data : pandas.DataFrame or pandas.Series
         Must hold every variable of the model, with known levels.
+    useNA : {"ifany", "no", "always"}, default "ifany"
+        As R's: with ``"ifany"`` (or ``"always"``) a row counts in the
+        tables of the variables up to its first missing value; with
+        ``"no"`` only rows without missing values count.
 
     Returns
     -------
@@ -179,6 +188,11 @@ def make_ctables(object, data):
     [[1.0, 1.0], [1.0, 0.0]]
     """
     check_sevt(object)
+    check_choice(useNA, "useNA", USE_NA)
     codes, _, weights = read_data(data, object.variables, object.tree)
+    if useNA == "no":
+        complete = (codes >= 0).all(axis=1)
+        codes = codes[complete]
+        weights = None if weights is None else weights[complete]
     situations, counts = count_situations(codes, object._k, weights)
     return dense_ctables(object, situations, counts)

@@ -258,6 +258,29 @@ def test_sevt_add_equals_r():
     assert float(got.ll) == pytest.approx(float(r_call("logLik", expected)), rel=1e-13)
     assert st.sevt_varnames(got) == list(r_call("sevt_varnames", expected))
     assert st.sevt_nvar(got) == int(r_call("sevt_nvar", expected))
+    for use_na in ("no", "always"):
+        assert st.sevt_add(st.full(data[["D", "B"]], lambda_=1), "A", data,
+                           useNA=use_na).stages() == \
+            r_call("sevt_add", start, "A", data, useNA=use_na).stages()
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("use_na", ["ifany", "no", "always"])
+def test_make_ctables_equal_r(use_na):
+    # rows with missing values count up to their first gap, or not at all
+    rng = np.random.default_rng(7)
+    data = _small_random_frame(rng)
+    data = data.mask(rng.random(data.shape) < 0.15)
+    model = st.sevt(data)
+    with r_context():
+        expected = ro.r("""function(model, data, use_na) lapply(
+            stagedtrees:::make_ctables(model, data, useNA = use_na), as.vector)""")(
+            to_r(model), to_r(data), use_na)
+    expected = from_r(expected)
+    for v, table in st.make_ctables(model, data, useNA=use_na).items():
+        # R's ftable is situations x levels, read column by column by as.vector
+        np.testing.assert_array_equal(table.to_numpy().ravel(order="F"),
+                                      np.asarray(expected[v], dtype=float))
 
 
 @needs_stagedtrees
