@@ -307,3 +307,21 @@ def test_stages_set_by_hand_keep_the_fit_consistent(data, lambda_, draw):
     np.testing.assert_allclose(float(changed.ll), float(refit.ll), rtol=1e-12)
     for stage, prob in changed.stage_prob[var].items():
         np.testing.assert_allclose(prob, refit.stage_prob[var][stage], rtol=1e-12)
+
+
+def test_make_ctables_counts_rows_up_to_their_first_gap_or_only_complete_rows():
+    data = pd.DataFrame({"A": ["a", "b", None, "a", "b"], "B": ["x", None, "y", "y", "x"],
+                         "C": ["u", "v", "v", None, "u"]})
+    model = st.sevt(data)
+    available = st.make_ctables(model, data)
+    # "ifany": A counts 4 rows, B the 3 with A and B, C the 2 with all three
+    assert [float(t.to_numpy().sum()) for t in available.values()] == [4.0, 3.0, 2.0]
+    complete = st.make_ctables(model, data, useNA="no")
+    for v, table in st.make_ctables(model, data.dropna()).items():
+        np.testing.assert_array_equal(complete[v].to_numpy(), table.to_numpy())
+    always = st.make_ctables(model, data, useNA="always")
+    assert all(np.array_equal(always[v], available[v]) for v in available)
+    with pytest.raises(ValueError, match="useNA"):
+        st.make_ctables(model, data, useNA="sometimes")
+    with pytest.raises(ValueError, match="useNA"):
+        st.sevt_add(st.full(data[["A", "B"]]), "C", data, useNA="sometimes")
