@@ -782,12 +782,14 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
 # -- barplot -----------------------------------------------------------------------
 
 @sevt_method
-def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=True, ax=None,
-            main=None, width=0.8):
+def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=None, palette=None,
+            xlab=None, ylab=None, ax=None, main=None, width=0.8):
     """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
 
-    One group of bars per level of ``var``, one bar per stage (R's
-    ``beside=TRUE``), coloured as in :func:`plot`.
+    One group of bars per level of ``var``, one bar per stage in order of
+    the stages' first situations, coloured as in :func:`plot`; or, with
+    ``beside=False``, one bar per level with the stages stacked, as R draws
+    them.
 
     Parameters
     ----------
@@ -796,12 +798,17 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
     var : str
     ignore : list of str, optional
         Stages left out; default ``x.name_unobserved``.
-    col, palette
-        See :func:`make_stages_col`.
+    beside : bool, default True
+        Bars side by side (True) or stacked (False).
     horiz : bool, default False
         Horizontal bars.
-    legend : bool, default True
+    legend : bool, default False
         A legend of the stages (R's ``legend.text``).
+    col, palette
+        See :func:`make_stages_col`.
+    xlab, ylab : str, optional
+        Axis titles; by default, as R, "probability" on the value axis and
+        none on the other.
     ax : matplotlib.axes.Axes, optional
     main : str, optional
     width : float, default 0.8
@@ -831,8 +838,13 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
     check_sevt(x, "x", fitted=True)
     i = x.var_index(var)
     ignore = check_ignore(ignore, x.name_unobserved)
-    horiz, legend = check_flag(horiz, "horiz"), check_flag(legend, "legend")
+    beside, horiz, legend = (check_flag(beside, "beside"), check_flag(horiz, "horiz"),
+                             check_flag(legend, "legend"))
     width = check_number(width, "width", positive=True)
+    titles = {"xlab": xlab, "ylab": ylab}
+    for name, title in titles.items():
+        if title is not None and not isinstance(title, str):
+            raise TypeError(f"`{name}` must be a string or None; got {title!r}.")
     if i == 0:
         stages, colors = ["1"], {"1": _root_color(x, col, palette, _color_check())}
     else:
@@ -840,19 +852,24 @@ def barplot(x, var, ignore=None, col=None, palette=None, horiz=False, legend=Tru
         stages = list(colors)
     probs = x.stage_prob[var]
     levels = x.tree[var]
-    ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * len(stages)), 4.0)
-    bar_width = width / max(len(stages), 1)
+    groups = len(stages) if beside else 1
+    ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * groups), 4.0)
+    bar_width = width / max(groups, 1)
     centers = np.arange(len(levels), dtype=float)
+    stacked = np.zeros(len(levels))
+    draw = ax.barh if horiz else ax.bar
     for b, stage in enumerate(stages):
         heights = np.nan_to_num(probs[stage].to_numpy(dtype=float))
-        offsets = centers - width / 2 + (b + 0.5) * bar_width
-        color = colors[stage] or UNCOLORED
-        draw = ax.barh if horiz else ax.bar
-        draw(offsets, heights, bar_width, color=color, edgecolor="black", linewidth=0.5,
-             label=stage, gid=f"stage:{stage}")
-    set_ticks, set_value_label = (ax.set_yticks, ax.set_xlabel) if horiz else (ax.set_xticks, ax.set_ylabel)
-    set_ticks(centers, levels)
-    set_value_label("probability")
+        offsets = centers - width / 2 + (b + 0.5) * bar_width if beside else centers
+        base = {} if beside else ({"left": stacked} if horiz else {"bottom": stacked})
+        draw(offsets, heights, bar_width, color=colors[stage] or UNCOLORED, edgecolor="black",
+             linewidth=0.5, label=stage, gid=f"stage:{stage}", **base)
+        stacked = stacked + heights
+    (ax.set_yticks if horiz else ax.set_xticks)(centers, levels)
+    value_axis = "xlab" if horiz else "ylab"
+    for name, set_title in (("xlab", ax.set_xlabel), ("ylab", ax.set_ylabel)):
+        default = "probability" if name == value_axis else ""
+        set_title(titles[name] if titles[name] is not None else default)
     if main is not None:
         ax.set_title(str(main))
     if legend:

@@ -352,7 +352,7 @@ def test_many_stages_get_distinct_colours():
 # -- barplot -----------------------------------------------------------------------
 
 def test_barplot_heights_are_stage_probabilities(titanic_bhc):
-    ax = barplot(titanic_bhc, "Survived")
+    ax = barplot(titanic_bhc, "Survived", legend=True)
     probs = titanic_bhc.stage_prob["Survived"]
     stages = [s for s in dict.fromkeys(st.stages(titanic_bhc, "Survived")) if s != "UNOBSERVED"]
     assert len(ax.patches) == 2 * len(stages)
@@ -361,6 +361,27 @@ def test_barplot_heights_are_stage_probabilities(titanic_bhc):
         np.testing.assert_allclose([b.get_height() for b in container], probs[stage].to_numpy())
     assert [t.get_text() for t in ax.get_legend().get_texts()] == stages
     assert [t.get_text() for t in ax.get_xticklabels()] == ["No", "Yes"]
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("probability", "")
+    assert barplot(titanic_bhc, "Survived").get_legend() is None  # R: legend.text = FALSE
+
+
+def test_barplot_stacked_bars_sum_the_stages(titanic_bhc):
+    ax = barplot(titanic_bhc, "Survived", beside=False, xlab="survived", ylab="P")
+    probs = titanic_bhc.stage_prob["Survived"]
+    stages = [s for s in dict.fromkeys(st.stages(titanic_bhc, "Survived")) if s != "UNOBSERVED"]
+    # one bar per level and stage, all at the level's position, stacked in stage order
+    tops = np.zeros(2)
+    for container, stage in zip(ax.containers, stages):
+        bars = list(container)
+        np.testing.assert_allclose([b.get_y() for b in bars], tops)
+        np.testing.assert_allclose([b.get_height() for b in bars], probs[stage].to_numpy())
+        tops = tops + probs[stage].to_numpy()
+    assert tops.sum() == pytest.approx(len(stages))  # each stage's probabilities sum to 1
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("survived", "P")
+    with pytest.raises(TypeError, match="`xlab`"):
+        barplot(titanic_bhc, "Survived", xlab=3)
+    with pytest.raises(TypeError, match="`beside`"):
+        barplot(titanic_bhc, "Survived", beside="no")
 
 
 def test_barplot_horizontal_and_root(titanic_bhc):

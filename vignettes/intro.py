@@ -95,18 +95,19 @@ print(st.summary(tree))
 # ## Pictures
 #
 # R: `plot(tree, col = "stages")` and
-# `barplot(tree, var = "Survived", col = "stages")` with the Okabe-Ito
-# palette.  The root is on the left, one column per variable, each
-# situation is coloured by its stage (`col="stages"`: a stage named `n` takes
-# the palette's `n`-th colour, as in R) and the unobserved situations are
-# grey.
+# `barplot(tree, var = "Survived", col = "stages", legend.text = TRUE)` with
+# the Okabe-Ito palette.  The root is on the left, one column per variable,
+# each situation is coloured by its stage (`col="stages"`: a stage named `n`
+# takes the palette's `n`-th colour, as in R) and, as in R, the unobserved
+# situations are left out (`show_ignored=True` draws them grey).
 
 # %%
 ax = plot(tree, col="stages", palette="Okabe-Ito", main="Titanic: staged tree (BHC)")
 figures["titanic-tree"] = (tree, ax)
 
 # %%
-ax = barplot(tree, "Survived", col="stages", palette="Okabe-Ito", main="P(Survived | stage)")
+ax = barplot(tree, "Survived", col="stages", palette="Okabe-Ito", legend=True,
+             main="P(Survived | stage)")
 figures["titanic-survived-barplot"] = (tree, ax)
 
 # %% [markdown]
