@@ -228,7 +228,7 @@ def test_cv_matrix_and_means():
     rng = np.random.default_rng(0)
     d = pd.DataFrame({c: rng.choice(["p", "q"], 50) for c in ["c", "x", "y"]})
     models = {"nb": bnc.bnc("nb", "c", d, smooth=1), "tan": bnc.bnc("tan_cl", "c", d, smooth=1)}
-    matrix = bnc.cv(models, d, k=5, means=False, random_state=3)
+    matrix = bnc.cv(models, d, k=5, mean=False, random_state=3)
     assert matrix.shape == (5, 2)
     means = bnc.cv(models, d, k=5, random_state=3)
     assert list(means) == ["nb", "tan"]
@@ -416,8 +416,8 @@ def test_cv_argument_checks(small):
         bnc.cv([1, 2], small, k=2)
     with pytest.raises(TypeError, match="`dag` must be True or False"):
         bnc.cv(model, small, k=2, dag="no")
-    with pytest.raises(TypeError, match="`means` must be True or False"):
-        bnc.cv(model, small, k=2, means=pd.NA)
+    with pytest.raises(TypeError, match="`mean` must be True or False"):
+        bnc.cv(model, small, k=2, mean=pd.NA)
     # one row per class: R trains on no rows; here that is refused
     two = pd.DataFrame({"c": ["a", "b"], "x": ["u", "u"]})
     with pytest.raises(ValueError, match="fell in one of the `k` = 2 folds"):
@@ -426,7 +426,11 @@ def test_cv_argument_checks(small):
 
 def test_structure_argument_types(small):
     with pytest.raises(TypeError, match="`features` must be a variable name"):
-        bnc.nb("c", small, features=-1)
+        bnc.nb("c", features=-1)
+    with pytest.raises(ValueError, match="`dataset` or `features`"):
+        bnc.nb("c")
+    with pytest.raises(ValueError, match="the class"):
+        bnc.aode("c", features=["x", "c"])
     with pytest.raises(ValueError, match="`root`"):
         bnc.tan_cl("c", small, root=pd.NA)
     with pytest.raises(TypeError, match="`wanbia` must be True or False"):
@@ -577,3 +581,18 @@ def test_accuracy():
         bnc.accuracy("ab", "ab")
     with pytest.raises(ValueError, match="empty"):
         bnc.accuracy([], [])
+
+
+def test_nb_and_aode_take_their_features_from_the_data_or_the_names(small):
+    # R: nb(class, dataset = NULL, features = NULL) ignores `features` when
+    # `dataset` is given, and without data builds the structure from names
+    features = [c for c in small.columns if c != "c"]
+    for learner in (bnc.nb, bnc.aode):
+        from_data = bnc.lp(learner("c", small), small, smooth=1)
+        from_names = bnc.lp(learner("c", features=features[::-1]), small, smooth=1)
+        assert set(bnc.features(from_names)) == set(features)
+        np.testing.assert_allclose(np.asarray(bnc.predict(from_names, small, prob=True)),
+                                   np.asarray(bnc.predict(from_data, small, prob=True)))
+        with pytest.warns(UserWarning, match="`features` is ignored"):
+            ignored = learner("c", small, features=features[:1])
+        assert bnc.features(ignored) == bnc.features(learner("c", small))

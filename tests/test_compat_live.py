@@ -404,6 +404,15 @@ def test_random_frames_bnc_wrappers_replay_r(seed):
     np.testing.assert_allclose(
         bnc.predict(awnb, data, prob=True),
         np.asarray(r_call("predict", r_awnb, data, prob=True), dtype=float), rtol=1e-10)
+    # bnc(): the wrapper's draws, then AWNB's bootstrap samples, from one stream
+    compat.set_seed(r_seed)
+    r_both = r_call("bnclassify::bnc", "tan_hc", "class", data, smooth=1,
+                    dag_args={"k": 3, "epsilon": 0}, awnb_trees=3, convert_result=False)
+    both = bnc.bnc("tan_hc", "class", data, smooth=1, dag_args={"k": 3, "epsilon": 0},
+                   awnb_trees=3, rng="R", seed=r_seed)
+    np.testing.assert_allclose(
+        bnc.predict(both, data, prob=True),
+        np.asarray(r_call("predict", r_both, data, prob=True), dtype=float), rtol=1e-10)
 
 
 @needs_stagedtrees

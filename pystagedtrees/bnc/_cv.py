@@ -38,7 +38,8 @@ def learn_structure(name, class_, dataset, args, draws=None):
     return LEARNERS[name](class_, dataset, **args)
 
 
-def bnc(dag_learner, class_, dataset, smooth, dag_args=None, random_state=None, rng="numpy",
+def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
+        awnb_bootstrap=None, manb_prior=None, wanbia=None, random_state=None, rng="numpy",
         seed=None):
     """Learn a structure with ``dag_learner`` and then its parameters with :func:`lp`.
 
@@ -52,8 +53,11 @@ def bnc(dag_learner, class_, dataset, smooth, dag_args=None, random_state=None, 
         Dirichlet pseudo-count of the final CPTs.
     dag_args : dict, optional
         Arguments of the structure learner (e.g. ``{"k": 5}`` for wrappers).
+    awnb_trees, awnb_bootstrap, manb_prior, wanbia
+        Parameter learning options, passed to :func:`lp`.
     random_state, rng, seed
-        Randomness of the wrappers (see :func:`tan_hc`).
+        Randomness of the wrappers (see :func:`tan_hc`) and of AWNB's
+        bootstrap samples, drawn from one stream in that order, as in R.
 
     Returns
     -------
@@ -70,7 +74,8 @@ def bnc(dag_learner, class_, dataset, smooth, dag_args=None, random_state=None, 
     """
     draws = resolve_rng(random_state, rng, seed)
     structure = learn_structure(dag_learner, class_, dataset, dag_args or {}, draws)
-    return lp(structure, dataset, smooth)
+    return lp(structure, dataset, smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
+              manb_prior=manb_prior, wanbia=wanbia, random_state=draws)
 
 
 def _as_named_models(x):
@@ -97,7 +102,7 @@ def _refit(model, train, dag, draws):
     return lp(structure, train, random_state=draws, **args)
 
 
-def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed=None):
+def cv(x, dataset, k, dag=True, mean=True, random_state=None, rng="numpy", seed=None):
     """Stratified k-fold cross-validated accuracy of fitted classifiers.
 
     Parameters
@@ -110,7 +115,7 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
     dag : bool
         Re-learn the structure on each training fold (True) or only the
         parameters (False).
-    means : bool
+    mean : bool
         Return the mean accuracy per model (True) or the folds x models matrix.
     random_state, rng, seed
         Folds, nested searches and prediction ties: numpy, or R's stream
@@ -120,7 +125,7 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
     -------
     float, numpy.ndarray or dict
         One accuracy for a single model; an array (or dict for a dict input)
-        for several; a matrix when ``means=False``.
+        for several; a matrix when ``mean=False``.
 
     Examples
     --------
@@ -134,7 +139,7 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
     names, models = _as_named_models(x)
     if not all(isinstance(m, BNCModel) for m in models):
         raise TypeError("`x` must be a fitted BNCModel, or a non-empty list or dict of them.")
-    dag, means = check_flag(dag, "dag"), check_flag(means, "means")
+    dag, mean = check_flag(dag, "dag"), check_flag(mean, "mean")
     class_vars = {m.class_var for m in models}
     if len(class_vars) != 1:
         raise ValueError("`x` must hold BNCModels sharing one class variable.")
@@ -165,7 +170,7 @@ def cv(x, dataset, k, dag=True, means=True, random_state=None, rng="numpy", seed
             labels = np.asarray(m.levels[class_])
             truth = np.asarray(enc.levels[class_])[class_codes[test_rows]]
             acc[i, j] = np.count_nonzero(labels[map_random(post, draws)] == truth) / len(test_rows)
-    if not means:
+    if not mean:
         return acc
     out = col_means(acc)
     if names is not None:

@@ -1,6 +1,7 @@
 """Structure learners that need no search: naive Bayes, Chow-Liu TAN, AODE."""
 import heapq
 import math
+import warnings
 from itertools import combinations
 
 from pystagedtrees._validation import check_choice, check_names
@@ -25,17 +26,18 @@ def anb_model(class_var, features, feature_parents, learner=None):
     return BNCModel(class_var, features, fams, learner=learner)
 
 
-def nb(class_, dataset, features=None):
+def nb(class_, dataset=None, features=None):
     """Naive Bayes structure: the class is the only parent of each feature.
 
     Parameters
     ----------
     class_ : str
         Name of the class column.
-    dataset : pandas.DataFrame
+    dataset : pandas.DataFrame, optional
         Categorical data; every column but the class is a feature.
     features : str or list of str, optional
-        Use these features instead of all the other columns.
+        The features when there is no ``dataset``.  As in R, they are
+        ignored when ``dataset`` is given (with a warning here).
 
     Returns
     -------
@@ -48,21 +50,30 @@ def nb(class_, dataset, features=None):
     >>> from pystagedtrees.bnc import nb
     >>> nb("c", pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"], "y": ["u", "u"]}))
     <Bayesian network classifier (structure only): class 'c', 2 features, 2 arcs>
+    >>> nb("c", features=["x", "y", "z"])
+    <Bayesian network classifier (structure only): class 'c', 3 features, 3 arcs>
     """
-    enc = encode_dataset(class_, dataset)
-    return anb_model(class_, _chosen_features(features, enc), {}, learner=("nb", {}))
+    return anb_model(class_, _structure_features(class_, dataset, features), {},
+                     learner=("nb", {}))
 
 
-def _chosen_features(features, enc):
-    """The ``features`` argument as a list of feature columns (all of them if None)."""
+def _structure_features(class_, dataset, features):
+    """R's rule for nb and aode: the features of ``dataset`` if given, else ``features``."""
+    if dataset is not None:
+        if features is not None:
+            warnings.warn("`features` is ignored when `dataset` is given (as in R): "
+                          "every column but the class is a feature.", UserWarning, stacklevel=3)
+        return list(encode_dataset(class_, dataset).features)
+    if not isinstance(class_, str):
+        raise TypeError(f"`class_` must be a column name (str); got {class_!r}.")
     if features is None:
-        return list(enc.features)
+        raise ValueError("give `dataset` or `features`: without data the features are "
+                         "the names in `features`.")
     feats = check_names(features, "features")
-    unknown = [f for f in feats if f not in enc.features]
-    if unknown:
-        raise ValueError(f"`features` {unknown} are not feature columns of `dataset`.")
     if len(set(feats)) < len(feats):
-        raise ValueError(f"`features` lists a column twice: {feats}.")
+        raise ValueError(f"`features` lists a variable twice: {feats}.")
+    if class_ in feats:
+        raise ValueError(f"`features` includes the class {class_!r}.")
     return feats
 
 
@@ -211,12 +222,13 @@ def _spode(class_var, features, superparent):
     return anb_model(class_var, [superparent, *others], {f: [superparent] for f in others})
 
 
-def aode(class_, dataset, features=None):
+def aode(class_, dataset=None, features=None):
     """Averaged one-dependence estimators (Webb et al., 2005).
 
     One SPODE per feature (that feature a parent of all the others); their
     joint probabilities are averaged.  With a single feature this is naive
-    Bayes.
+    Bayes.  The features are those of ``dataset``, else ``features``, as in
+    :func:`nb`.
 
     Examples
     --------
@@ -226,8 +238,7 @@ def aode(class_, dataset, features=None):
     >>> [sp.features[0] for sp in m.models]
     ['x', 'y']
     """
-    enc = encode_dataset(class_, dataset)
-    feats = _chosen_features(features, enc)
+    feats = _structure_features(class_, dataset, features)
     if not feats:
         raise ValueError("aode needs at least one feature besides `class_`.")
     if len(feats) == 1:
