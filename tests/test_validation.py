@@ -250,12 +250,15 @@ def test_bnc_predict_prob_switch(titanic):
 
 
 @pytest.mark.parametrize("fn", [bnc.nb, bnc.aode])
-def test_bnc_features_one_name_or_known_columns(titanic, fn):
-    assert bnc.features(fn("Survived", titanic, features="Age")) == ["Age"]
-    for bad, message in [("Nope", "not feature columns"), (["Survived"], "not feature columns"),
-                         (["Age", "Age"], "twice")]:
+def test_bnc_features_one_name_or_a_list_of_distinct_names(titanic, fn):
+    assert bnc.features(fn("Survived", features="Age")) == ["Age"]
+    for bad, message in [(["Survived"], "the class"), (["Age", "Age"], "twice")]:
         with pytest.raises(ValueError, match=message):
-            fn("Survived", titanic, features=bad)
+            fn("Survived", features=bad)
+    with pytest.raises(TypeError, match="`features`"):
+        fn("Survived", features=[1, 2])
+    with pytest.warns(UserWarning, match="ignored"):  # R ignores them next to data
+        fn("Survived", titanic, features="Age")
 
 
 def _estimator_data(titanic):
