@@ -325,3 +325,22 @@ def test_make_ctables_counts_rows_up_to_their_first_gap_or_only_complete_rows():
         st.make_ctables(model, data, useNA="sometimes")
     with pytest.raises(ValueError, match="useNA"):
         st.sevt_add(st.full(data[["A", "B"]]), "C", data, useNA="sometimes")
+
+
+@settings(max_examples=30, deadline=None)
+@given(categorical_frames(min_vars=2, max_vars=4))
+def test_summary_rows_are_the_stages_in_use_by_first_situation(data):
+    # R's summary.sevt: unique(stages[[v]]) in situation order, npaths = how
+    # many situations each has, and the root's single stage with npaths 0
+    model = st.stages_bhc(st.full(data, lambda_=1))
+    tables = st.summary(model).tables
+    root = tables[model.variables[0]]
+    assert root["stage"].tolist() == ["1"] and root["npaths"].tolist() == [0]
+    for v, stages in model.stages().items():
+        in_order = list(dict.fromkeys(stages))
+        assert tables[v]["stage"].tolist() == in_order
+        assert tables[v]["npaths"].tolist() == [stages.count(s) for s in in_order]
+        for row in tables[v].itertuples(index=False):
+            probs = model.stage_prob[v][row.stage]
+            np.testing.assert_allclose(np.asarray(row[3:], dtype=float), probs.to_numpy(),
+                                       equal_nan=True)
