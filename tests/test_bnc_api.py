@@ -596,3 +596,13 @@ def test_nb_and_aode_take_their_features_from_the_data_or_the_names(small):
         with pytest.warns(UserWarning, match="`features` is ignored"):
             ignored = learner("c", small, features=features[:1])
         assert bnc.features(ignored) == bnc.features(learner("c", small))
+
+
+def test_bnc_passes_the_parameter_options_to_lp(small):
+    # nb draws nothing, so bnc's stream reaches lp's AWNB untouched
+    model = bnc.bnc("nb", "c", small, smooth=1, awnb_trees=3, random_state=7)
+    expected = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=3, random_state=7)
+    assert bnc.awnb_weights(model) == bnc.awnb_weights(expected)
+    manb = bnc.bnc("nb", "c", small, smooth=1, manb_prior=0.3)
+    assert bnc.manb_arc_posterior(manb) == bnc.manb_arc_posterior(
+        bnc.lp(bnc.nb("c", small), small, smooth=1, manb_prior=0.3))
