@@ -606,3 +606,14 @@ def test_bnc_passes_the_parameter_options_to_lp(small):
     manb = bnc.bnc("nb", "c", small, smooth=1, manb_prior=0.3)
     assert bnc.manb_arc_posterior(manb) == bnc.manb_arc_posterior(
         bnc.lp(bnc.nb("c", small), small, smooth=1, manb_prior=0.3))
+
+
+@pytest.mark.parametrize("score", [bnc.logLik, bnc.AIC, bnc.BIC, bnc.cLogLik])
+def test_scores_name_the_model_argument_as_r(small, score):
+    # R: logLik(object, ...), cLogLik(object, ...)
+    model = bnc.lp(bnc.nb("c", small), small, smooth=1)
+    assert score(object=model, dataset=small) == score(model, small)
+    with pytest.raises(TypeError, match="`object` must be a BNCModel"):
+        score("model", small)
+    with pytest.raises(ValueError, match="`object` has no parameters"):
+        score(bnc.nb("c", small), small)

@@ -266,28 +266,29 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     return labels[map_random(post, draws)]
 
 
-def _coded_rows(x, dataset):
+def _coded_rows(object, dataset):
     """Feature and class codes of ``dataset`` against the model's levels: a
     subset or a reordering of the data must index the same probabilities."""
-    _check_model(x, fitted=True)
-    features = encode_for_model(x, dataset, name="dataset")
-    if x.class_var not in dataset.columns:
-        raise ValueError(f"`dataset` lacks the class column {x.class_var!r}.")
-    classes, _ = encode_frame(dataset, columns=[x.class_var],
-                              levels={x.class_var: x.levels[x.class_var]}, name="dataset")
+    _check_model(object, "object", fitted=True)
+    features = encode_for_model(object, dataset, name="dataset")
+    if object.class_var not in dataset.columns:
+        raise ValueError(f"`dataset` lacks the class column {object.class_var!r}.")
+    classes, _ = encode_frame(dataset, columns=[object.class_var],
+                              levels={object.class_var: object.levels[object.class_var]},
+                              name="dataset")
     classes = classes[:, 0]
     if (classes < 0).any():
         raise ValueError("`dataset` has missing class values; the likelihood needs them.")
     return features, classes
 
 
-def _log_lik(x, dataset):
-    features, classes = _coded_rows(x, dataset)
-    lj = compute_log_joint(x, features)
+def _log_lik(object, dataset):
+    features, classes = _coded_rows(object, dataset)
+    lj = compute_log_joint(object, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
 
 
-def logLik(x, dataset):  # noqa: N802 (R's name)
+def logLik(object, dataset):  # noqa: N802 (R's name)
     """Log-likelihood ``sum_n ln P(c_n, x_n)`` of a fitted model on ``dataset``.
 
     Examples
@@ -298,10 +299,10 @@ def logLik(x, dataset):  # noqa: N802 (R's name)
     >>> round(logLik(lp(nb("c", d), d, smooth=0), d), 6)  # ln(1/2) twice
     -1.386294
     """
-    return _log_lik(x, dataset)[0]
+    return _log_lik(object, dataset)[0]
 
 
-def AIC(x, dataset):  # noqa: N802
+def AIC(object, dataset):  # noqa: N802
     """``logLik - nparams`` (bnclassify's sign convention: larger is better).
 
     Examples
@@ -312,10 +313,10 @@ def AIC(x, dataset):  # noqa: N802
     >>> round(AIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - 3
     -4.386294
     """
-    return _log_lik(x, dataset)[0] - nparams(x)
+    return _log_lik(object, dataset)[0] - nparams(object)
 
 
-def BIC(x, dataset):  # noqa: N802
+def BIC(object, dataset):  # noqa: N802
     """``logLik - ln(N)/2 * nparams`` (larger is better).
 
     Examples
@@ -326,11 +327,11 @@ def BIC(x, dataset):  # noqa: N802
     >>> round(BIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - ln(2)/2 * 3
     -2.426015
     """
-    ll, n = _log_lik(x, dataset)
-    return ll - math.log(n) / 2 * nparams(x)
+    ll, n = _log_lik(object, dataset)
+    return ll - math.log(n) / 2 * nparams(object)
 
 
-def cLogLik(x, dataset):  # noqa: N802 (R's name)
+def cLogLik(object, dataset):  # noqa: N802 (R's name)
     """Conditional log-likelihood ``sum_n ln P(c_n | x_n)`` on ``dataset``.
 
     Missing feature values are summed out, as in :func:`predict`.
@@ -343,8 +344,8 @@ def cLogLik(x, dataset):  # noqa: N802 (R's name)
     >>> cLogLik(lp(nb("c", d), d, smooth=0), d)  # each class is certain
     0.0
     """
-    features, classes = _coded_rows(x, dataset)
-    post = posterior_from_log_joint(compute_log_joint(x, features))
+    features, classes = _coded_rows(object, dataset)
+    post = posterior_from_log_joint(compute_log_joint(object, features))
     with np.errstate(divide="ignore"):
         return float(np.log(post[np.arange(len(classes)), classes]).sum())
 
