@@ -659,3 +659,13 @@ def test_model_inspection_equals_r(seed):
         np.asarray(st.potential_outcomes(a, last, names[1]), dtype=float),
         np.asarray(r_call("potential_outcomes", r_a, last, names[1]), dtype=float),
         rtol=1e-10)
+
+
+@needs_stagedtrees
+def test_backward_join_breaks_an_exact_distance_tie_as_r():
+    from test_learners import EXACT_TIE
+
+    expected = r_call("stages_bj", r_call("full", EXACT_TIE, lambda_=1, convert_result=False),
+                      distance="kullback", thr=0.05)
+    got = st.stages_bj(st.full(EXACT_TIE, lambda_=1), distance="kullback", thr=0.05)
+    assert got.stages() == expected.stages()
