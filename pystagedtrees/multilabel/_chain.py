@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._validation import check_choice
+from pystagedtrees._validation import check_choice, check_int
 from pystagedtrees.multilabel._network import (
     _check_network_params,
     _learn_label_network,
@@ -245,9 +245,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
             )
         check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool) \
-                and self.cv < 2:
-            raise ValueError(f"`cv` as a number of folds must be at least 2; got {self.cv}.")
+        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
+            check_int(self.cv, "cv", minimum=2)  # a number of folds
         _check_network_params(self.max_children, self.max_parents, self.penalty)
         try:  # checked whatever the order, as scikit-learn checks every parameter
             rng = np.random.default_rng(self.random_state)
