@@ -47,7 +47,9 @@ def peak_memory_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def ratio(r_seconds, ours):
-    if r_seconds is None or not np.isfinite(r_seconds) or r_seconds <= 0:
+def ratio(their_seconds, ours, stopped=False):
+    """``their_seconds / ours`` as text; ``stopped`` (theirs hit a time limit) adds ">"."""
+    if their_seconds is None or not np.isfinite(their_seconds) or their_seconds <= 0:
         return "-"
-    return f"{r_seconds / ours:,.0f}x"
+    times = their_seconds / ours
+    return f"{'>' if stopped else ''}{times:,.0f}x" if times >= 10 else f"{times:.1f}x"

@@ -26,7 +26,7 @@ import pandas as pd
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from _common import SHARED, best_time, load_split
+from _common import SHARED, best_time, load_split, ratio
 
 PEERS = SHARED / "reference" / "peers.md"
 GAVE_UP = re.compile(r">\s*([\d.,]+)\s*s")
@@ -57,13 +57,6 @@ def markdown_table(text, title_start):
     return {row[0].strip("*"): dict(zip(header, row)) for row in rows}
 
 
-def ratio(peer, gave_up, ours):
-    if not np.isfinite(peer):
-        return "-"
-    times = peer / ours
-    return f"{'>' if gave_up else ''}{times:,.0f}x" if times >= 10 else f"{times:.1f}x"
-
-
 def bench_staged_trees(text):
     print("Table 1: cegpy event tree + AHC  vs  full + stages_bhc")
     print(f"{'dataset':24s} {'cegpy s':>10s} {'ours s':>8s} {'ratio':>8s}")
@@ -72,7 +65,7 @@ def bench_staged_trees(text):
         ours, _ = best_time(lambda: st.stages_bhc(st.full(train, lambda_=1)), REPEAT)
         peer, gave_up = seconds(row["total s (median; runs)"])
         print(f"{name:24s} {('>' if gave_up else '') + f'{peer:g}':>10s} {ours:8.4f} "
-              f"{ratio(peer, gave_up, ours):>8s}")
+              f"{ratio(peer, ours, gave_up):>8s}")
 
 
 def bench_classifiers(text):
@@ -94,7 +87,10 @@ def bench_classifiers(text):
         t_nb_predict, _ = best_time(lambda: bnc.predict(nb, features, random_state=0), REPEAT)
         ours = {"TAN fit": t_tan, "TAN predict": t_tan_predict, "NB fit": t_nb,
                 "NB predict": t_nb_predict, "CNB fit": t_nb, "CNB predict": t_nb_predict}
-        cells = [ratio(*seconds(row[keys[c]]), ours[c]) for c in columns]
+        cells = []
+        for c in columns:
+            peer, gave_up = seconds(row[keys[c]])
+            cells.append(ratio(peer, ours[c], gave_up))
         print(f"{name:24s}" + "".join(f" {c:>12s}" for c in cells))
 
 
