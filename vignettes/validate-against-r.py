@@ -127,9 +127,10 @@ def recorded_datasets(preferred=("Titanic", "monks1", "voting", "PhDArticles"), 
     return names
 
 
-if SHARED is not None:
+DATASETS = recorded_datasets() if SHARED is not None else []
+if DATASETS:
     results, points = [], []
-    for name in recorded_datasets():
+    for name in DATASETS:
         rows, pairs = compare_with_r(name)
         results += rows
         points += pairs
@@ -143,7 +144,7 @@ if SHARED is not None:
 # diagonal.
 
 # %%
-if SHARED is not None:
+if DATASETS:
     import matplotlib.pyplot as plt
 
     from pystagedtrees.plotting import save_figure
@@ -182,10 +183,10 @@ def live_status():
 crosscheck, why_not = live_status()
 if crosscheck is None:
     print("NOTE: live cross-check skipped:", why_not)
-elif SHARED is not None:
+elif DATASETS:
     status = crosscheck.main([
-        "--data", str(SHARED / "data" / "single-label" / "Titanic.csv"), "--class", "answer",
-        "--split", str(SHARED / "data" / "splits" / "Titanic_test_ids.csv"),
+        "--data", str(SHARED / "data" / "single-label" / f"{DATASETS[0]}.csv"), "--class", "answer",
+        "--split", str(SHARED / "data" / "splits" / f"{DATASETS[0]}_test_ids.csv"),
     ])
     print("cross-check exit status:", status)
 
