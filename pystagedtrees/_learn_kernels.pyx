@@ -756,8 +756,8 @@ cdef inline long double stage_term(const double* counts, double total, double la
 
 def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                     const int64_t[::1] stage_order, Py_ssize_t n_stages,
-                    double lam, double other_ll, double df, double penalty, long max_iter,
-                    int64_t[:, ::1] moves):
+                    double lam, double other_ll, double start_score, double df, double penalty,
+                    long max_iter, int64_t[:, ::1] moves):
     """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
 
     Parameters
@@ -766,7 +766,14 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     sit_stage : their stage ids (0..n_stages-1); updated in place.  A move to
         a new stage uses the lowest id that holds no situation.
     stage_order : the stage ids in R's ``unique()`` order.
-    other_ll : log-likelihood of the other variables; df : the model's df.
+    other_ll : log-likelihood of what no move changes (the other variables
+        and the situations not movable); df : the model's df.
+    start_score : the score of the model as stored, which the first move
+        must beat.  As in R, every move refits the stages from the counts
+        and recomputes the log-likelihood from the tree's tables, so when
+        the stored fit is not that one (``indep`` with missing values) even
+        a move that changes no count can win the first iteration.
+    penalty : per-parameter penalty of the moved models' scores.
     moves : output rows (situation, target stage id, iteration).
 
     Each iteration tries, stage by stage and situation by situation, every
@@ -785,6 +792,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef long iteration = 0
     cdef long double ll_v, cand_v
     cdef double score, best_score, now_score, cand_df, tol, row_total
+    cdef bint skip_empty
     import numpy as np
     counts_arr = np.zeros((max_stages, k))
     totals_arr = np.zeros(max_stages)
@@ -838,7 +846,11 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             terms[s1] = stage_term(&counts[s1, 0], totals[s1], lam, k)
             ll_v += terms[s1]
         new_stage = n_stages
-        now_score = score_of(other_ll + <double>ll_v, df, penalty)
+        now_score = start_score
+        # moving a situation without counts changes no estimate, hence beats
+        # nothing once the score is that of the refitted stages
+        skip_empty = fabs(score_of(other_ll + <double>ll_v, df, penalty) - now_score) \
+            <= 1e-11 * (1.0 + fabs(now_score))
         while iteration < max_iter:
             iteration += 1
             best_score = now_score
@@ -865,10 +877,9 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                 for g in range(group_start[j], group_start[j + 1]):
                     i = grouped[g]
                     row_total = _row_total(sit_counts, i, k)
-                    if row_total == 0 and sizes[s1] > 1:
-                        # moving an empty situation changes no count, and the
-                        # df only when it empties its stage: never strictly
-                        # better here, so never R's choice
+                    if row_total == 0 and sizes[s1] > 1 and skip_empty:
+                        # it changes the df only when it empties its stage:
+                        # never strictly better, so never R's choice
                         continue
                     # what the source stage keeps does not depend on the target
                     if source_key[i, 0] == s1 and source_key[i, 1] == version[s1]:
@@ -935,6 +946,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             terms[s2] = stage_term(&counts[s2, 0], totals[s2], lam, k)
             ll_v = ll_v + terms[s1] + terms[s2]
             now_score = best_score
+            skip_empty = True
             new_stage = 0
             while sizes[new_stage] > 0:
                 new_stage += 1

@@ -28,15 +28,20 @@ def fit_variable(model, i):
     ``prob`` from ``unique(stages)``.
     """
     model.reindex_stages(i, model._stages[i].first_appearance())
+    model._prob[i], model._n[i] = refitted_stage_prob(model, i)
+
+
+def refitted_stage_prob(model, i):
+    """Probabilities and sample sizes of the stages of variable ``i``
+    estimated from the stored counts (by stage id), leaving the model as it is."""
     n_stages, k = len(model._labels[i]), int(model._k[i])
     by_stage = np.zeros((n_stages, k))
     stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
     sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
-    lam = model.lambda_
-    smoothed = by_stage + lam
+    smoothed = by_stage + model.lambda_
     with np.errstate(invalid="ignore", divide="ignore"):
-        model._prob[i] = smoothed / smoothed.sum(axis=1, keepdims=True)
-    model._n[i] = by_stage.sum(axis=1)
+        prob = smoothed / smoothed.sum(axis=1, keepdims=True)
+    return prob, by_stage.sum(axis=1)
 
 
 @sevt_method

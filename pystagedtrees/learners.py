@@ -16,11 +16,12 @@ from pystagedtrees._learn_kernels import (
     backward_join_distance,
     max_levels,
     move_situations,
+    variable_loglik,
 )
 from pystagedtrees._rng import draw_index, random_source
 from pystagedtrees._validation import check_ignore, check_int, check_number, check_trace
 from pystagedtrees._stagevec import new_label
-from pystagedtrees.fit import check_scope, fit_variable
+from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.scores import AIC, BIC, compute_loglik, variable_loglik_of
 from pystagedtrees.stage_ops import join_stage_ids
@@ -53,9 +54,10 @@ def resolve_score(score, name="score"):
     )
 
 
-def _penalty(kind, model):
+def _penalty(kind, nobs):
+    """Score penalty per parameter, for a log-likelihood of ``nobs`` observations."""
     with np.errstate(divide="ignore"):  # no observation: -inf, as in R
-        return float(np.log(model.ll.nobs)) if kind == "bic" else 2.0
+        return float(np.log(nobs)) if kind == "bic" else 2.0
 
 
 def check_max_iter(max_iter, name="max_iter"):
@@ -130,7 +132,7 @@ def _check_levels(model, i):
 
 
 def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvement, trace):
-    penalty = _penalty(kind, model)
+    penalty = _penalty(kind, model.ll.nobs)
     ll, df = float(model.ll), float(model.ll.df)
     for i in positions:
         _check_levels(model, i)
@@ -388,6 +390,12 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
     is made (the first of equally good moves, R's order: stages by first
     appearance, situations ascending).
 
+    As in R, a moved model is refitted from the tree's tables and scored
+    against the model as stored; a variable where no move pays keeps its
+    stored probabilities.  The two fits differ only when the stored one
+    does not come from the tree's tables, as ``indep``'s with missing
+    values (it counts each variable's own values).
+
     Parameters
     ----------
     As :func:`stages_bhc`.
@@ -410,30 +418,47 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
     trace = check_trace(trace)
     if kind is None:
         return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
-    penalty = _penalty(kind, model)
+    # a moved model's log-likelihood is recomputed from the tree's tables,
+    # nobs included, as R's sevt_fit(scope = v) does
+    penalty = _penalty(kind, float(model._ctab[0].sum()))
     for i in positions:
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if not ids:
             continue
+        start_score = -(-2.0 * float(model.ll) + _penalty(kind, model.ll.nobs) * model.ll.df)
         situations, stage, counts = _movable_situations(model, i, ids)
         local = np.full(len(model._labels[i]), -1, dtype=np.int64)
         local[ids] = np.arange(len(ids))
         local_stage = np.ascontiguousarray(local[stage])
         start_stage = local_stage.copy()
-        other_ll = float(model.ll) - variable_loglik_of(model, i)
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
         n_moves, df = move_situations(
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
-            len(ids), model.lambda_ or 0.0, other_ll, float(model.ll.df), penalty,
-            min(max_iter, len(moves)), moves,
+            len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), start_score,
+            float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
         )
-        final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
-        _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
-        model.ll = compute_loglik(model)
+        if n_moves:  # else R keeps the model, stored probabilities included
+            final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
+            _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
+            model.ll = compute_loglik(model)
         if trace > 0:
             print(f"HC over {model.variables[i]} done after {n_moves} moves")
     return model
+
+
+def _unmoved_loglik(model, i, ids):
+    """Log-likelihood of what moving situations of variable ``i`` among the
+    stages ``ids`` leaves unchanged, as R scores a move: the tree's tables
+    of the other variables with their stored probabilities, and of the
+    other stages of ``i`` refitted.  (Not the stored log-likelihood, which
+    ``indep`` computes from each variable's own non-missing values.)"""
+    prob, _ = refitted_stage_prob(model, i)
+    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
+    fixed = ~np.isin(stage_of_row, ids)
+    fixed_ll = variable_loglik(np.ascontiguousarray(model._ctab[i][fixed]),
+                               np.ascontiguousarray(prob[stage_of_row[fixed]]))
+    return float(compute_loglik(model)) - variable_loglik_of(model, i) + fixed_ll
 
 
 def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):

@@ -371,6 +371,36 @@ def test_random_small_frames_equal_r(seed):
             rtol=1e-9, equal_nan=True)
 
 
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(4))
+def test_learners_from_indep_with_missing_values_equal_r(seed):
+    # indep's stored fit counts each variable's own values, while a refit
+    # counts the tree's complete paths: R's learners score moves and joins
+    # against the stored model, and keep its probabilities where they change
+    # nothing.  Stages, log-likelihood and every stage's probabilities and n.
+    rng = np.random.default_rng(300 + seed)
+    n, levels = int(rng.integers(60, 150)), ["a", "b", "c"]
+    codes = rng.integers(0, 3, size=(n, 4))
+    codes[:, 1:] = np.where(rng.random((n, 3)) < 0.6, codes[:, :-1], codes[:, 1:])
+    codes[rng.random(codes.shape) < 0.15] = -1
+    data = pd.DataFrame({f"V{j}": pd.Categorical.from_codes(codes[:, j], levels) for j in range(4)})
+    join_unobserved = bool(seed % 2)
+    start = st.indep(data, lambda_=1, join_unobserved=join_unobserved)
+    r_start = r_call("indep", data, lambda_=1, join_unobserved=join_unobserved, convert_result=False)
+    hc, r_hc = st.stages_hc(start), r_call("stages_hc", r_start, convert_result=False)
+    for name, args in [("stages_bhc", {}), ("stages_fbhc", {}), ("stages_hc", {}),
+                       ("stages_bj", {"thr": 0.1}), ("stages_simplebhc", {})]:
+        for model, r_model in ([(start, r_start)] if name == "stages_hc" else []) + [(hc, r_hc)]:
+            got = getattr(st, name)(model, **args)
+            expected = from_r(r_call(name, r_model, convert_result=False, **args))
+            assert got.stages() == expected.stages(), name
+            assert float(got.ll) == pytest.approx(float(expected.ll), rel=1e-10), name
+            for var in data.columns:
+                for label, prob in got.stage_prob[var].items():
+                    np.testing.assert_allclose(prob, expected.stage_prob[var][label], rtol=1e-10)
+                    assert prob.attrs["n"] == expected.stage_prob[var][label].attrs["n"]
+
+
 @needs_bnclassify
 @pytest.mark.parametrize("seed", range(3))
 def test_random_frames_bnc_wrappers_replay_r(seed):

@@ -197,23 +197,39 @@ def test_fast_backward_joins_equal_the_plain_r_loop(data, lambda_, fast):
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
-@given(categorical_frames(max_vars=4, max_levels=3, max_rows=60, with_na=False),
-       hst.sampled_from(["indep", "full", "full_unjoined"]), hst.booleans())
-def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_nothing):
+def _frame_with_missing_values(seed, n_rows=100, n_vars=4, n_levels=3):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_levels, size=(n_rows, n_vars))
+    codes[rng.random(codes.shape) < 0.15] = -1
+    levels = [f"l{a}" for a in range(n_levels)]
+    return pd.DataFrame({f"X{j}": pd.Categorical.from_codes(codes[:, j], levels)
+                         for j in range(n_vars)})
+
+
+@settings(max_examples=60, deadline=None)
+@example(_frame_with_missing_values(0), "indep_unjoined", False, 0)
+@given(categorical_frames(max_vars=4, max_levels=3, max_rows=150),
+       hst.sampled_from(["indep", "indep_unjoined", "full", "full_unjoined"]), hst.booleans(),
+       hst.sampled_from([0, 0.5, 1]))
+def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_nothing, lambda_):
     # The kernel caches refitted stage terms, groups situations by stage and
     # skips moves of empty situations that cannot win; the generic path
     # rescores every move of R's loop.  "full_unjoined" gives unobserved
     # situations stages of their own, the case where moving them pays.
-    if start_kind == "indep":
-        start = st.indep(data, lambda_=1)
-    else:
-        start = st.full(data, lambda_=1, join_unobserved=start_kind == "full")
+    # With missing values, indep's stored fit counts each variable's own
+    # values while a move is scored on the tree's tables, as in R, so that
+    # even moving an unobserved situation can pay.
+    learner = st.indep if start_kind.startswith("indep") else st.full
+    start = learner(data, lambda_=lambda_, join_unobserved=not start_kind.endswith("unjoined"))
     ignore = [] if ignore_nothing else None
     kernel = st.stages_hc(start, ignore=ignore)
     plain = st.stages_hc(start, ignore=ignore, score=lambda m: -st.BIC(m))
     assert kernel.stages() == plain.stages()
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
+    for var in data.columns:
+        for label, prob in kernel.stage_prob[var].items():
+            np.testing.assert_allclose(prob, plain.stage_prob[var][label], rtol=1e-12)
+            assert prob.attrs["n"] == plain.stage_prob[var][label].attrs["n"]
 
 
 @settings(max_examples=15, deadline=None)
