@@ -426,7 +426,6 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         ids = free_stage_ids(model, i, ignore)
         if not ids:
             continue
-        start_score = -(-2.0 * float(model.ll) + _penalty(kind, model.ll.nobs) * model.ll.df)
         situations, stage, counts = _movable_situations(model, i, ids)
         local = np.full(len(model._labels[i]), -1, dtype=np.int64)
         local[ids] = np.arange(len(ids))
@@ -435,7 +434,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
         n_moves, df = move_situations(
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
-            len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), start_score,
+            len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), score_fn(model),
             float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
         )
         if n_moves:  # else R keeps the model, stored probabilities included
