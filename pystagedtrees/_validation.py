@@ -83,13 +83,14 @@ def check_labels(value, name):
 
 
 def check_ignore(ignore, default):
-    """Stage labels to leave alone, as a set of strings.
+    """Stage labels to leave alone, as a list of strings.
 
-    ``None`` means ``default`` (a model's unobserved stage names).
+    ``None`` means ``default`` (a model's unobserved stage names).  The list
+    keeps repetitions: R's new stage names count ``length(ignore)``.
     """
     if ignore is None:
-        return set(default or [])
-    return set(check_labels(ignore, "ignore"))
+        return list(default or [])
+    return list(check_labels(ignore, "ignore"))
 
 
 def check_names(value, name):

@@ -401,6 +401,29 @@ def test_learners_from_indep_with_missing_values_equal_r(seed):
                     assert prob.attrs["n"] == expected.stage_prob[var][label].attrs["n"]
 
 
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(3))
+def test_hill_climbing_names_new_stages_as_r_with_a_repeated_ignore(seed):
+    # R names a new stage new_label(c(unique(stages), ignore)), counting
+    # every element of ignore, repetitions included
+    rng = np.random.default_rng(400 + seed)
+    n = 80
+    codes = rng.integers(0, 3, size=(n, 4))
+    codes[:, 1:] = np.where(rng.random((n, 3)) < 0.7, codes[:, :-1], codes[:, 1:])
+    codes[:, 2][codes[:, 1] == 2] = -1  # situations never reached: an unobserved stage
+    data = pd.DataFrame({f"V{j}": pd.Categorical.from_codes(codes[:, j], ["a", "b", "c"])
+                         for j in range(4)})
+    start = st.full(data, lambda_=1)
+    r_start = r_call("full", data, lambda_=1, convert_result=False)
+    ignore = ["UNOBSERVED", "UNOBSERVED"]
+    got = st.stages_hc(st.indep(data, lambda_=1), ignore=ignore)
+    expected = r_call("stages_hc", r_call("indep", data, lambda_=1, convert_result=False),
+                      ignore=ignore)
+    assert got.stages() == expected.stages()
+    got = st.stages_hc(start, ignore=ignore, score=lambda m: -st.BIC(m))
+    assert got.stages() == r_call("stages_hc", r_start, ignore=ignore).stages()
+
+
 @needs_bnclassify
 @pytest.mark.parametrize("seed", range(3))
 def test_random_frames_bnc_wrappers_replay_r(seed):

@@ -81,10 +81,11 @@ def test_check_trace_reads_booleans_as_levels():
 
 
 def test_check_ignore_reads_one_string_as_one_label():
-    assert check_ignore("UNOBSERVED", None) == {"UNOBSERVED"}
-    assert check_ignore(["1", 2], None) == {"1", "2"}
-    assert check_ignore(None, ["U"]) == {"U"}
-    assert check_ignore(None, None) == set()
+    assert check_ignore("UNOBSERVED", None) == ["UNOBSERVED"]
+    assert check_ignore(["1", 2], None) == ["1", "2"]
+    assert check_ignore(["U", "U"], None) == ["U", "U"]  # R's length() counts both
+    assert check_ignore(None, ["U"]) == ["U"]
+    assert check_ignore(None, None) == []
     for bad in (3.5, object(), [None], [1.5]):
         with pytest.raises(TypeError, match="`ignore`"):
             check_ignore(bad, None)
