@@ -457,7 +457,8 @@ def _unmoved_loglik(model, i, ids):
     fixed = ~np.isin(stage_of_row, ids)
     fixed_ll = variable_loglik(np.ascontiguousarray(model._ctab[i][fixed]),
                                np.ascontiguousarray(prob[stage_of_row[fixed]]))
-    return float(compute_loglik(model)) - variable_loglik_of(model, i) + fixed_ll
+    others = [variable_loglik_of(model, j) for j in range(len(model.variables)) if j != i]
+    return float(sum(others)) + fixed_ll
 
 
 def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
