@@ -78,6 +78,11 @@ def _numeric_values_as_levels(values, column):
     arr = np.asarray(values)
     if arr.dtype.kind in "iu":
         return arr  # exact: through float, ints beyond 2**53 would merge
+    if arr.dtype.kind == "c":
+        raise TypeError(
+            f"column {column!r} holds complex numbers; a categorical variable needs "
+            "integer, string, boolean or categorical values."
+        )
     arr = arr.astype(float)
     # beyond int64 a whole float has no integer to read as
     bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)

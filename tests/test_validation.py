@@ -115,6 +115,17 @@ def test_object_columns_read_whole_floats_as_in_a_float_column():
                 st.full(bad)
 
 
+def test_complex_columns_are_refused_not_cast_to_real():
+    # numpy would drop the imaginary parts (1+1j and 1+2j both as "1")
+    frame = pd.DataFrame({"C": list("abab"), "z": [1 + 1j, 1 + 2j, 2 + 0j, 2 + 0j]})
+    for model_of in (st.full, st.indep):
+        with pytest.raises(TypeError, match="column 'z' holds complex numbers"):
+            model_of(frame)
+    model = st.full(frame.assign(z=[1, 1, 2, 2]))
+    with pytest.raises(TypeError, match="column 'z' holds complex numbers"):
+        st.predict(model, frame)
+
+
 # -- the public functions --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
