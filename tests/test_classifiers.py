@@ -71,15 +71,17 @@ def _assert_within_classifier(refined, structure, data):
 def test_refinement_of_r_tan_matches_r(name):
     train, test, ref = load_split(name)
     structure = _r_structure(r_result(ref["bnc"]["tan_cl_loglik"], f"tan_cl on {name}")["families"])
+    expected = r_result(ref["models"]["stages_bhc_tan_cl"], f"stages_bhc_tan_cl on {name}")
     refined = sevt_refine(structure, train, lambda_=1)
-    _assert_same_model(refined, ref["models"]["stages_bhc_tan_cl"], test)
+    _assert_same_model(refined, expected, test)
     _assert_within_classifier(refined, structure, train)
 
 
 @pytest.mark.parametrize("name", dataset_params())
 def test_sevt_tan_cl_matches_r(name):
     train, test, ref = load_split(name)
-    _assert_same_model(sevt_tan_cl(train), ref["models"]["stages_bhc_tan_cl"], test)
+    expected = r_result(ref["models"]["stages_bhc_tan_cl"], f"stages_bhc_tan_cl on {name}")
+    _assert_same_model(sevt_tan_cl(train), expected, test)
 
 
 WRAPPERS = {
@@ -94,8 +96,9 @@ WRAPPERS = {
 def test_wrapper_refinements_match_r(name, key):
     train, test, _ = load_split(name)
     expected = r_result(_wrapper_reference(name)[key], f"{key} on {name}")
+    expected_refined = r_result(expected["refined"], f"stages_bhc of {key} on {name}")
     refined = WRAPPERS[key](train, rng="R", seed=R_SEED)
-    _assert_same_model(refined, expected["refined"], test)
+    _assert_same_model(refined, expected_refined, test)
     # R's structure (test_bnc_reference checks ours is the same)
     _assert_within_classifier(refined, _r_structure(expected["families"]), train)
 

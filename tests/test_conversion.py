@@ -20,7 +20,7 @@ def _tan_parents(ref):
 @pytest.mark.parametrize("name", dataset_params())
 def test_tan_structure_matches_r_sevt_tan_cl(name):
     train, test, ref = load_split(name)
-    r_model = ref["models"]["sevt_tan_cl"]
+    r_model = r_result(ref["models"]["sevt_tan_cl"], f"sevt_tan_cl on {name}")
     tree = as_sevt(parentslist(_tan_parents(ref), values=ref["levels"]))
     # R's tree order: the topological sort of the list in data order
     assert tree.variables == ["answer"] + list(r_model["stages"])

@@ -214,6 +214,24 @@ def test_bad_input_errors():
         st.sevt_fit(st.sevt(df))
 
 
+@SETTINGS
+@given(categorical_frames(), hst.sampled_from([0, 1]), hst.booleans(), hst.integers(1, 2))
+def test_a_one_level_variable_changes_nothing_but_the_names(data, lambda_, join, where):
+    # R's full/indep stop with an ftable error on a one-level column (README,
+    # differences from R); here its outcome is certain: no parameters, no loglik
+    with_constant = data.copy()
+    with_constant.insert(min(where, data.shape[1]), "K", pd.Categorical(["k"] * len(data)))
+    for model_of in (st.full, st.indep):
+        plain = model_of(data, lambda_=lambda_, join_unobserved=join)
+        model = model_of(with_constant, lambda_=lambda_, join_unobserved=join)
+        np.testing.assert_allclose(float(model.ll), float(plain.ll), rtol=1e-12)
+        assert (model.ll.df, model.ll.nobs) == (plain.ll.df, plain.ll.nobs)
+        for p in model.stage_prob["K"].values():  # NaN: a stage no row reached, lambda 0
+            assert p.tolist() == [1.0] or np.isnan(p).all()
+    joined = st.stages_bhc(st.full(with_constant, lambda_=1), scope=["K"])
+    assert len(set(st.stages(joined, "K")) - {"UNOBSERVED"}) <= 1
+
+
 def test_indep_without_join_uses_margins_as_r():
     # R's indep.data.frame(join_unobserved = FALSE): each variable from its own
     # margin, nobs = nrow(data) (stagedtrees-spec.md, section 2)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import pystagedtrees as st
-from conftest import dataset_params, load_split
+from conftest import dataset_params, load_split, r_result
 
 
 def _check_against_r(model, ref_model, test, class_var):
@@ -23,4 +23,4 @@ def test_matches_r(name, kind):
     train, test, ref = load_split(name)
     builder = st.full if kind == "full" else st.indep
     model = builder(train, lambda_=1)
-    _check_against_r(model, ref["models"][kind], test, ref["order"][0])
+    _check_against_r(model, r_result(ref["models"][kind], f"{kind} on {name}"), test, ref["order"][0])
