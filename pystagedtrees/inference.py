@@ -57,9 +57,14 @@ def path_logprob(model, codes, log_tables=None):
     return total
 
 
+def _undefined_as_zero(log_prob):
+    """NaN log-probabilities (paths through empty stages) as -inf."""
+    return np.where(np.isnan(log_prob), -np.inf, log_prob)
+
+
 def _logsumexp_rows(values):
     """log(sum(exp(values))) per row, NaN counted as -inf; all -inf gives -inf."""
-    values = np.where(np.isnan(values), -np.inf, values)
+    values = _undefined_as_zero(values)
     top = values.max(axis=1)
     safe = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
@@ -71,13 +76,16 @@ def marginal_logprob(model, codes, log_tables=None):
 
     Only variables up to a row's last observed one matter; missing ones
     before it are summed out.  A row with nothing observed has log-probability 0.
+    A path through a stage without probabilities (no data, no smoothing)
+    counts as probability 0, as in R's sum (``logSumExp(na.rm = TRUE)``),
+    a single path included.
     """
     log_tables = _LogTables(model) if log_tables is None else log_tables
     n, p = codes.shape
     present = codes >= 0
     out = np.zeros(n)
     if present.all():
-        return path_logprob(model, codes, log_tables)
+        return _undefined_as_zero(path_logprob(model, codes, log_tables))
     masks, group = np.unique(present, axis=0, return_inverse=True)
     group = group.ravel()
     for g, mask in enumerate(masks):
@@ -88,7 +96,7 @@ def marginal_logprob(model, codes, log_tables=None):
         prefix = codes[rows, :upto]
         missing = np.flatnonzero(~mask[:upto])
         if len(missing) == 0:
-            out[rows] = path_logprob(model, prefix, log_tables)
+            out[rows] = _undefined_as_zero(path_logprob(model, prefix, log_tables))
             continue
         sizes = [int(model._k[j]) for j in missing]
         completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes)).T
@@ -186,7 +194,9 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
         Return log-probabilities.
     na0 : bool, default True
         Return 0 where the probability is undefined (conditioning on an
-        event of probability 0, or an empty stage without smoothing).
+        event of probability 0); otherwise NaN.  R's code returns 1 there
+        (README, differences from R).  A path through a stage without
+        probabilities (no data, no smoothing) counts 0 either way, as in R.
 
     Returns
     -------
@@ -311,7 +321,6 @@ def class_log_posterior(model, codes, c):
     for a in range(scores.shape[1]):
         codes[:, c] = a
         scores[:, a] = marginal_logprob(model, codes, log_tables)
-    scores = np.where(np.isnan(scores), -np.inf, scores)
     norm = _logsumexp_rows(scores)
     with np.errstate(invalid="ignore"):
         log_post = scores - norm[:, None]

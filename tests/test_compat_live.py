@@ -56,6 +56,40 @@ def r_without_ll(robj):
 
 
 @needs_stagedtrees
+def test_paths_through_unreached_situations_have_probability_zero_as_in_r():
+    # lambda 0: no row has V0 = "c", so V1's situation after it holds no
+    # probabilities.  R's prob drops such paths from its sum (na.rm), which
+    # gives 0 for a whole path too, whatever na0 says.
+    data = pd.DataFrame({"V0": pd.Categorical(list("aabb"), categories=list("abc")),
+                         "V1": list("xyxx"), "V2": list("pqqp")})
+    r_model = r_call("full", data, lambda_=0, convert_result=False)
+    model = st.full(data, lambda_=0)
+    event = pd.DataFrame({"V0": ["a", "c", "b"], "V1": ["x", "x", None], "V2": ["p", "q", "q"]})
+    for na0 in (True, False):
+        expected = np.asarray(r_call("prob", r_model, event, na0=na0), dtype=float)
+        np.testing.assert_allclose(st.prob(model, event, na0=na0), expected, rtol=1e-13)
+        assert expected[1] == 0
+
+
+@needs_stagedtrees
+def test_na0_gives_probability_zero_where_r_gives_one():
+    # Conditioning on an event of probability 0 leaves the result undefined.
+    # R's na0 writes 0 on the log scale, so P(x | cond) = 1 for every x;
+    # here it is 0, as R's documentation of na0 says (README, differences).
+    data = pd.DataFrame({"V0": pd.Categorical(list("aabb"), categories=list("abc")),
+                         "V1": list("xyxx")})
+    r_model = r_call("full", data, lambda_=0, convert_result=False)
+    model = st.full(data, lambda_=0)
+    event = pd.DataFrame({"V1": ["x", "y"]})
+    cond = {"V0": "c"}
+    assert list(r_call("prob", r_model, event, conditional_on=cond)) == [1.0, 1.0]
+    assert list(st.prob(model, event, conditional_on=cond)) == [0.0, 0.0]
+    assert np.isnan(st.prob(model, event, conditional_on=cond, na0=False)).all()
+    assert np.isnan(np.asarray(r_call("prob", r_model, event, conditional_on=cond, na0=False),
+                               dtype=float)).all()
+
+
+@needs_stagedtrees
 @pytest.mark.parametrize("name", ["Titanic_rows"] + FAST_DATASETS)
 def test_r_bhc_model_predicts_in_python_as_in_r(name):
     train, test = training_data(name)

@@ -38,6 +38,20 @@ def test_marginal_equals_sum_of_joint(data, draw):
 
 
 @SETTINGS
+@given(categorical_frames(max_vars=3), hst.sampled_from([0, 1]), hst.booleans(), hst.data())
+def test_a_missing_value_sums_its_completions_even_through_empty_stages(data, lambda_, na0, draw):
+    # with lambda 0 a situation no row reached has no probabilities: a path
+    # through it counts 0, in a sum over completions as on its own (R's
+    # logSumExp(na.rm = TRUE)), so both sides agree whatever na0 says
+    model = st.full(data, lambda_=lambda_)
+    grid = pd.DataFrame(list(itertools.product(*model.tree.values())), columns=model.variables)
+    last = model.variables[-1]
+    level = draw.draw(hst.sampled_from(model.tree[last]))
+    expected = st.prob(model, grid[grid[last] == level], na0=na0).sum()
+    np.testing.assert_allclose(st.prob(model, {last: level}, na0=na0), expected, rtol=1e-10)
+
+
+@SETTINGS
 @given(categorical_frames(max_vars=4))
 def test_predict_rows_sum_to_one(data):
     model = st.full(data, lambda_=1)
