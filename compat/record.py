@@ -210,9 +210,9 @@ class Recorder:
                          "test_accuracy": entry["test_accuracy"]}
                 tree, seconds = self.timed(lambda: self.R(
                     "sevt_fit", self.tree_of_families(model.families), data=self.train_r, lambda_=1))
-                # R's stagedtrees can fail where bnclassify did not (a one-level column)
-                refined, seconds = (tree, seconds) if isinstance(tree, Exception) else \
-                    self.timed(lambda: self.R("stages_bhc", tree))
+                refined = tree  # stagedtrees can fail where bnclassify did not (a one-level column)
+                if not isinstance(tree, Exception):
+                    refined, seconds = self.timed(lambda: self.R("stages_bhc", tree))
                 entry["refined"] = (error_entry(refined, seconds) if isinstance(refined, Exception)
                                     else self.sevt_entry(refined, seconds, with_nobs=False))
             learners[key] = entry

@@ -253,6 +253,27 @@ def test_recorder_reproduces_the_shared_reference(tmp_path):
         root / "reference" / "r" / "wrappers" / "Titanic.json")
 
 
+@needs_stagedtrees
+def test_recorder_writes_r_errors_and_goes_on(tmp_path):
+    # R's full/sevt_fit stop on a one-level column (bnclassify does not):
+    # every staged tree entry, the wrappers' refinements included, records
+    # R's error, and the classifiers still get their results
+    from compat import record
+
+    rng = np.random.default_rng(3)
+    n = 80
+    answer = rng.choice(["a", "b"], n)
+    frame = pd.DataFrame({"answer": answer, "x": np.where(rng.random(n) < 0.8, answer, "c"),
+                          "const": "k", "y": rng.choice(["u", "v"], n)})
+    frame.to_csv(tmp_path / "one_level.csv", index=False)
+    pd.DataFrame({"V1": np.arange(1, n + 1, 4)}).to_csv(tmp_path / "split.csv", index=False)
+    main, wrappers = record.record(tmp_path / "one_level.csv", tmp_path / "split.csv", wrappers=True)
+    assert all("error" in entry for entry in main["models"].values())
+    assert not any("error" in entry for entry in main["bnc"].values())
+    for entry in wrappers["learners"].values():
+        assert "families" in entry and "error" in entry["refined"]
+
+
 def _order_search_data(seed):
     rng = np.random.default_rng(seed)
     n = 300
