@@ -53,3 +53,17 @@ def ratio(their_seconds, ours, stopped=False):
         return "-"
     times = their_seconds / ours
     return f"{'>' if stopped else ''}{times:,.0f}x" if times >= 10 else f"{times:.1f}x"
+
+
+def r_timing(record):
+    """R's seconds for a recorded call: ``(text, seconds for a ratio, stopped)``.
+
+    A call R stopped at its time limit has ``error`` and the limit in
+    ``seconds`` (shown with ">"); a call R failed on has no time to compare.
+    """
+    seconds, error = (record or {}).get("seconds"), (record or {}).get("error", "")
+    if seconds is None:
+        return "-", None, False
+    if error and "time limit" not in error:
+        return "failed", None, False
+    return f"{'>' if error else ''}{seconds:.3f}", seconds, bool(error)

@@ -9,7 +9,7 @@ faster than R where R finishes; stages_bhc on the full monks1 tree under
 import sys
 
 import pystagedtrees as st
-from _common import best_time, load_split, ratio, shared_datasets
+from _common import best_time, load_split, r_timing, ratio, shared_datasets
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),
@@ -27,12 +27,14 @@ def main(names):
         train, _, ref = load_split(name)
         full, indep = st.full(train, lambda_=1), st.indep(train, lambda_=1)
         for key, learner in LEARNERS.items():
-            record = ref["models"].get(key, {})
-            ours, _ = best_time(lambda: learner(full, indep), repeat=1)
-            r_seconds = record.get("seconds")
-            shown = "-" if r_seconds is None else f"{'>' if 'error' in record else ''}{r_seconds:.3f}"
-            print(f"{name:24s} {key:34s} {ours:9.4f} {shown:>9s} {ratio(r_seconds, ours):>9s}",
-                  flush=True)
+            shown, r_seconds, stopped = r_timing(ref["models"].get(key))
+            try:
+                ours, _ = best_time(lambda: learner(full, indep), repeat=1)
+            except ValueError as exc:  # e.g. k-means on a one-level variable, as R
+                print(f"{name:24s} {key:34s} {'refused':>9s} {shown:>9s} {'-':>9s}  ({exc})")
+                continue
+            print(f"{name:24s} {key:34s} {ours:9.4f} {shown:>9s} "
+                  f"{ratio(r_seconds, ours, stopped):>9s}", flush=True)
 
 
 if __name__ == "__main__":

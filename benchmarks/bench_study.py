@@ -15,13 +15,15 @@ method and gives R's split-1 total times 10 as an estimate of R's grid.
 """
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from _common import DATA_DIR, REFERENCE_DIR, SPLITS_DIR, shared_datasets
+from _common import DATA_DIR, REFERENCE_DIR, SPLITS_DIR, r_timing, shared_datasets
 from pystagedtrees.study.benchmark import (
     DEFAULT_METHODS,
     PAPER_DATASETS,
@@ -34,16 +36,24 @@ from pystagedtrees.study.benchmark import (
 
 def r_split_one_seconds(name):
     """R's seconds on split 1 per method: the learner, plus for a refinement stages_bhc
-    (and, for tan_cl, as_sevt with sevt_fit, the only refinement where R timed them)."""
+    (and, for tan_cl, as_sevt with sevt_fit, the only refinement where R timed them).
+    NaN where R failed or has no record."""
     ref = json.loads((REFERENCE_DIR / f"{name}.json").read_text())
-    wrappers = json.loads((REFERENCE_DIR / "wrappers" / f"{name}.json").read_text())["learners"]
-    tan_cl = ref["bnc"]["tan_cl_loglik"]["seconds"]
-    out = {"bnc_tan_cl": tan_cl,
-           "st_bhc_tan_cl": tan_cl + ref["models"]["sevt_tan_cl"]["seconds"]
-           + ref["models"]["stages_bhc_tan_cl"]["seconds"]}
+    path = REFERENCE_DIR / "wrappers" / f"{name}.json"
+    wrappers = json.loads(path.read_text())["learners"] if path.exists() else {}
+
+    def seconds(*records):
+        times = [r_timing(record)[1] for record in records]
+        return np.nan if None in times else sum(times)
+
+    tan_cl = ref["bnc"].get("tan_cl_loglik")
+    out = {"bnc_tan_cl": seconds(tan_cl),
+           "st_bhc_tan_cl": seconds(tan_cl, ref["models"].get("sevt_tan_cl"),
+                                    ref["models"].get("stages_bhc_tan_cl"))}
     for key, method in (("tan_hc", "tan_hc"), ("kdb3", "3db"), ("kdb5", "5db")):
-        out[f"bnc_{method}"] = wrappers[key]["seconds"]
-        out[f"st_bhc_{method}"] = wrappers[key]["seconds"] + wrappers[key]["refined"]["seconds"]
+        record = wrappers.get(key, {})
+        out[f"bnc_{method}"] = seconds(record)
+        out[f"st_bhc_{method}"] = seconds(record, record.get("refined"))
     return out
 
 
@@ -55,6 +65,8 @@ def main():
                         help="directory for the results and figures (default: a temporary one)")
     args = parser.parse_args()
     datasets = [d for d in PAPER_DATASETS if d in shared_datasets()]
+    if not datasets:
+        sys.exit(f"none of the paper's datasets {list(PAPER_DATASETS)} is in {DATA_DIR}")
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = args.keep if args.keep is not None else Path(tmp)
         out = out_dir / "paper_benchmark.csv"
