@@ -96,7 +96,7 @@ def marginal_logprob(model, codes, log_tables=None):
         prefix = codes[rows, :upto]
         missing = np.flatnonzero(~mask[:upto])
         if len(missing) == 0:
-            out[rows] = _undefined_as_zero(path_logprob(model, prefix, log_tables))
+            out[rows] = path_logprob(model, prefix, log_tables)
             continue
         sizes = [int(model._k[j]) for j in missing]
         completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes)).T
@@ -104,7 +104,7 @@ def marginal_logprob(model, codes, log_tables=None):
         expanded[:, missing] = np.tile(completions, (len(rows), 1))
         lp = path_logprob(model, expanded, log_tables).reshape(len(rows), len(completions))
         out[rows] = _logsumexp_rows(lp)
-    return out
+    return _undefined_as_zero(out)
 
 
 def encode_rows(model, frame, name):
