@@ -12,7 +12,8 @@ import pandas as pd
 
 __all__ = [
     "check_choice", "check_flag", "check_ignore", "check_int", "check_labels", "check_levels",
-    "check_names", "check_number", "check_random_state", "check_seed", "check_trace",
+    "check_names", "check_number", "check_random_state", "check_score_value", "check_seed",
+    "check_trace",
 ]
 
 
@@ -53,6 +54,22 @@ def check_number(value, name, positive=False, allow_none=False):
     if not np.isfinite(value) or value < 0 or (positive and value == 0):
         raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
     return float(value)
+
+
+def check_score_value(value, name):
+    """What a user's score function returned, as a float.
+
+    Anything but a real number is refused, and so is NaN, on which R's
+    comparisons stop ("missing value where TRUE/FALSE needed").
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must return a number; it returned {value!r}.")
+    value = float(value)
+    if np.isnan(value):
+        raise ValueError(f"`{name}` returned NaN; it must return a number to compare models by.")
+    return value
 
 
 def check_trace(trace):

@@ -19,7 +19,9 @@ from pystagedtrees._learn_kernels import (
     variable_loglik,
 )
 from pystagedtrees._rng import draw_index, random_source
-from pystagedtrees._validation import check_ignore, check_int, check_number, check_trace
+from pystagedtrees._validation import (
+    check_ignore, check_int, check_number, check_score_value, check_trace,
+)
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
@@ -48,7 +50,7 @@ def resolve_score(score, name="score"):
     if isinstance(score, str) and score.lower() == "aic":
         return "aic", lambda model: -AIC(model)
     if callable(score):
-        return None, score
+        return None, lambda model: check_score_value(score(model), name)
     raise TypeError(
         f"`{name}` must be None, 'bic', 'aic' or a callable model -> float; got {score!r}."
     )

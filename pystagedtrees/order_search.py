@@ -12,7 +12,7 @@ from pystagedtrees.counting import read_data
 from pystagedtrees.model import check_learned
 from pystagedtrees.learners import stages_bhc
 from pystagedtrees.scores import BIC
-from pystagedtrees._validation import check_flag, check_number
+from pystagedtrees._validation import check_flag, check_number, check_score_value
 
 __all__ = ["search_greedy", "search_best"]
 
@@ -66,13 +66,7 @@ def _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_arg
 
 
 def _criterion(search_criterion, model):
-    value = search_criterion(model)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"`search_criterion` must return a number; it returned {value!r}."
-        ) from None
+    return check_score_value(search_criterion(model), "search_criterion")
 
 
 def search_greedy(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,

@@ -183,6 +183,22 @@ def test_learner_bad_input():
         st.stages_kmeans(start, transform="sqrt")
 
 
+@pytest.mark.parametrize("learner", [
+    st.stages_bhc, st.stages_fbhc, st.stages_hc, st.stages_csbhc, st.stages_simplebhc,
+    st.stages_hclust, lambda m, score: st.stages_bhcr(m, score=score, seed=0),
+])
+def test_a_score_that_is_not_a_number_is_refused(learner):
+    start = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(TypeError, match="`score` must return a number; it returned 'a'"):
+        learner(start, score=lambda m: "a")
+    with pytest.raises(ValueError, match="`score` returned NaN"):
+        learner(start, score=lambda m: np.nan)
+    # numpy numbers and 0-d arrays are numbers
+    expected = learner(start, score=lambda m: -st.BIC(m))
+    assert learner(start, score=lambda m: np.array(-st.BIC(m))).stages() == expected.stages()
+
+
+
 @settings(max_examples=30, deadline=None)
 @given(categorical_frames(max_vars=4, max_levels=2, max_rows=60, with_na=False),
        hst.sampled_from([0, 1]), hst.booleans())

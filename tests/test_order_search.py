@@ -198,6 +198,8 @@ def test_search_checks_its_arguments():
         st.search_greedy(data, scope=["V1"])
     with pytest.raises(TypeError, match="must return a number"):
         st.search_greedy(data, search_criterion=lambda m: "low")
+    with pytest.raises(ValueError, match="`search_criterion` returned NaN"):
+        st.search_best(data, search_criterion=lambda m: float("nan"))
     with pytest.raises(ValueError, match="lambda_"):
         st.search_best(data, lambda_=-1)
     with pytest.raises(TypeError, match="join_unobserved"):
