@@ -39,13 +39,16 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
     ``full`` gives every situation its own stage, labelled by its 1-based
     position; otherwise all share stage "1".  With ``name_unobserved`` only
     the ``observed`` situations (sorted indices) get those stages and the
-    others share the stage ``name_unobserved``.
+    others share the stage ``name_unobserved``; if an observed stage already
+    has that name, they join it, as in R.
     """
     if name_unobserved is not None:
         own = np.arange(len(observed)) if full else np.zeros(len(observed))
-        vector = StageVector.build(n_sit, observed, own, len(observed) if full else 1)
         labels = StageLabels.numbered(observed + 1) if full else StageLabels.numbered([1])
-        return vector, labels.append(name_unobserved)
+        unobserved_id = labels.index(name_unobserved)
+        if unobserved_id < 0:
+            unobserved_id, labels = len(labels), labels.append(name_unobserved)
+        return StageVector.build(n_sit, observed, own, unobserved_id), labels
     if full:
         if n_sit > DENSE_MAX:
             raise dense_too_large(n_sit, f"full stage vector of {var!r}")

@@ -30,6 +30,27 @@ def test_stored_loglik_equals_recomputed(data, lambda_, use_full, join):
 
 
 @SETTINGS
+@given(categorical_frames(), hst.sampled_from([0, 1]), hst.sampled_from(["1", "2", "3", "U"]),
+       hst.booleans())
+def test_an_unobserved_name_that_is_a_stage_name_joins_that_stage(data, lambda_, name, use_full):
+    # R: full(name_unobserved = "3") puts the unobserved situations in the
+    # observed stage "3", exactly as join_unobserved(name = "3") does later
+    builder = st.full if use_full else st.indep
+    model = builder(data, lambda_=lambda_, name_unobserved=name)
+    levels = [len(v) for v in model.tree.values()]
+    # R's sevt_df: distinct stage names times (levels - 1)
+    r_df = levels[0] - 1 + sum(
+        len(set(s)) * (k - 1) for s, k in zip(model.stages().values(), levels[1:]))
+    assert st.sevt_df(model) == r_df
+    if use_full:
+        later = st.join_unobserved(builder(data, lambda_=lambda_, join_unobserved=False),
+                                   name=name)
+        assert model.stages() == later.stages()
+        assert model.ll.df == later.ll.df
+        np.testing.assert_allclose(float(model.ll), float(later.ll), rtol=1e-12)
+
+
+@SETTINGS
 @given(categorical_frames())
 def test_available_case_counts(data):
     # R counts a row for the variables before its first missing value
