@@ -13,7 +13,7 @@ import pandas as pd
 __all__ = [
     "check_choice", "check_flag", "check_ignore", "check_int", "check_labels", "check_levels",
     "check_names", "check_number", "check_random_state", "check_score_value", "check_seed",
-    "check_trace",
+    "check_smoothing", "check_trace",
 ]
 
 
@@ -69,6 +69,23 @@ def check_score_value(value, name):
     value = float(value)
     if np.isnan(value):
         raise ValueError(f"`{name}` returned NaN; it must return a number to compare models by.")
+    return value
+
+
+# Additive smoothing beyond this overflows the sums of smoothed counts (a
+# variable has far fewer than 1e8 levels), which would turn every
+# probability into 0 or NaN without a word.
+MAX_SMOOTHING = 1e300
+
+
+def check_smoothing(value, name, allow_none=False):
+    """Additive smoothing (R's ``lambda``/``smooth``): a number in [0, 1e300], as a float."""
+    value = check_number(value, name, allow_none=allow_none)
+    if value is not None and value > MAX_SMOOTHING:
+        raise ValueError(
+            f"`{name}` must be at most {MAX_SMOOTHING:g}: larger smoothing overflows the "
+            f"sums of counts; got {value!r}."
+        )
     return value
 
 

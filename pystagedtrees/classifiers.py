@@ -40,6 +40,7 @@ from pystagedtrees._validation import (
     check_names,
     check_number,
     check_random_state,
+    check_smoothing,
 )
 from pystagedtrees.bnc._random import RNG_KINDS
 from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
@@ -690,7 +691,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         check_int(self.k, "k", minimum=1)
         if not isinstance(self.ordering, (list, tuple)):
             check_choice(self.ordering, "ordering", [*ORDERINGS, None])
-        check_number(self.lambda_, "lambda_")
+        check_smoothing(self.lambda_, "lambda_")
         check_choice(self.refine, "refine", list(REFINERS))
         check_choice(self.cluster, "cluster", CLUSTERINGS)
         check_int(self.n_stages, "n_stages", minimum=1, allow_none=True)

@@ -8,7 +8,9 @@ from pystagedtrees.fit import fit_variable, sevt_fit
 from pystagedtrees._learn_kernels import rsum
 from pystagedtrees.model import LogLik, Sevt, check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_choice, check_flag, check_levels, check_number
+from pystagedtrees._validation import (
+    check_choice, check_flag, check_levels, check_smoothing,
+)
 
 __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 
@@ -127,7 +129,7 @@ def sevt(x, full=False, order=None):
 
 def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
     """``full``/``indep`` after checking their arguments."""
-    lambda_ = check_number(lambda_, "lambda_")
+    lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     if not isinstance(name_unobserved, str):
         raise TypeError(

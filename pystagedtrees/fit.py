@@ -8,7 +8,9 @@ from pystagedtrees._stagevec import new_label
 from pystagedtrees.counting import count_situations, read_data
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
-from pystagedtrees._validation import check_flag, check_names, check_number, check_trace
+from pystagedtrees._validation import (
+    check_flag, check_names, check_smoothing, check_trace,
+)
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
 
@@ -78,7 +80,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     """
     check_sevt(object)
     model = object.copy()
-    lambda_ = check_number(lambda_, "lambda_", allow_none=True)
+    lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
     compute_logLik = check_flag(compute_logLik, "compute_logLik")
     positions = None if scope is None else check_scope(model, scope)
     if positions is not None and set(positions) == set(range(len(model.variables))):
@@ -159,7 +161,7 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
         raise TypeError(f"`name` must be a string or None; got {name!r}.")
     fit = check_flag(fit, "fit")
     trace = check_trace(trace)
-    lambda_ = check_number(lambda_, "lambda_", allow_none=True)
+    lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
     model = object.copy()
     names_used = []
     for i in check_scope(model, scope):

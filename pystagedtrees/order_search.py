@@ -12,7 +12,7 @@ from pystagedtrees.counting import read_data
 from pystagedtrees.model import check_learned
 from pystagedtrees.learners import stages_bhc
 from pystagedtrees.scores import BIC
-from pystagedtrees._validation import check_flag, check_number, check_score_value
+from pystagedtrees._validation import check_flag, check_score_value, check_smoothing
 
 __all__ = ["search_greedy", "search_best"]
 
@@ -60,7 +60,7 @@ def _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_arg
             "`scope` cannot be passed to `alg`: the search sets it to the "
             "variable being added."
         )
-    lambda_ = check_number(lambda_, "lambda_")
+    lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     return _EncodedData(data, lambda_, join_unobserved)
 

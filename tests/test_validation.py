@@ -273,6 +273,24 @@ def test_bnc_features_one_name_or_a_list_of_distinct_names(titanic, fn):
         fn("Survived", titanic, features="Age")
 
 
+@pytest.mark.parametrize("call", [
+    lambda t, v: st.full(t, lambda_=v),
+    lambda t, v: st.indep(t, lambda_=v),
+    lambda t, v: st.sevt_fit(st.sevt(t), t, lambda_=v),
+    lambda t, v: st.join_unobserved(st.full(t, join_unobserved=False), lambda_=v),
+    lambda t, v: st.search_greedy(t, lambda_=v),
+    lambda t, v: st.StagedTreeClassifier(lambda_=v).fit(t.drop(columns="Survived"), t.Survived),
+    lambda t, v: bnc.lp(bnc.nb("Survived", t), t, smooth=v),
+    lambda t, v: bnc.tan_hc("Survived", t, k=2, epsilon=0, smooth=v),
+    lambda t, v: bnc.BNClassifier(smooth=v).fit(t.drop(columns="Survived"), t.Survived),
+])
+def test_smoothing_that_overflows_the_sums_is_refused(titanic, call):
+    # 1e308 + 1e308 is inf: every probability would come out 0 or NaN
+    with pytest.raises(ValueError, match="`(lambda_|smooth)` must be at most 1e\\+300"):
+        call(titanic, 1e308)
+    call(titanic, 1e300)
+
+
 def _estimator_data(titanic):
     return titanic[["Class", "Sex", "Age"]], titanic["Survived"]
 

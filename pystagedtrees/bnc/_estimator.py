@@ -5,7 +5,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees._data import categorical_tags, check_observed, feature_frame, fit_input
-from pystagedtrees._validation import check_choice, check_int, check_number, check_random_state
+from pystagedtrees._validation import (
+    check_choice, check_int, check_number, check_random_state, check_smoothing,
+)
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._params import lp
@@ -91,7 +93,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         if self.structure == "tan_cl":
             return dict(score=self.edge_score)
         if self.structure in RANDOMISED:
-            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_number(smooth, "search_smooth"))
+            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_smoothing(smooth, "search_smooth"))
             if self.structure == "kdb":
                 args["kdbk"] = self.kdbk
             return args
@@ -100,7 +102,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self):
         """Every parameter, whether or not ``structure`` uses it (scikit-learn checks all at fit)."""
         check_choice(self.structure, "structure", sorted(LEARNERS))
-        check_number(self.smooth, "smooth")
+        check_smoothing(self.smooth, "smooth")
         check_choice(self.edge_score, "edge_score", SCORES)
         check_int(self.k, "k", minimum=2)
         check_number(self.epsilon, "epsilon")

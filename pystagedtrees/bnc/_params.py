@@ -6,7 +6,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
-from pystagedtrees._validation import check_flag, check_number
+from pystagedtrees._validation import check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -112,7 +112,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
            [0.5       , 0.66666667]])
     """
     _check_model(x)
-    smooth = check_number(smooth, "smooth")
+    smooth = check_smoothing(smooth, "smooth")
     awnb = _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     if awnb:
         trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)

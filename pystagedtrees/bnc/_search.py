@@ -10,7 +10,7 @@ from itertools import combinations
 
 import numpy as np
 
-from pystagedtrees._validation import check_int, check_number
+from pystagedtrees._validation import check_int, check_number, check_smoothing
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
 from pystagedtrees.bnc._random import resolve_rng
@@ -210,7 +210,7 @@ def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, s
         )
     k = check_folds(k, enc.codes.shape[0])
     epsilon = check_number(epsilon, "epsilon")
-    smooth = check_number(smooth, "smooth")
+    smooth = check_smoothing(smooth, "smooth")
     draws = resolve_rng(random_state, rng, seed)
     init = make_init(enc.features)
     dag, log = _greedy_search(enc, init, step(enc.features), k, epsilon, smooth, draws)
