@@ -617,3 +617,19 @@ def test_scores_name_the_model_argument_as_r(small, score):
         score("model", small)
     with pytest.raises(ValueError, match="`object` has no parameters"):
         score(bnc.nb("c", small), small)
+
+
+def test_whole_floats_count_as_integers_as_r_numbers_do(small):
+    # R's k = 3 is a double; a whole float gives the same model as the int
+    by_int = bnc.kdb("c", small, k=2, kdbk=1, epsilon=0, seed=1, rng="R")
+    by_float = bnc.kdb("c", small, k=2.0, kdbk=1.0, epsilon=0, seed=1, rng="R")
+    assert by_float.families == by_int.families
+    rows = pd.DataFrame({"c": list("aabbabba" * 3), "x": list("uuvvuvvu" * 3),
+                         "y": list("pqqppqpq" * 3)})
+    model = bnc.nb("c", rows)
+    weighted = bnc.lp(model, rows, smooth=1, awnb_trees=2.0, seed=3, rng="R")
+    assert weighted.weights == bnc.lp(model, rows, smooth=1, awnb_trees=2, seed=3, rng="R").weights
+    fitted = bnc.lp(model, rows, smooth=1)
+    assert bnc.cv(fitted, rows, k=2.0, seed=5, rng="R") == bnc.cv(fitted, rows, k=2, seed=5, rng="R")
+    with pytest.raises(TypeError, match="`kdbk` must be an integer"):
+        bnc.kdb("c", small, k=2, kdbk=1.5)

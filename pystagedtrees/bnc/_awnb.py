@@ -43,6 +43,7 @@ import numbers
 
 import numpy as np
 
+from pystagedtrees._validation import check_int
 from pystagedtrees.bnc._awnb_kernel import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._random import NumpyDraws, RDraws, resolve_rng
@@ -66,10 +67,7 @@ def check_awnb_args(trees, bootstrap):
     """
     trees = DEFAULT_TREES if trees is None else trees
     bootstrap = DEFAULT_BOOTSTRAP if bootstrap is None else bootstrap
-    if isinstance(trees, bool) or not isinstance(trees, numbers.Integral):
-        raise TypeError(f"`awnb_trees` must be an integer >= 1; got {trees!r}.")
-    if trees < 1:
-        raise ValueError(f"`awnb_trees` must be an integer >= 1; got {trees!r}.")
+    trees = check_int(trees, "awnb_trees", minimum=1)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Real):
         raise TypeError(f"`awnb_bootstrap` must be a proportion in (0, 1]; got {bootstrap!r}.")
     if not 0 < bootstrap <= 1:

@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from pystagedtrees._validation import check_int
+
 __all__ = ["stratified_folds", "distribute_over_folds", "max_random", "check_folds"]
 
 # R's sqrt(.Machine$double.eps): scores this close count as equal.
@@ -11,8 +13,7 @@ EQUAL_TOL = math.sqrt(np.finfo(float).eps)
 
 def check_folds(k, n_rows):
     """Raise unless ``k`` is an integer with ``1 < k <= n_rows``."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"`k` (number of folds) must be an integer; got {k!r}.")
+    k = check_int(k, "k")
     if not 1 < k <= n_rows:
         raise ValueError(
             f"`k` (number of folds) must be between 2 and the number of rows "

@@ -294,8 +294,7 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
     Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature
     parents (``kdbk`` must not exceed the number of features).
     """
-    if isinstance(kdbk, bool) or not isinstance(kdbk, (int, np.integer)) or kdbk < 1:
-        raise ValueError(f"`kdbk` must be a positive integer; got {kdbk!r}.")
+    kdbk = check_int(kdbk, "kdbk", minimum=1)
     return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, random_state, rng,
                         seed, _naive_bayes, lambda feats: _augment_kdb(int(kdbk)),
                         dict(kdbk=int(kdbk)))
