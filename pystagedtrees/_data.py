@@ -35,17 +35,18 @@ def check_observed(data, columns, name):
         raise ValueError(f"`{name}` column(s) {empty} have no observed value.")
 
 
-def check_frame(data, name="data"):
+def check_frame(data, name="data", allow_no_rows=False):
     """``data`` with string column names; raise unless it is non-empty, names unique.
 
     Models name their variables with strings (``full`` converts), so a frame
-    with integer column names must match them the same way.
+    with integer column names must match them the same way.  With
+    ``allow_no_rows`` a frame of columns without rows passes.
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`{name}` must be a pandas DataFrame; got {type(data).__name__}."
         )
-    if data.shape[0] == 0:
+    if data.shape[0] == 0 and not allow_no_rows:
         raise ValueError(f"`{name}` is empty: it has no rows.")
     if data.shape[1] == 0:
         raise ValueError(f"`{name}` is empty: it has no columns.")

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import minimize
 
 import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -119,6 +120,25 @@ def test_missing_values_are_summed_out(data, structure, draw):
         for values in itertools.product(*(model.levels[f] for f in names)):
             joint += brute_joint(model, {**row, **dict(zip(names, values))})
         np.testing.assert_allclose(post[i], joint / joint.sum(), rtol=1e-10)
+
+
+@settings(max_examples=10, deadline=None)
+@given(categorical_frames(max_rows=25), st.sampled_from([0, 0.5, 1]))
+def test_wanbia_weights_any_structure_by_a_naive_bayes_over_its_features(data, smooth):
+    # bnclassify: the weights come from a naive Bayes with smooth = 1 over
+    # the features, then weight x's own CPTs (theta^w renormalised per column)
+    naive = bnc.lp(bnc.nb("c", data), data, smooth=1, wanbia=True)
+    tan = bnc.tan_cl("c", data)
+    weighted = bnc.lp(tan, data, smooth=smooth, wanbia=True)
+    assert weighted.weights == naive.weights
+    plain = bnc.lp(tan, data, smooth=smooth)
+    for f, w in weighted.weights.items():
+        powered = plain.params[f] ** w
+        with np.errstate(invalid="ignore"):
+            expected = powered / powered.sum(axis=0)
+        expected[:, powered.sum(axis=0) == 0] = 1 / powered.shape[0]
+        np.testing.assert_allclose(weighted.params[f], expected, rtol=1e-12)
+    np.testing.assert_array_equal(weighted.params["c"], plain.params["c"])
 
 
 @SETTINGS
@@ -435,8 +455,9 @@ def test_structure_argument_types(small):
         bnc.tan_cl("c", small, root=pd.NA)
     with pytest.raises(TypeError, match="`wanbia` must be True or False"):
         bnc.lp(bnc.nb("c", small), small, smooth=1, wanbia="yes")
-    with pytest.raises(ValueError, match="`manb_prior` and `wanbia`"):
-        bnc.lp(bnc.tan_cl("c", small), small, smooth=1, wanbia=True)
+    with pytest.raises(ValueError, match="`manb_prior` \\(MANB\\) applies to naive Bayes"):
+        bnc.lp(bnc.tan_cl("c", small), small, smooth=1, manb_prior=0.5)
+
 
 
 # ---------------------------------------------------------------- inspection
@@ -633,3 +654,30 @@ def test_whole_floats_count_as_integers_as_r_numbers_do(small):
     assert bnc.cv(fitted, rows, k=2.0, seed=5, rng="R") == bnc.cv(fitted, rows, k=2, seed=5, rng="R")
     with pytest.raises(TypeError, match="`kdbk` must be an integer"):
         bnc.kdb("c", small, k=2, kdbk=1.5)
+
+
+@pytest.mark.parametrize("structure", ["nb", "tan_cl", "aode"])
+def test_predict_on_no_rows_gives_no_predictions(small, structure):
+    # as bnclassify: a 0 x classes matrix, or no labels
+    model = bnc.bnc(structure, "c", small, smooth=1)
+    assert bnc.predict(model, small.head(0), prob=True).shape == (0, 2)
+    assert bnc.predict(model, small.head(0)).shape == (0,)
+    with pytest.raises(ValueError, match="features missing"):
+        bnc.predict(model, small.head(0)[["c"]])
+
+
+def test_wanbia_warns_when_the_optimiser_stops_early(monkeypatch):
+    # R: warning("WANBIA did not converge correctly. ", message) when optim's
+    # convergence code is not 0; here forced by a one-iteration limit
+    import pystagedtrees.bnc._params as params
+
+    def one_iteration(*args, options, **kwargs):
+        return minimize(*args, options={**options, "maxiter": 1}, **kwargs)
+
+    monkeypatch.setattr(params, "minimize", one_iteration)
+    rng = np.random.default_rng(0)
+    c = rng.choice(3, 60)
+    data = pd.DataFrame({"c": c, "x": (c + rng.choice(2, 60)) % 3, "y": c,
+                         "z": rng.choice(3, 60)}).astype("category")
+    with pytest.warns(RuntimeWarning, match="WANBIA did not converge correctly"):
+        bnc.lp(bnc.nb("c", data), data, smooth=1, wanbia=True)

@@ -205,6 +205,32 @@ def test_classifiers_both_ways():
                                rtol=1e-12)
 
 
+@needs_bnclassify
+@pytest.mark.parametrize("name", ["Asym", "Pokemon"])
+def test_wanbia_weights_a_tan_as_r(name):
+    # R's optim and scipy run different L-BFGS-B versions and can stop at
+    # different points (README); on these data they agree
+    train, test = training_data(name)
+    class_var = train.columns[0]
+    python = bnc.lp(bnc.tan_cl(class_var, train), train, smooth=1, wanbia=True)
+    r_model = r_call("bnclassify::lp", r_call("bnclassify::tan_cl", class_var, train,
+                                              convert_result=False),
+                     train, smooth=1, wanbia=True, convert_result=False)
+    np.testing.assert_allclose(np.asarray(r_call("predict", r_model, test, prob=True)),
+                               bnc.predict(python, test, prob=True), rtol=0, atol=1e-6)
+
+
+@needs_bnclassify
+def test_predict_on_no_rows_as_r():
+    train, _ = training_data("Asym")
+    class_var = train.columns[0]
+    python = bnc.lp(bnc.nb(class_var, train), train, smooth=1)
+    r_prob = np.asarray(r_call("predict", to_r(python), train.head(0), prob=True))
+    assert r_prob.shape == bnc.predict(python, train.head(0), prob=True).shape
+    assert len(r_call("predict", to_r(python), train.head(0))) == 0 == len(
+        bnc.predict(python, train.head(0)))
+
+
 @needs_stagedtrees
 @needs_bnclassify
 def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatch):

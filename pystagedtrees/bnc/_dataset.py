@@ -73,19 +73,19 @@ def encode_dataset(class_, dataset, name="dataset", columns=None):
     return Encoded(cols, codes, levels, class_)
 
 
-def encode_for_model(model, newdata, name="newdata"):
+def encode_for_model(model, newdata, name="newdata", allow_no_rows=False):
     """Codes of the model's features in ``newdata`` against the model's levels.
 
     Returns an (n, p) int32 array with the features in model order.
     """
-    check_frame(newdata, name)
+    check_frame(newdata, name, allow_no_rows=allow_no_rows)
     missing = [f for f in model.features if f not in newdata.columns]
     if missing:
         raise ValueError(
             f"Some features missing from `{name}`: {missing}."
         )
-    if not model.features:
-        return np.empty((newdata.shape[0], 0), dtype=np.int32)
+    if not model.features or newdata.shape[0] == 0:
+        return np.empty((newdata.shape[0], len(model.features)), dtype=np.int32)
     levels = {f: model.levels[f] for f in model.features}
     codes, _ = encode_frame(newdata, columns=list(model.features), levels=levels,
                             name=name)

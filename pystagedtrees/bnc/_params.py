@@ -1,6 +1,7 @@
 """Parameter learning: smoothed maximum likelihood, AWNB, MANB and WANBIA."""
 import math
 import numbers
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize
@@ -88,8 +89,9 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     manb_prior : float, optional
         Prior probability of each arc of a naive Bayes (MANB averaging).
     wanbia : bool, optional
-        Weight the features of a naive Bayes by maximising the conditional
-        log-likelihood (WANBIA).
+        Weight the features by maximising the conditional log-likelihood
+        of a naive Bayes over them (WANBIA); the weights then apply to the
+        CPTs of ``x``, whatever its structure, as in bnclassify.
     random_state, rng, seed
         The AWNB bootstrap samples: numpy seeding (``random_state``), or
         ``rng="R", seed=`` to draw what bnclassify draws after
@@ -123,10 +125,9 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     if x.is_aode:
         models = [_fit(m, enc, smooth) for m in x.models]
         return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
-    if (manb_prior is not None or wanbia) and not _is_naive_bayes(x):
+    if manb_prior is not None and not _is_naive_bayes(x):
         raise ValueError(
-            "`manb_prior` and `wanbia` (MANB, WANBIA) apply to naive Bayes structures only; "
-            "`x` has feature parents."
+            "`manb_prior` (MANB) applies to naive Bayes structures only; `x` has feature parents."
         )
     fitted = _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
     if awnb:
@@ -134,7 +135,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     if manb_prior is not None:
         fitted = _manb(fitted, enc, smooth, manb_prior)
     if wanbia:
-        fitted = _wanbia(fitted, enc)
+        fitted = _wanbia(fitted, enc, [c for c in dataset.columns if c in set(x.features)])
     return fitted
 
 
@@ -194,16 +195,19 @@ def _awnb(model, dataset, trees, bootstrap, random_state, rng, seed):
     return out
 
 
-def _wanbia(model, enc):
+def _wanbia(model, enc, feats):
     """Feature weights maximising the conditional log-likelihood (Zaidi et al., 2013).
 
-    The weights come from a naive Bayes with smooth = 1, as in bnclassify,
-    then weight the CPTs of ``model``.
+    The weights come from a naive Bayes over the same features with
+    smooth = 1, as in bnclassify, then weight the CPTs of ``model``, whatever
+    its structure.  ``feats`` are the features in data column order, the
+    order of bnclassify's sums.
     """
-    feats = list(model.features)
     if not feats:
         return model
-    unit = fit_cpts(model.families, enc, 1.0)
+    naive_families = {f: [f, model.class_var] for f in feats}
+    naive_families[model.class_var] = [model.class_var]
+    unit = fit_cpts(naive_families, enc, 1.0)
     cls = enc.codes[:, enc.class_index]
     rows = cls >= 0
     cls = cls[rows]
@@ -234,7 +238,11 @@ def _wanbia(model, enc):
                    bounds=[(0.0, 1.0)] * len(feats),
                    options=dict(maxcor=5, ftol=1e7 * np.finfo(float).eps, gtol=0,
                                 maxiter=100))
-    weights = dict(zip(feats, res.x))
+    if res.status != 0:  # as bnclassify warns
+        warnings.warn(f"WANBIA did not converge correctly. {res.message}", RuntimeWarning,
+                      stacklevel=3)
+    by_name = dict(zip(feats, res.x))
+    weights = {f: by_name[f] for f in model.features}
     out = model.copy_structure(params=apply_weights(model.params, weights))
     out.weights = weights
     return out

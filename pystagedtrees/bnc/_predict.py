@@ -257,7 +257,7 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     """
     _check_model(x, fitted=True)
     prob = check_flag(prob, "prob")
-    codes = encode_for_model(x, newdata)
+    codes = encode_for_model(x, newdata, allow_no_rows=True)  # R: no rows, no predictions
     post = posterior_from_log_joint(compute_log_joint(x, codes))
     if prob:
         return post
