@@ -601,14 +601,18 @@ def ci_matrices(object, var):
     return out
 
 
-def _shared_config(model, i, shared):
-    """Index of the levels of the ``shared`` variables along each situation of variable ``i``."""
+def _shared_config(model, i, shared, reference):
+    """The values of the ``shared`` variables along each situation of variable ``i``, as one
+    index over ``reference``'s levels (a level that ``reference`` lacks matches nothing)."""
     sit = np.arange(model.n_situations(i), dtype=np.int64)
     config = np.zeros(len(sit), dtype=np.int64)
     for u in shared:
         j = model.variables.index(u)
+        known = reference.tree[u]
+        # R compares the paths by level name; 0 stands for a level unknown to reference
+        as_reference = np.array([known.index(x) + 1 if x in known else 0 for x in model.tree[u]])
         stride = int(np.prod(model._k[j + 1:i], dtype=np.int64))
-        config = config * int(model._k[j]) + (sit // stride) % int(model._k[j])
+        config = config * (len(known) + 1) + as_reference[(sit // stride) % int(model._k[j])]
     return config
 
 
@@ -624,7 +628,8 @@ def cid(object1, object2, FUN=np.mean):
     Parameters
     ----------
     object1, object2 : Sevt
-        Over the same variables (orders may differ).
+        Over the same variables (orders and levels may differ: paths are
+        matched by level name, as in R).
     FUN : callable, default numpy.mean
         Summary of each variable's 0/1 indicators.
 
@@ -657,8 +662,8 @@ def cid(object1, object2, FUN=np.mean):
             continue
         j2 = object2.var_index(v, "object2")
         shared = [u for u in object1.variables[:j1] if u in object2.variables[:j2]]
-        cfg1 = _shared_config(object1, j1, shared)
-        cfg2 = _shared_config(object2, j2, shared)
+        cfg1 = _shared_config(object1, j1, shared, object1)
+        cfg2 = _shared_config(object2, j2, shared, object1)
         stage1 = _ids(object1, j1)
         stage2 = np.zeros(1, dtype=np.int32) if j2 == 0 else _ids(object2, j2)
         flags = np.zeros(len(stage1), dtype=int)

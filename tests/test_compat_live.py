@@ -413,6 +413,28 @@ def _small_random_frame(rng):
     return pd.DataFrame(columns)
 
 
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(10))
+def test_cid_matches_paths_by_level_name_as_r(seed):
+    # the second tree has the levels in another order, and fewer (the first
+    # has an extra one, unused), and another variable order: R compares the
+    # paths by level name (and fails when the second tree has a level the
+    # first lacks; here such paths match nothing)
+    rng = np.random.default_rng(300 + seed)
+    data = _small_random_frame(rng)
+    other = data.copy()
+    for v in data.columns:
+        data[v] = data[v].cat.add_categories([f"extra_{v}"])
+        other[v] = other[v].cat.reorder_categories(list(rng.permutation(other[v].cat.categories)))
+    other = other[list(rng.permutation(other.columns))]
+    a = st.stages_bhc(st.full(data, lambda_=1))
+    b = st.stages_hclust(st.full(other, lambda_=1), k=2)
+    got, expected = st.cid(a, b), r_call("cid", to_r(a), to_r(b))
+    assert float(got["cid"]) == pytest.approx(float(expected["cid"]))
+    for v, wrong in expected["wrong"].items():
+        np.testing.assert_array_equal(got["wrong"][v], np.asarray(wrong, dtype=float))
+
+
 DETERMINISTIC_LEARNERS = [("stages_bhc", {}), ("stages_fbhc", {}), ("stages_hc", {}),
                           ("stages_bj", {}), ("stages_simplebhc", {}), ("stages_csbhc", {})]
 
