@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "check_choice", "check_flag", "check_ignore", "check_int", "check_labels", "check_levels",
-    "check_names", "check_number", "check_random_state", "check_score_value", "check_seed",
-    "check_smoothing", "check_trace",
+    "check_choice", "check_flag", "check_fraction", "check_ignore", "check_int", "check_label",
+    "check_labels", "check_levels", "check_names", "check_number", "check_random_state",
+    "check_score_value", "check_seed", "check_smoothing", "check_trace",
 ]
 
 
@@ -89,11 +89,29 @@ def check_smoothing(value, name, allow_none=False):
     return value
 
 
+def check_fraction(value, name):
+    """A number strictly between 0 and 1 (a confidence level), as a float."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number in (0, 1); got {value!r}.")
+    if not 0 < value < 1:  # NaN too
+        raise ValueError(f"`{name}` must be a number in (0, 1); got {value!r}.")
+    return float(value)
+
+
 def check_trace(trace):
     """R's ``trace`` verbosity: a non-negative integer (``True``/``False`` mean 1/0)."""
     if _is_bool(trace):
         return int(trace)
     return check_int(trace, "trace")
+
+
+def check_label(value, name):
+    """One stage label: a string, or an integer read as its string (R's ``1`` is ``"1"``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        return str(value)
+    raise TypeError(f"`{name}` must be a stage label (str); got {value!r}.")
 
 
 def check_labels(value, name):

@@ -11,7 +11,9 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from pystagedtrees._stagevec import StageLabels, StageVector
-from pystagedtrees._validation import check_choice, check_flag, check_ignore, check_names, check_number
+from pystagedtrees._validation import (
+    check_choice, check_flag, check_fraction, check_ignore, check_names,
+)
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import prob
@@ -439,8 +441,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     """
     check_sevt(object, fitted=True)
     check_choice(method, "method", ("wald", "waldcc", "goodman", "wilson", "quesenberry-hurst"))
-    if check_number(level, "level") >= 1 or level == 0:
-        raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
+    level = check_fraction(level, "level")
     if parm is None:
         positions = range(len(object.variables))
     else:

@@ -136,7 +136,7 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
             f"`name_unobserved` must be a string; got {name_unobserved!r}."
         )
     codes, tree, weights = read_data(data, order)
-    _check_tree(tree, "data")
+    _check_tree(tree, "data" if order is None else "order")
     return model_from_codes(
         codes, tree, weights, data, join_unobserved, lambda_, name_unobserved, full
     )

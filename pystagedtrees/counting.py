@@ -20,9 +20,11 @@ __all__ = ["make_ctables", "read_data", "count_situations"]
 def check_order(order, available, name="order"):
     if order is None:
         return list(available)
-    if isinstance(order, str) or not hasattr(order, "__iter__"):
+    if isinstance(order, (str, dict, set, pd.DataFrame)) or not hasattr(order, "__iter__"):
         raise TypeError(f"`{name}` must be a list of variable names; got {order!r}.")
     order = [str(v) if not isinstance(v, str) else v for v in order]
+    if not order:
+        raise ValueError(f"`{name}` is empty: it must name the variables to use.")
     unknown = [v for v in order if v not in available]
     if unknown:
         raise ValueError(

@@ -5,6 +5,8 @@ accumulated variable by variable along its path.  Variables missing in a
 row (before its last observed variable) are summed out by enumerating
 their levels, as R does.
 """
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -161,7 +163,8 @@ def path_probability(object, x, log=False):
     log = check_flag(log, "log")
     single = not isinstance(x, pd.DataFrame)
     if single and not isinstance(x, (dict, pd.Series)):
-        values = list(x)
+        # a string or number is one level, as R's length-one vectors
+        values = [x] if isinstance(x, str) or not isinstance(x, Iterable) else list(x)
         if len(values) != len(object.variables):
             raise ValueError(
                 f"`x` must give one level per variable ({len(object.variables)}); "

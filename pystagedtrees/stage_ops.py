@@ -1,12 +1,14 @@
 """Reading and editing stages: ``stages``, ``get_stage``, ``join_stages``,
 ``rename_stage``, ``stndnaming``, ``summary`` (R: R/stages.R, R/join_stages.R)."""
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels, StageVector
-from pystagedtrees._validation import check_flag, check_ignore, check_labels
+from pystagedtrees._validation import check_flag, check_ignore, check_label, check_labels
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.fit import sevt_fit
 
@@ -159,8 +161,8 @@ def path_codes(model, path, name):
         names = list(path)
         frame = pd.DataFrame({v: [path[v]] for v in names})
     else:
-        # a string is one level, as R's length-one character vector
-        values = [path] if isinstance(path, str) else list(path)
+        # a string or number is one level, as R's length-one vectors
+        values = [path] if isinstance(path, str) or not isinstance(path, Iterable) else list(path)
         names = model.variables[: len(values)]
         frame = pd.DataFrame({v: [x] for v, x in zip(names, values)})
     m = len(names)
@@ -313,7 +315,8 @@ def join_stages(object, var, s1, s2):
     """
     check_sevt(object)
     i = _non_root(object, var)
-    keep, drop = object.stage_ids(i, [str(s1), str(s2)])
+    (keep,) = object.stage_ids(i, [check_label(s1, "s1")], "s1")
+    (drop,) = object.stage_ids(i, [check_label(s2, "s2")], "s2")
     model = object.copy()
     if keep != drop:
         join_stage_ids(model, i, keep, drop)
@@ -333,8 +336,8 @@ def rename_stage(object, var, stage, new):
     """
     check_sevt(object)
     i = _non_root(object, var)
-    (sid,) = object.stage_ids(i, [str(stage)])
-    new = str(new)
+    (sid,) = object.stage_ids(i, [check_label(stage, "stage")])
+    new = check_label(new, "new")
     if new in object._labels[i] and object._labels[i].index(new) != sid:
         raise ValueError(
             f"`new` {new!r} is already a stage of {var!r}: use join_stages to merge."

@@ -373,8 +373,53 @@ def test_confint_arguments(fitted):
         st.confint(fitted, method=np.array(["wald", "wilson"]))
     with pytest.raises(TypeError, match="`level`"):
         st.confint(fitted, level="0.9")
-    with pytest.raises(ValueError, match="`level` must be in"):
-        st.confint(fitted, level=1)
+    for level in (1, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="`level` must be a number in \\(0, 1\\)"):
+            st.confint(fitted, level=level)
+
+
+@pytest.mark.parametrize("new", [None, 1.5, float("nan"), [], {}, object()])
+def test_a_new_stage_name_is_a_label(fitted, new):
+    with pytest.raises(TypeError, match="`new` must be a stage label"):
+        st.rename_stage(fitted, "Sex", "1", new)
+
+
+def test_stage_arguments_are_named_in_errors(fitted):
+    with pytest.raises(ValueError, match="`s1` 'zzz' is not a stage"):
+        st.join_stages(fitted, "Sex", "zzz", "2")
+    with pytest.raises(ValueError, match="`s2` 'zzz' is not a stage"):
+        st.join_stages(fitted, "Sex", "1", "zzz")
+    with pytest.raises(TypeError, match="`s1` must be a stage label"):
+        st.join_stages(fitted, "Sex", None, "2")
+    # integers read as their labels, as R's 1 matches "1"
+    assert st.rename_stage(fitted, "Sex", 1, "x").stages("Sex")[0] == "x"
+    assert st.join_stages(fitted, "Sex", 1, 2).stages() == st.join_stages(fitted, "Sex", "1", "2").stages()
+
+
+def test_a_path_of_one_value_is_one_level(fitted, titanic):
+    # R's length-one vectors: a string (or number) is one level, never split
+    first = titanic.columns[0]
+    level = str(fitted.tree[first][0])
+    assert st.get_stage(fitted, level) == st.get_stage(fitted, [level])
+    with pytest.raises(ValueError, match="`path`: column .* has value '0'"):
+        st.get_stage(fitted, 0)
+    with pytest.raises(ValueError, match="`path` has missing values"):
+        st.subtree(fitted, None)
+    with pytest.raises(ValueError, match="`x` must give one level per variable .*got 1"):
+        st.path_probability(fitted, "NoXY")
+
+
+@pytest.mark.parametrize("order, error, match", [
+    ([], ValueError, "`order` is empty"),
+    ({"Class": 1, "Sex": 2}, TypeError, "`order` must be a list"),
+    ({"Class", "Sex"}, TypeError, "`order` must be a list"),
+    (["Class"], ValueError, "`order` gives 1 variable"),
+])
+def test_order_must_list_two_variables(titanic, order, error, match):
+    with pytest.raises(error, match=match):
+        st.full(titanic, order=order)
+    with pytest.raises(error, match=match):
+        st.indep(st.datasets.titanic_table(), order=order)
 
 
 def test_simultaneous_interval_of_a_one_level_variable_is_its_estimate():
