@@ -462,7 +462,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
             q = chi2.isf((1 - level) / k, 1)
         for sid in object._stages[i].first_appearance():
             label = "1" if i == 0 else object._labels[i][sid]
-            if label in ignore:
+            if i > 0 and label in ignore:  # R: the root has no stage vector to ignore
                 continue
             p = object._prob[i][sid]
             n = object._n[i][sid]

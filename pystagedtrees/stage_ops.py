@@ -317,9 +317,10 @@ def join_stages(object, var, s1, s2):
     i = _non_root(object, var)
     (keep,) = object.stage_ids(i, [check_label(s1, "s1")], "s1")
     (drop,) = object.stage_ids(i, [check_label(s2, "s2")], "s2")
+    if keep == drop:
+        raise ValueError(f"`s1` and `s2` must be distinct stages; both are {object._labels[i][keep]!r}.")
     model = object.copy()
-    if keep != drop:
-        join_stage_ids(model, i, keep, drop)
+    join_stage_ids(model, i, keep, drop)
     return model
 
 
@@ -345,6 +346,19 @@ def rename_stage(object, var, stage, new):
     model = object.copy()
     model._labels[i] = model._labels[i].replace(sid, new)
     return model
+
+
+def _refuse_clash(strings, var):
+    """R would give a new name to a stage while an ignored stage keeps it, merging the two
+    by name with no refit; refuse instead."""
+    seen = set()
+    for label in strings:
+        if label in seen:
+            raise ValueError(
+                f"stndnaming would name two stages of {var!r} {label!r}: an ignored stage "
+                "already has that name; use `prefix=True` or rename the ignored stage."
+            )
+        seen.add(label)
 
 
 @sevt_method
@@ -384,19 +398,15 @@ def stndnaming(object, uniq=False, prefix=False, ignore=None):
         order = model._stages[i].first_appearance()
         renamed = [s for s in order if labels[s] not in ignore]
         numbers = np.arange(start + 1, start + 1 + len(renamed))
-        if prefix:
-            strings = labels.tolist()
-            for s, num in zip(renamed, numbers):
-                strings[s] = f"{model.variables[i]}{num}"
-            model._labels[i] = StageLabels.from_strings(strings)
-        elif len(renamed) == len(labels):
+        if len(renamed) == len(labels) and not prefix:
             nums = np.empty(len(labels), dtype=np.int64)
             nums[np.asarray(renamed, dtype=np.int64)] = numbers
             model._labels[i] = StageLabels.numbered(nums)
         else:
             strings = labels.tolist()
             for s, num in zip(renamed, numbers):
-                strings[s] = str(num)
+                strings[s] = f"{model.variables[i]}{num}" if prefix else str(num)
+            _refuse_clash(strings, model.variables[i])
             model._labels[i] = StageLabels.from_strings(strings)
         if uniq:
             start += len(renamed)

@@ -187,6 +187,17 @@ def test_r_table_input_and_unobserved_stages():
     np.testing.assert_allclose(float(model.ll), float(python.ll), rtol=1e-12)
 
 
+@needs_stagedtrees
+def test_a_null_field_of_an_r_model_reads_as_absent():
+    # R's stages_em leaves name_unobserved present but NULL
+    with r_context():
+        r_model = ro.r("function() { m <- stagedtrees::full(Titanic, lambda = 1); "
+                       "m['name_unobserved'] <- list(NULL); m }")()
+    model = from_r(r_model)
+    assert model.name_unobserved is None
+    assert model.stages() == st.full(st.datasets.titanic_table(), lambda_=1).stages()
+
+
 @needs_bnclassify
 def test_classifiers_both_ways():
     train, test = training_data("Asym")

@@ -383,3 +383,27 @@ def test_summary_rows_are_the_stages_in_use_by_first_situation(data):
             probs = model.stage_prob[v][row.stage]
             np.testing.assert_allclose(np.asarray(row[3:], dtype=float), probs.to_numpy(),
                                        equal_nan=True)
+
+
+def test_stndnaming_refuses_to_give_an_ignored_stage_name_to_another_stage():
+    # R would label stages 1, 2, 2, 3 and merge two stages by name without
+    # refitting (prob keeps one of them); here two stages would share "2"
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="would name two stages of 'Sex' '2'"):
+        st.stndnaming(model, ignore=["2"])
+    assert st.stndnaming(model, prefix=True, ignore=["2"]).stages("Sex") == ["Sex1", "2", "Sex2", "Sex3"]
+
+
+def test_join_stages_needs_two_distinct_stages():
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match="`s1` and `s2` must be distinct stages"):
+        st.join_stages(model, "Sex", "1", "1")
+
+
+def test_confint_keeps_the_root_whatever_ignore_holds():
+    # R: the root has no stage vector, so `ignore` never removes its rows
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    ignored = st.confint(model, ignore=["1"])
+    assert [r for r in ignored.index if r.endswith("|1")][:4] == [
+        f"Class={c}|1" for c in model.tree["Class"]]
+    assert not any(r.startswith("Sex=") and r.endswith("|1") for r in ignored.index)

@@ -148,7 +148,9 @@ def sevt_to_r(model, data_raw=True):
 
 # -- R -> Python ----------------------------------------------------------------
 def _field(robj, names, name):
-    return robj[names.index(name)] if name in names else None
+    """A field of an R list, or None when it is absent or NULL (as R's ``x$name``)."""
+    value = robj[names.index(name)] if name in names else ri.NULL
+    return None if value is ri.NULL else value
 
 
 def _stage_strings(stages_r, v, n_situations):
