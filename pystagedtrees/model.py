@@ -15,10 +15,14 @@ Functions of this package whose first argument is a model are also methods
 of :class:`Sevt` (registered with :func:`sevt_method`), so
 ``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.
 """
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._stagevec import DENSE_MAX, dense_too_large
+from pystagedtrees._stagevec import (
+    DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
+)
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
@@ -50,6 +54,23 @@ def sevt_method(func):
     """Make ``func(object, ...)`` also available as ``Sevt.func``."""
     setattr(Sevt, func.__name__, func)
     return func
+
+
+def _check_parts(tree, stages, labels):
+    """The constructor's arguments, as the library's own builders make them."""
+    build = "build models with full(), indep(), sevt() or as_sevt()"
+    if not isinstance(tree, Mapping) or any(
+            isinstance(lev, str) or not isinstance(lev, Iterable) for lev in tree.values()):
+        raise TypeError(f"`tree` must map each variable to its levels; {build}.")
+    n_situations = np.cumprod([1] + [len(list(lev)) for lev in tree.values()])[:-1]
+    for name, parts, kinds, what in (
+            ("stages", stages, (StageVector, ParentStageVector), "stage vector"),
+            ("labels", labels, StageLabels, "list of stage labels")):
+        if not isinstance(parts, (list, tuple)) or len(parts) != len(tree) or not all(
+                isinstance(p, kinds) for p in parts):
+            raise TypeError(f"`{name}` must hold one {what} per variable of `tree`; {build}.")
+    if any(v.n_situations != n for v, n in zip(stages, n_situations)):
+        raise ValueError(f"`stages` must have one stage per situation of `tree`; {build}.")
 
 
 class Sevt:
@@ -89,6 +110,7 @@ class Sevt:
     """
 
     def __init__(self, tree, stages, labels):
+        _check_parts(tree, stages, labels)
         self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
         self._vars = list(self._tree)
         self._k = np.array([len(lev) for lev in self._tree.values()], dtype=np.int64)

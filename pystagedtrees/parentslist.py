@@ -77,6 +77,12 @@ class ParentsList(Mapping):
     """
 
     def __init__(self, entries):
+        if not isinstance(entries, Mapping) or not all(
+                isinstance(e, ParentsEntry) for e in entries.values()):
+            raise TypeError(
+                "`entries` must map each variable name to a ParentsEntry; build parents "
+                f"lists with parentslist() or as_parentslist(); got {entries!r}."
+            )
         self._entries = dict(entries)
 
     def __getitem__(self, var):

@@ -546,3 +546,23 @@ def test_paths_and_events_name_the_argument_with_an_unknown_level(fitted):
         st.prob(fitted, {"Class": "zz"})
     with pytest.raises(ValueError, match="`newdata`: column 'Sex' has value 'x'"):
         st.predict(fitted, pd.DataFrame({"Sex": ["x"]}))
+
+
+@pytest.mark.parametrize("cls", [st.Sevt, st.Ceg])
+def test_model_constructors_check_their_parts(fitted, cls):
+    with pytest.raises(TypeError, match="`tree` must map each variable to its levels"):
+        cls(None, None, None)
+    with pytest.raises(TypeError, match="`stages` must hold one stage vector per variable"):
+        cls({"a": ["x", "y"], "b": ["u", "v"]}, {"b": ["1"]}, {})
+    with pytest.raises(TypeError, match="`labels` must hold one list of stage labels"):
+        cls(fitted.tree, fitted._stages, None)
+    with pytest.raises(ValueError, match="one stage per situation"):
+        cls(fitted.tree, fitted._stages[::-1], fitted._labels)
+    rebuilt = cls(fitted.tree, fitted._stages, fitted._labels)
+    assert rebuilt.stages() == fitted.stages()
+
+
+@pytest.mark.parametrize("entries", [None, {"A": []}, [("A", [])]])
+def test_parents_list_constructor_needs_entries(entries):
+    with pytest.raises(TypeError, match="`entries` must map each variable name to a ParentsEntry"):
+        st.ParentsList(entries)
