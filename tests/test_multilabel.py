@@ -438,6 +438,32 @@ def test_chain_rejects_bad_parameters(kwargs, error, match):
         BNClassifierChain(LogisticRegression(), **kwargs).fit(X, Y)
 
 
+@pytest.mark.parametrize("estimator", ["CategoricalNB", "BNClassifier", "StagedTreeClassifier"])
+def test_chain_refuses_probabilities_for_a_categorical_learner(estimator):
+    # CategoricalNB would cast the probabilities to level 0 without a word
+    from sklearn.naive_bayes import CategoricalNB
+
+    import pystagedtrees
+    from pystagedtrees.bnc import BNClassifier
+
+    learners = {"CategoricalNB": CategoricalNB(), "BNClassifier": BNClassifier(),
+                "StagedTreeClassifier": pystagedtrees.StagedTreeClassifier()}
+    X, Y = _separable_labels(50)
+    with pytest.raises(ValueError, match=f"`chain_method='predict_proba'`.*{estimator} takes "
+                                         "categorical features"):
+        BNClassifierChain(learners[estimator], chain_method="predict_proba").fit(
+            (X > 0).astype(int), Y)
+
+
+def test_chain_needs_distinct_label_columns():
+    X, Y = _separable_labels(50)
+    frame = pd.DataFrame(Y, columns=["a", "a", "b", "c"])  # four labels
+    with pytest.raises(ValueError, match="`Y` has duplicated column names"):
+        BNClassifierChain(LogisticRegression()).fit(X, frame)
+    with pytest.raises(ValueError, match="`Y` must have at least one label column"):
+        BNClassifierChain(LogisticRegression()).fit(X, Y[:, :0])
+
+
 def test_chain_rejects_non_binary_labels_and_non_estimators():
     X, Y = _separable_labels(50)
     Y3 = Y.copy()

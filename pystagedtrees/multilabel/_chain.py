@@ -2,7 +2,6 @@
 import numbers
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.multioutput import ClassifierChain
@@ -12,6 +11,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees._validation import check_choice, check_int
+from pystagedtrees.multilabel._dependence import label_names
 from pystagedtrees.multilabel._network import (
     _check_network_params,
     _learn_label_network,
@@ -128,7 +128,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     original label order whatever the chain order.  Base learners that need
     categorical inputs (``CategoricalNB``, this library's ``BNClassifier``)
     work on discretised features with ``chain_method="predict"``, which feeds
-    them 0/1 labels; probabilities are not categories.
+    them 0/1 labels; probabilities are not categories, so ``fit`` refuses
+    ``chain_method="predict_proba"`` with a base learner whose input tags
+    say it takes categorical features.
 
     Whether the network's order beats an arbitrary one depends on the data.
     The network orients each dependence into the label with the lower
@@ -245,6 +247,13 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
             )
         check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
+        if self.chain_method == "predict_proba" and get_tags(self.estimator).input_tags.categorical:
+            # CategoricalNB would silently cast the probabilities to level 0
+            raise ValueError(
+                "`chain_method='predict_proba'` feeds probabilities to the later links, and "
+                f"{type(self.estimator).__name__} takes categorical features: use "
+                "chain_method='predict'."
+            )
         if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
             check_int(self.cv, "cv", minimum=2)  # a number of folds
         _check_network_params(self.max_children, self.max_parents, self.penalty)
@@ -255,7 +264,10 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "`random_state` must be None, an int, a sequence of ints, "
                 f"a SeedSequence or a Generator; got {self.random_state!r}."
             ) from exc
-        names = list(Y.columns) if isinstance(Y, pd.DataFrame) else None
+        names = label_names(Y)
+        shape = getattr(Y, "shape", ())  # before scikit-learn's checks, whose message is obscure
+        if len(shape) == 2 and shape[1] == 0:
+            raise ValueError(f"`Y` must have at least one label column; got shape {shape}.")
         X, Y = validate_data(self, X, Y, multi_output=True, accept_sparse=True)
         codes, self.classes_ = _encode_binary_targets(Y)
         self.order_, self.label_graph_ = self._chain_order(codes, names, rng)

@@ -19,6 +19,15 @@ __all__ = ["label_dependence"]
 _LN2 = np.log(2.0)
 
 
+def label_names(Y, name="Y"):
+    """The column names of a label frame (None for an array); refuses repeated names."""
+    if not isinstance(Y, pd.DataFrame):
+        return None
+    if not Y.columns.is_unique:
+        raise ValueError(f"`{name}` has duplicated column names.")
+    return list(Y.columns)
+
+
 def _binary_label_matrix(Y, name="Y"):
     """Validate a binary label matrix.
 
@@ -29,11 +38,8 @@ def _binary_label_matrix(Y, name="Y"):
     names : list or None
         The column names when ``Y`` is a DataFrame.
     """
-    names = None
+    names = label_names(Y, name)
     if isinstance(Y, pd.DataFrame):
-        if not Y.columns.is_unique:
-            raise ValueError(f"`{name}` has duplicated column names.")
-        names = list(Y.columns)
         values = Y.to_numpy()
     elif sp.issparse(Y):
         values = Y.toarray()
