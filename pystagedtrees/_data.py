@@ -347,8 +347,12 @@ def fit_input(estimator, X, y):
     # column_or_1d turns [1, "1"] into two strings "1": refuse it, as in a column of X
     uniq = pd.unique(np.asarray(raw, dtype=object).ravel())
     _check_distinct_strings(uniq, [str(v) for v in uniq], "`y`")
-    check_classification_targets(y)
-    classes, codes = np.unique(y, return_inverse=True)
+    try:  # the classes must sort; a mix of strings and numbers does not
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in uniq})
+        raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
     return frame, classes, codes
 
 

@@ -342,6 +342,14 @@ def test_missing_classes_are_refused(titanic, estimator):
         estimator.fit(X, y)
 
 
+@pytest.mark.parametrize("estimator", [st.StagedTreeClassifier(), bnc.BNClassifier()])
+def test_classes_of_mixed_types_are_refused(titanic, estimator):
+    X, y = _estimator_data(titanic)
+    mixed = pd.Series(["a", 1] * (len(y) // 2) + ["a"] * (len(y) % 2), dtype=object)
+    with pytest.raises(TypeError, match=r"`y` mixes values of types \['int', 'str'\]"):
+        estimator.fit(X, mixed)
+
+
 # -- arguments a fuzz got past the checks --------------------------------------------
 
 @pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans", "stages_bhc", "confint"])
