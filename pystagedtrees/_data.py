@@ -10,6 +10,7 @@ object column read as in a numeric column: whole floats as integers
 (1.0 is "1"), other floats refused.
 """
 import numbers
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
@@ -174,12 +175,21 @@ def column_levels(col, column=None):
     if pd.api.types.is_numeric_dtype(col.dtype):
         ints = _numeric_values_as_levels(values.to_numpy(), column)
         return [str(v) for v in np.unique(ints)]
-    uniq = pd.unique(values.to_numpy())
+    try:
+        uniq = pd.unique(values.to_numpy())
+    except TypeError:
+        kind = next(type(v).__name__ for v in values if not isinstance(v, Hashable))
+        raise TypeError(
+            f"column {column!r} holds values of type {kind}, which cannot be levels: "
+            "use strings, numbers or a categorical."
+        ) from None
     if all(isinstance(v, (bool, np.bool_)) for v in uniq):
         return [str(v) for v in sorted(uniq)]
     strings = _object_strings(uniq, column)
     _check_distinct_strings(uniq, strings, f"column {column!r}")
-    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in uniq):
+    # numpy's time deltas are integers to Python, but their strings are not numbers
+    if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.timedelta64))
+           for v in uniq):
         return sorted(strings, key=int)  # numbers by value, as in a numeric column
     return sorted(strings)
 

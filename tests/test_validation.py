@@ -115,6 +115,21 @@ def test_object_columns_read_whole_floats_as_in_a_float_column():
                 st.full(bad)
 
 
+@pytest.mark.parametrize("values", [[[1], [2]], [{"a": 1}, {"a": 2}], [{1}, {2}]])
+def test_unhashable_values_are_refused_naming_the_column(values):
+    data = pd.DataFrame({"a": ["x", "y"] * 3, "b": values * 3})
+    with pytest.raises(TypeError, match="column 'b' holds values of type"):
+        st.full(data)
+
+
+def test_time_deltas_are_levels():
+    # numpy's timedelta64 counts as an integer to Python; its strings do not
+    data = pd.DataFrame({"a": ["x", "y"] * 3, "b": pd.to_timedelta([1, 2, 3] * 2, unit="s")})
+    model = st.full(data, lambda_=1)
+    assert len(model.tree["b"]) == 3
+    np.testing.assert_allclose(st.predict(model, data, prob=True).sum(axis=1), 1)
+
+
 def test_complex_columns_are_refused_not_cast_to_real():
     # numpy would drop the imaginary parts (1+1j and 1+2j both as "1")
     frame = pd.DataFrame({"C": list("abab"), "z": [1 + 1j, 1 + 2j, 2 + 0j, 2 + 0j]})
