@@ -499,10 +499,18 @@ def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rn
     n = check_int(n, "n", minimum=1)
     eps = check_number(eps, "eps")
     if alpha is not None:
-        alpha = np.asarray(alpha, dtype=float)
+        try:
+            if isinstance(alpha, (str, bytes, dict)):
+                raise TypeError
+            alpha = np.asarray(alpha, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"`alpha` must be {p} finite numbers; got {alpha!r}.") from None
         if alpha.shape != (p,) or not np.all(np.isfinite(alpha)):
             raise ValueError(f"`alpha` must be {p} finite numbers; got {alpha}.")
-    if gamma is not None and (not isinstance(gamma, numbers.Real) or not np.isfinite(gamma)):
+    if gamma is not None and (isinstance(gamma, (bool, np.bool_))
+                              or not isinstance(gamma, numbers.Real)):
+        raise TypeError(f"`gamma` must be a finite number; got {gamma!r}.")
+    if gamma is not None and not np.isfinite(gamma):
         raise ValueError(f"`gamma` must be a finite number; got {gamma!r}.")
     source = resolve_rng(seed, rng)
     columns = _binary_columns(p, n, source)

@@ -323,8 +323,14 @@ def test_folds_larger_than_rows(small):
 def test_unknown_structure(small):
     with pytest.raises(ValueError, match="structure.*'forest'"):
         bnc.BNClassifier(structure="forest").fit(small[["x", "y"]], small["c"])
-    with pytest.raises(ValueError, match="unknown structure learner 'forest'"):
+    with pytest.raises(ValueError, match="`dag_learner` must be one of .*got 'forest'"):
         bnc.bnc("forest", "c", small, smooth=1)
+
+
+@pytest.mark.parametrize("dag_args", [1, "k=2", [("k", 2)], {2: "k"}])
+def test_dag_args_is_a_dict_of_arguments(small, dag_args):
+    with pytest.raises(TypeError, match="`dag_args` must be a dict"):
+        bnc.bnc("nb", "c", small, smooth=1, dag_args=dag_args)
 
 
 def test_other_argument_errors(small):

@@ -293,6 +293,12 @@ def test_sample_from_bad_input():
         generate_xor_dataset(2, 10, eps=-1)
     with pytest.raises(ValueError, match="`alpha`"):
         generate_linear_dataset(2, 10, alpha=[1.0])
+    for alpha in ("ab", {}, ["a", "b"]):
+        with pytest.raises(TypeError, match="`alpha` must be 2 finite numbers"):
+            generate_linear_dataset(2, 10, alpha=alpha)
+    for gamma in (True, "1"):
+        with pytest.raises(TypeError, match="`gamma` must be a finite number"):
+            generate_linear_dataset(2, 10, gamma=gamma)
 
 
 def test_noisy_xor_truth_table_without_noise():

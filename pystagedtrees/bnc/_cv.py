@@ -1,4 +1,6 @@
 """Cross-validation of fitted classifiers and the one-shot ``bnc`` learner."""
+from collections.abc import Mapping
+
 import numpy as np
 
 from pystagedtrees._validation import check_flag
@@ -30,7 +32,14 @@ RANDOMISED = {"tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"}
 def learn_structure(name, class_, dataset, args, draws=None):
     """Run the structure learner ``name`` with ``args``; wrappers draw from ``draws``."""
     if not isinstance(name, str) or name not in LEARNERS:
-        raise ValueError(f"unknown structure learner {name!r}; expected one of {sorted(LEARNERS)}.")
+        raise ValueError(
+            f"`dag_learner` must be one of {sorted(LEARNERS)}; got {name!r}."
+        )
+    if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
+        raise TypeError(
+            "`dag_args` must be a dict of the structure learner's arguments (by name); "
+            f"got a {type(args).__name__}."
+        )
     args = dict(args)
     # Draw from the caller's stream unless the arguments bring their own.
     if name in RANDOMISED and not {"random_state", "rng", "seed"} & set(args):
@@ -73,7 +82,8 @@ def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
     3
     """
     draws = resolve_rng(random_state, rng, seed)
-    structure = learn_structure(dag_learner, class_, dataset, dag_args or {}, draws)
+    structure = learn_structure(dag_learner, class_, dataset, {} if dag_args is None else dag_args,
+                                draws)
     return lp(structure, dataset, smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
               manb_prior=manb_prior, wanbia=wanbia, random_state=draws)
 
