@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pystagedtrees._validation import check_flag, check_ignore, check_int, check_number
+from pystagedtrees._validation import (
+    check_choice, check_flag, check_ignore, check_int, check_number,
+)
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
 __all__ = [
@@ -128,8 +130,10 @@ def _palette(palette, is_color):
         if palette not in PALETTES:
             raise ValueError(f"`palette` must be {expected}; got {palette!r}.")
         return PALETTES[palette]
-    if not isinstance(palette, Iterable):
-        raise TypeError(f"`palette` must be {expected}; got {palette!r}.")
+    # a mapping or a table would give its keys or column names as colours
+    if not isinstance(palette, Iterable) or isinstance(palette, (Mapping, set)) or hasattr(
+            palette, "columns"):
+        raise TypeError(f"`palette` must be {expected}; got {type(palette).__name__}.")
     colors = [_check_color(c, is_color, f"`palette`[{i}]") for i, c in enumerate(palette)]
     if not colors:
         raise ValueError("`palette` is an empty list of colours.")
@@ -968,8 +972,7 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=Fals
       "s0_0" -> "s1_0" [label="a"];
     """
     show_ignored = check_flag(show_ignored, "show_ignored")
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"`rankdir` must be one of {RANKDIRS}; got {rankdir!r}.")
+    check_choice(rankdir, "rankdir", RANKDIRS)
     if isinstance(x, Sevt):
         from pystagedtrees.ceg import Ceg
 

@@ -242,8 +242,18 @@ def test_backward_join_threshold_is_not_negative(fitted):
 
 def test_to_dot_direction(fitted):
     assert 'rankdir="TB"' in st.to_dot(fitted, rankdir="TB")
-    with pytest.raises(ValueError, match="`rankdir` must be one of"):
-        st.to_dot(fitted, rankdir="down")
+    for rankdir in ("down", pd.DataFrame(), ["TB"]):
+        with pytest.raises(ValueError, match="`rankdir` must be one of"):
+            st.to_dot(fitted, rankdir=rankdir)
+
+
+@pytest.mark.parametrize("palette", [{"red": 1}, {"red", "blue"}, pd.DataFrame({"red": [1]})])
+@pytest.mark.parametrize("name", ["to_dot", "write_tikz"])
+def test_a_palette_is_a_name_or_a_list_of_colours(fitted, name, palette):
+    with pytest.raises(TypeError, match="`palette` must be one of"):
+        getattr(st, name)(fitted, palette=palette)
+    assert getattr(st, name)(fitted, palette=("red", "blue")) == getattr(st, name)(
+        fitted, palette=["red", "blue"])
 
 
 @pytest.mark.parametrize(
