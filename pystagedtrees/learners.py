@@ -509,6 +509,8 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
         A fitted model.
     score : None, "bic", "aic" or callable
     max_iter : int, default 100
+        The number of random pairs tried; it has no "no limit" value, as
+        the search never stops on its own.
     trace : int, default 0
     seed : int, optional
     rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
@@ -528,7 +530,8 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
     """
     model, _, _ = prepare(object, None, [])
     _, score_fn = resolve_score(score)
-    max_iter = check_max_iter(max_iter)
+    # every iteration draws a pair, so there is no "until nothing improves": a count
+    max_iter = check_int(max_iter, "max_iter")
     trace = check_trace(trace)
     source = random_source(rng, seed)
     now = score_fn(model)

@@ -173,6 +173,9 @@ def test_learner_bad_input():
         st.stages_bhc(start, max_iter=-1)
     with pytest.raises(TypeError, match="score"):
         st.stages_bhc(start, score=3)
+    for unlimited in (None, float("inf")):  # a random search would never end
+        with pytest.raises(TypeError, match="`max_iter` must be an integer"):
+            st.stages_bhcr(start, max_iter=unlimited, seed=1)
     with pytest.raises(ValueError, match="fit it first"):
         st.stages_bhc(st.sevt(st.datasets.titanic_table()))
     with pytest.raises(ValueError, match="k"):
