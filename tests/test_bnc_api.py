@@ -687,3 +687,15 @@ def test_wanbia_warns_when_the_optimiser_stops_early(monkeypatch):
                          "z": rng.choice(3, 60)}).astype("category")
     with pytest.warns(RuntimeWarning, match="WANBIA did not converge correctly"):
         bnc.lp(bnc.nb("c", data), data, smooth=1, wanbia=True)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"random_state": "abc"}, TypeError, "`random_state`"),
+    ({"rng": "mt"}, ValueError, "`rng` must be one of"),
+    ({"seed": 3}, ValueError, "`seed` is for rng='R'"),
+])
+def test_lp_checks_its_randomness_even_when_nothing_is_drawn(small, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        bnc.lp(bnc.nb("c", small), small, smooth=1, **kwargs)
+    # rng="R" without a seed is fine while nothing is drawn
+    assert bnc.lp(bnc.nb("c", small), small, smooth=1, rng="R").params

@@ -10,6 +10,7 @@ from scipy.special import gammaln, logsumexp
 from pystagedtrees._validation import check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.bnc._counts import family_counts
+from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import _check_model
 
@@ -118,6 +119,8 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     awnb = _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     if awnb:
         trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)
+    elif rng != "R" or seed is not None:
+        resolve_rng(random_state, rng, seed)  # checked though nothing is drawn
     variables = [*x.features, x.class_var]
     enc = encode_dataset(x.class_var, dataset, columns=variables)
     lp_args = dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
