@@ -77,6 +77,7 @@ def hclust(d, method="complete"):
 
     Examples
     --------
+    >>> from pystagedtrees._hclust import hclust
     >>> import numpy as np
     >>> x = np.array([0.0, 1.0, 5.0, 6.5])
     >>> res = hclust(np.abs(x[:, None] - x[None, :]), "average")
@@ -171,6 +172,7 @@ def cutree(merge, k):
 
     Examples
     --------
+    >>> from pystagedtrees._hclust import cutree
     >>> cutree([[-1, -2], [-3, -4], [1, 2]], 2).tolist()
     [1, 1, 2, 2]
     >>> cutree([[-2, -3], [-1, 1]], 2).tolist()

@@ -184,6 +184,7 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
 
     Examples
     --------
+    >>> from pystagedtrees._kmeans import kmeans
     >>> import numpy as np
     >>> x = np.array([[0.0], [0.2], [4.0], [4.4], [9.0]])
     >>> res = kmeans(x, np.array([[0.0], [5.0]]))

@@ -60,6 +60,7 @@ class RRandom:
 
     Examples
     --------
+    >>> from pystagedtrees._rrandom import RRandom
     >>> rng = RRandom(42)            # set.seed(42)
     >>> rng.runif(2).round(6)        # runif(2)
     array([0.914806, 0.937075])

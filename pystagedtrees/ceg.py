@@ -87,6 +87,7 @@ def ceg(object):
 
     Examples
     --------
+    >>> from pystagedtrees import ceg
     >>> import pystagedtrees as st
     >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"], "C": ["0", "1"]})
     >>> ceg(model).positions
@@ -114,6 +115,7 @@ def sevt_simplify(object, fit=True):
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_simplify
     >>> import pystagedtrees as st
     >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"], "C": ["0", "1"]}, full=True)
     >>> model = st.join_stages(model, "B", "1", "2")
@@ -165,6 +167,7 @@ def join_positions(object, var, s1, s2):
 
     Examples
     --------
+    >>> from pystagedtrees import join_positions
     >>> import pystagedtrees as st
     >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"], "C": ["0", "1"]}, full=True)
     >>> st.stages(join_positions(model, "B", "1", "2"))
@@ -306,6 +309,7 @@ def get_edges(x, ignore=None):
 
     Examples
     --------
+    >>> from pystagedtrees import get_edges
     >>> import pystagedtrees as st
     >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]})
     >>> get_edges(model)["to"].tolist()
@@ -328,6 +332,7 @@ def get_vertices(x, ignore=None):
 
     Examples
     --------
+    >>> from pystagedtrees import ceg, get_vertices
     >>> import pystagedtrees as st
     >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]})
     >>> get_vertices(ceg(model))["name"].tolist()
@@ -355,6 +360,8 @@ def ceg_adj_matrix(x, ignore=None, endnode=True):
 
     Examples
     --------
+    >>> from pystagedtrees import ceg
+    >>> from pystagedtrees.ceg import ceg_adj_matrix
     >>> import pystagedtrees as st
     >>> m = ceg(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
     >>> ceg_adj_matrix(m).to_numpy().tolist()

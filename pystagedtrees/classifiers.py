@@ -186,6 +186,7 @@ def ordering_mi(data, class_=None):
 
     Examples
     --------
+    >>> from pystagedtrees import ordering_mi
     >>> import pandas as pd
     >>> d = pd.DataFrame({"c": list("aabb"), "noise": list("xyxy"), "copy": list("uuvv")})
     >>> ordering_mi(d)
@@ -223,6 +224,7 @@ def ordering_cmi(data, class_=None):
 
     Examples
     --------
+    >>> from pystagedtrees import ordering_cmi
     >>> import pandas as pd
     >>> d = pd.DataFrame({"c": list("abab" * 2), "x": list("uuvv" * 2), "y": list("pqqp" * 2)})
     >>> ordering_cmi(d)  # c = x XOR y: y tells nothing alone, everything after x
@@ -250,6 +252,7 @@ def ordering_ch(data, class_=None):
 
     Examples
     --------
+    >>> from pystagedtrees import ordering_ch
     >>> import pandas as pd
     >>> d = pd.DataFrame({"c": list("aabb"), "free": list("xyxy"), "copy": list("uuvv")})
     >>> ordering_ch(d)
@@ -320,6 +323,7 @@ def sevt_refine(x, data, lambda_=1, refine="bhc"):
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_refine
     >>> import pystagedtrees as st
     >>> from pystagedtrees import bnc
     >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
@@ -392,6 +396,7 @@ def sevt_tan_cl(data, class_=None, score="loglik", lambda_=1, refine="bhc"):
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_tan_cl
     >>> import pystagedtrees as st
     >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
     >>> model = sevt_tan_cl(d)
@@ -430,6 +435,7 @@ def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, r
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_tan_hc
     >>> import pystagedtrees as st
     >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
     >>> sevt_tan_hc(d, seed=1).variables[0]
@@ -464,6 +470,7 @@ def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1,
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_kdb
     >>> import pystagedtrees as st
     >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
     >>> sevt_kdb(d, k=5, seed=1).variables[0]
@@ -514,6 +521,7 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
 
     Examples
     --------
+    >>> from pystagedtrees import sevt_naive
     >>> import pystagedtrees as st
     >>> d = st.datasets.titanic()[["Survived", "Class", "Sex", "Age"]]
     >>> model = sevt_naive(d, seed=1)
@@ -623,6 +631,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    >>> from pystagedtrees import StagedTreeClassifier
     >>> import pystagedtrees as st
     >>> d = st.datasets.titanic()
     >>> X, y = d[["Class", "Sex", "Age"]], d["Survived"]

@@ -72,6 +72,7 @@ def diff_stages(object1, object2):
 
     Examples
     --------
+    >>> from pystagedtrees import diff_stages
     >>> import pystagedtrees as st
     >>> full = st.full(st.datasets.titanic_table())
     >>> diff_stages(full, st.join_stages(full, "Sex", "1", "2"))["Sex"].tolist()
@@ -100,6 +101,7 @@ def inclusions_stages(object1, object2):
 
     Examples
     --------
+    >>> from pystagedtrees import inclusions_stages
     >>> import pystagedtrees as st
     >>> full = st.full(st.datasets.titanic_table())
     >>> inclusions_stages(full, st.join_stages(full, "Sex", "1", "2"))["Sex"].values.tolist()
@@ -165,6 +167,7 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
 
     Examples
     --------
+    >>> from pystagedtrees import hamming_stages
     >>> import pystagedtrees as st
     >>> m = st.full(st.datasets.titanic_table())
     >>> float(hamming_stages(m, st.rename_stage(m, "Sex", "1", "99")))
@@ -210,6 +213,7 @@ def compare_stages(object1, object2, method="naive", return_tree=False, plot=Fal
 
     Examples
     --------
+    >>> from pystagedtrees import compare_stages
     >>> import pystagedtrees as st
     >>> full = st.full(st.datasets.titanic_table())
     >>> compare_stages(full, full), compare_stages(full, st.indep(st.datasets.titanic_table()))
@@ -283,6 +287,7 @@ def subtree(object, path):
 
     Examples
     --------
+    >>> from pystagedtrees import subtree
     >>> import pystagedtrees as st
     >>> m = st.full(st.datasets.titanic_table(), lambda_=1)
     >>> sub = subtree(m, {"Class": "Crew"})
@@ -353,6 +358,7 @@ def depsubtree(object, var, other_stages="NA"):
 
     Examples
     --------
+    >>> from pystagedtrees import depsubtree
     >>> import pystagedtrees as st
     >>> m = st.full(st.datasets.titanic_table(), join_unobserved=False)
     >>> d = depsubtree(m, "Age")
@@ -434,6 +440,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
 
     Examples
     --------
+    >>> from pystagedtrees import confint
     >>> import pystagedtrees as st
     >>> ci = confint(st.full(st.datasets.titanic_table(), lambda_=0), parm="Class")
     >>> list(ci.columns), ci.index[0]
@@ -515,6 +522,7 @@ def lr_test(object, *others):
 
     Examples
     --------
+    >>> from pystagedtrees import lr_test
     >>> import pystagedtrees as st
     >>> table = st.datasets.titanic_table()
     >>> test = lr_test(st.indep(table, join_unobserved=False), st.full(table, join_unobserved=False))
@@ -580,6 +588,7 @@ def ci_matrices(object, var):
 
     Examples
     --------
+    >>> from pystagedtrees import ci_matrices
     >>> import pystagedtrees as st
     >>> m = st.full(st.datasets.titanic_table())
     >>> ci_matrices(m, "Sex")["Class"].to_numpy().ravel().tolist()
@@ -642,6 +651,7 @@ def cid(object1, object2, FUN=np.mean):
 
     Examples
     --------
+    >>> from pystagedtrees import cid
     >>> import pystagedtrees as st
     >>> table = st.datasets.titanic_table()
     >>> float(cid(st.indep(table), st.full(table))["cid"])
@@ -694,6 +704,8 @@ def potential_outcomes(object, outcome, treatment):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from pystagedtrees import potential_outcomes
     >>> import pystagedtrees as st
     >>> m = st.full(st.datasets.titanic_table(), lambda_=1)
     >>> po = potential_outcomes(m, "Survived", "Class")

@@ -151,6 +151,7 @@ def as_sevt(x, order=None, values=None):
 
     Examples
     --------
+    >>> from pystagedtrees import as_sevt
     >>> import pystagedtrees as st
     >>> tree = as_sevt({"X": [], "Y": ["X"], "Z": ["Y"]},
     ...                values={"X": ["a", "b"], "Y": ["0", "1"], "Z": ["u", "v"]})

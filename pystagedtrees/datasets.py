@@ -27,6 +27,7 @@ def titanic_table():
 
     Examples
     --------
+    >>> from pystagedtrees.datasets import titanic_table
     >>> t = titanic_table()
     >>> int(t.sum()), list(t.index.names)
     (2201, ['Class', 'Sex', 'Age', 'Survived'])
@@ -44,6 +45,7 @@ def titanic():
 
     Examples
     --------
+    >>> from pystagedtrees.datasets import titanic
     >>> df = titanic()
     >>> df.shape
     (2201, 4)

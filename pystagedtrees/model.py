@@ -32,6 +32,7 @@ class LogLik(float):
 
     Examples
     --------
+    >>> from pystagedtrees import LogLik
     >>> ll = LogLik(-10.5, df=3, nobs=20)
     >>> float(ll), ll.df, ll.nobs
     (-10.5, 3, 20)

@@ -67,6 +67,7 @@ class ParentsList(Mapping):
 
     Examples
     --------
+    >>> from pystagedtrees import parentslist
     >>> pl = parentslist({"A": [], "B": ["A"], "C": ["A", "B"]})
     >>> pl["C"].parents
     ['A', 'B']
@@ -231,6 +232,7 @@ def parentslist(parents, values=None):
 
     Examples
     --------
+    >>> from pystagedtrees import parentslist
     >>> pl = parentslist({"C": ["A", "B"], "A": [], "B": ["A"]}, values={"A": ["0", "1"]})
     >>> pl.variables, pl["A"].values
     (['A', 'B', 'C'], ['0', '1'])
@@ -399,6 +401,7 @@ def as_parentslist(x, values=None, silent=False):
 
     Examples
     --------
+    >>> from pystagedtrees import as_parentslist
     >>> import pystagedtrees as st
     >>> pl = as_parentslist(st.full(st.datasets.titanic_table(), join_unobserved=False))
     >>> pl.to_string(only_parents=True)
@@ -514,6 +517,7 @@ def topo_sort_parentslist(x, all=False):
 
     Examples
     --------
+    >>> from pystagedtrees import topo_sort_parentslist
     >>> topo_sort_parentslist({"C": ["A", "B"], "A": [], "B": []})
     ['A', 'B', 'C']
     >>> topo_sort_parentslist({"A": [], "B": [], "C": ["A"]}, all=True)
@@ -553,6 +557,7 @@ def all_topo_sort(x):
 
     Examples
     --------
+    >>> from pystagedtrees import all_topo_sort
     >>> all_topo_sort({"A": [], "B": [], "C": ["A"]})
     [['A', 'B', 'C'], ['A', 'C', 'B'], ['B', 'A', 'C']]
     """
@@ -580,6 +585,7 @@ def as_adj_matrix(x, **kwargs):
 
     Examples
     --------
+    >>> from pystagedtrees import as_adj_matrix
     >>> as_adj_matrix("[A][B|A]").to_numpy().tolist()
     [[0, 1], [0, 0]]
     """
@@ -614,6 +620,7 @@ def as_bn(x):
 
     Examples
     --------
+    >>> from pystagedtrees import as_bn
     >>> g = as_bn("[A][B|A]")
     >>> list(g.edges()), g.nodes["A"]["levels"]
     ([('A', 'B')], None)
@@ -662,6 +669,7 @@ def as_networkx(x, ignore=None):
 
     Examples
     --------
+    >>> from pystagedtrees import as_networkx
     >>> g = as_networkx("[A][B|{A}]")
     >>> g.edges["A", "B"]["label"]
     'context'
@@ -727,6 +735,7 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
 
     Examples
     --------
+    >>> from pystagedtrees import random_parentslist
     >>> pl = random_parentslist(4, k=3, maxp=2, seed=1)
     >>> pl.variables
     ['X1', 'X2', 'X3', 'X4']

@@ -250,6 +250,7 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
 
     Examples
     --------
+    >>> from pystagedtrees import make_stages_col
     >>> import pystagedtrees as st
     >>> model = st.stndnaming(st.stages_bhc(st.full(st.datasets.titanic_table())))
     >>> st.stages(model, "Sex")
@@ -499,6 +500,7 @@ def plot(
 
     Examples
     --------
+    >>> from pystagedtrees import plot
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import pystagedtrees as st
@@ -830,6 +832,7 @@ def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=Non
 
     Examples
     --------
+    >>> from pystagedtrees import barplot
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import pystagedtrees as st
@@ -962,6 +965,7 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=Fals
 
     Examples
     --------
+    >>> from pystagedtrees import to_dot
     >>> import pystagedtrees as st
     >>> text = to_dot(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
     >>> print(text.splitlines()[0])
@@ -1116,6 +1120,7 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
 
     Examples
     --------
+    >>> from pystagedtrees import write_tikz
     >>> import pystagedtrees as st
     >>> tikz = write_tikz(st.sevt({"A": ["a", "b"], "B": ["x", "y"]}))
     >>> print(tikz.splitlines()[0])
@@ -1243,6 +1248,7 @@ def save_figure(obj, name, folder=None, dpi=100):
 
     Examples
     --------
+    >>> from pystagedtrees import plot, save_figure
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import tempfile, pystagedtrees as st

@@ -195,6 +195,7 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
 
     Examples
     --------
+    >>> from pystagedtrees import random_sevt
     >>> import pystagedtrees as st
     >>> m = random_sevt({"A": ["a", "b"], "B": ["x", "y"], "C": ["u", "v"]}, q=0.5, seed=3)
     >>> sorted(m.stage_prob)
@@ -252,6 +253,7 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
 
     Examples
     --------
+    >>> from pystagedtrees import randomize_sevt
     >>> import pystagedtrees as st
     >>> m = randomize_sevt(st.full(st.datasets.titanic_table(), lambda_=1), "Sex")
     >>> set(st.stages(m, "Sex")), m.stage_prob["Sex"]["randomized"].tolist()
@@ -379,6 +381,7 @@ def sample_from(object, size=1, seed=None, rng=None):
 
     Examples
     --------
+    >>> from pystagedtrees import sample_from
     >>> import pystagedtrees as st
     >>> model = st.full(st.datasets.titanic_table(), lambda_=1)
     >>> data = sample_from(model, 1000, seed=1)
@@ -436,6 +439,7 @@ def generate_random_dataset(p, n, seed=None, rng=None):
 
     Examples
     --------
+    >>> from pystagedtrees import generate_random_dataset
     >>> generate_random_dataset(3, 5, seed=1).shape
     (5, 3)
     """
@@ -458,6 +462,7 @@ def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
 
     Examples
     --------
+    >>> from pystagedtrees import generate_xor_dataset
     >>> d = generate_xor_dataset(2, 200, eps=0, seed=1)
     >>> x = d[["X1", "X2"]].astype(int).prod(axis=1)
     >>> bool((d["C"].astype(int) == x).all())
@@ -491,6 +496,7 @@ def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rn
 
     Examples
     --------
+    >>> from pystagedtrees import generate_linear_dataset
     >>> d = generate_linear_dataset(3, 6, seed=1, rng="R")
     >>> [round(a, 6) for a in d.attrs["alpha"]], round(d.attrs["gamma"], 6)
     ([-1.396676, -0.683315, -2.919658], 2.218145)

@@ -1,4 +1,8 @@
-"""Every docstring example in the package runs and prints what it says."""
+"""Every docstring example in the package runs and prints what it says.
+
+Each runs in an empty namespace, as a user pasting it would: it imports
+what it uses.
+"""
 import doctest
 import importlib
 import pkgutil
@@ -21,6 +25,7 @@ def test_docstring_examples(module_name):
     except ImportError as exc:  # optional extras (rpy2, matplotlib, pgmpy)
         pytest.skip(f"{module_name} needs an optional dependency: {exc}")
     result = doctest.testmod(
-        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+        module, globs={}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        verbose=False,
     )
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {module_name}"

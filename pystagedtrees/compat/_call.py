@@ -45,6 +45,7 @@ def r_call(name, *args, convert_result=True, time_limit=None, **kwargs):
 
     Examples
     --------
+    >>> from pystagedtrees.compat._call import r_call
     >>> import numpy as np
     >>> r_call("sum", np.array([1.5, 2.5]))
     4.0
@@ -71,6 +72,7 @@ def set_seed(seed):
 
     Examples
     --------
+    >>> from pystagedtrees.compat._call import r_call, set_seed
     >>> set_seed(42)
     >>> round(r_call("runif", 1), 12)
     0.914806043496

@@ -128,6 +128,7 @@ def frame_to_r(df, factors=True):
 
     Examples
     --------
+    >>> from pystagedtrees.compat._convert import frame_to_r
     >>> import pandas as pd
     >>> from pystagedtrees.compat import r_call
     >>> robj = frame_to_r(pd.DataFrame({"n": [10, 2, 10]}))
@@ -237,6 +238,7 @@ def to_r(x, **options):
 
     Examples
     --------
+    >>> from pystagedtrees.compat._convert import to_r
     >>> from pystagedtrees.compat import r_call
     >>> r_call("class", to_r({"a": 1, "b": ["x", "y"]}))
     'list'
@@ -420,6 +422,7 @@ def from_r(x):
 
     Examples
     --------
+    >>> from pystagedtrees.compat._convert import from_r
     >>> from pystagedtrees.compat import r_call
     >>> f = from_r(r_call("factor", ["b", "a", "b"], convert_result=False))
     >>> type(f).__name__, list(f), list(f.categories)

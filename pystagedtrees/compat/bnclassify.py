@@ -122,6 +122,7 @@ def bnc_to_r(model):
 
     Examples
     --------
+    >>> from pystagedtrees.compat.bnclassify import bnc_to_r
     >>> import pandas as pd
     >>> import pystagedtrees.bnc as bnc
     >>> from pystagedtrees.compat import r_call
@@ -163,6 +164,7 @@ def bnc_from_r(x):
 
     Examples
     --------
+    >>> from pystagedtrees.compat.bnclassify import bnc_from_r
     >>> import pandas as pd
     >>> import pystagedtrees.bnc as bnc
     >>> from pystagedtrees.compat import to_r

@@ -110,6 +110,7 @@ def sevt_to_r(model, data_raw=True):
 
     Examples
     --------
+    >>> from pystagedtrees.compat.stagedtrees import sevt_to_r
     >>> import pystagedtrees as st
     >>> from pystagedtrees.compat import r_call
     >>> robj = sevt_to_r(st.indep(st.datasets.titanic_table(), lambda_=1))
@@ -197,6 +198,7 @@ def sevt_from_r(x):
 
     Examples
     --------
+    >>> from pystagedtrees.compat.stagedtrees import sevt_from_r
     >>> import pystagedtrees as st
     >>> from pystagedtrees.compat import to_r
     >>> model = sevt_from_r(to_r(st.full(st.datasets.titanic_table(), lambda_=1)))

@@ -155,6 +155,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    >>> from pystagedtrees.multilabel import BNClassifierChain
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> rng = np.random.default_rng(0)

@@ -123,6 +123,7 @@ def label_dependence(Y):
 
     Examples
     --------
+    >>> from pystagedtrees.multilabel import label_dependence
     >>> import numpy as np
     >>> Y = np.array([[1, 1, 0], [1, 1, 1], [0, 0, 1], [0, 0, 0]])
     >>> label_dependence(Y).round(3)

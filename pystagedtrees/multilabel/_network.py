@@ -101,6 +101,7 @@ def break_cycles(weights):
 
     Examples
     --------
+    >>> from pystagedtrees.multilabel import break_cycles
     >>> import numpy as np
     >>> w = np.array([[np.nan, 0.9, np.nan],
     ...               [np.nan, np.nan, 0.5],
@@ -302,6 +303,7 @@ def label_network(Y, max_children=None, max_parents="log", penalty="bic"):
 
     Examples
     --------
+    >>> from pystagedtrees.multilabel import label_network
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> a = rng.random(500) < 0.5

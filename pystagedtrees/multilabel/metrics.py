@@ -51,6 +51,7 @@ def multilabel_scores(Y_true, Y_pred):
 
     Examples
     --------
+    >>> from pystagedtrees.multilabel.metrics import multilabel_scores
     >>> Y_true = [[1, 1, 0], [0, 0, 0]]
     >>> Y_pred = [[1, 0, 1], [0, 0, 0]]
     >>> scores = multilabel_scores(Y_true, Y_pred)

@@ -163,6 +163,7 @@ def classification_scores(truth, predicted, positive):
 
     Examples
     --------
+    >>> from pystagedtrees.study.benchmark import classification_scores
     >>> s = classification_scores(["a", "a", "b", "b"], ["a", "b", "b", "b"], "a")
     >>> s["accuracy"], s["balanced_accuracy"], round(s["f1"], 4), s["precision"]
     (0.75, 0.75, 0.6667, 1.0)
@@ -325,6 +326,7 @@ def run_grid(function, tasks, n_jobs=1, backend="loky", scheduler=None, label="r
 
     Examples
     --------
+    >>> from pystagedtrees.study.benchmark import run_grid
     >>> sorted(run_grid(abs, [-2, 1], backend="sequential", label="demo"))
     [1, 2]
     """
@@ -445,6 +447,8 @@ def summarise(results, stat="accuracy"):
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.study.benchmark import summarise
     >>> r = pd.DataFrame({"dataset": ["a", "a", "b"], "split": [1, 2, 1],
     ...                   "method": ["m"] * 3, "accuracy": [0.5, 0.7, 0.9]})
     >>> summarise(r).round(2).to_dict()
@@ -583,6 +587,7 @@ def add_arguments(parser):
 
     Examples
     --------
+    >>> from pystagedtrees.study.benchmark import add_arguments
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
     >>> add_arguments(parser)

@@ -87,6 +87,7 @@ def load_multilabel_csv(path, n_labels, labels_at="start"):
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import load_multilabel_csv
     >>> import io
     >>> X, Y = load_multilabel_csv(io.StringIO("a,b,x\\n1,0,0.5\\n0,1,1.5\\n"), 2)
     >>> list(Y.columns), list(X.columns)
@@ -123,6 +124,7 @@ def base_learners(n_bins=3):
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import base_learners
     >>> sorted(base_learners())
     ['logistic', 'naive_bayes']
     """
@@ -230,6 +232,7 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import compare
     >>> from sklearn.datasets import make_multilabel_classification
     >>> X, Y = make_multilabel_classification(
     ...     n_samples=80, n_features=6, n_classes=3, random_state=0)
@@ -277,6 +280,7 @@ def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import compare_repeated
     >>> from sklearn.datasets import make_multilabel_classification
     >>> X, Y = make_multilabel_classification(
     ...     n_samples=60, n_features=5, n_classes=3, random_state=0)
@@ -319,6 +323,7 @@ def summarise_repeats(table):
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import compare_repeated, summarise_repeats
     >>> from sklearn.datasets import make_multilabel_classification
     >>> X, Y = make_multilabel_classification(
     ...     n_samples=60, n_features=5, n_classes=3, random_state=0)
@@ -377,6 +382,8 @@ def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from pystagedtrees.study.multilabel import score_orders
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4))
     >>> Y = (X[:, :3] + rng.normal(size=(60, 3)) > 0).astype(int)
@@ -439,6 +446,9 @@ def network_orders(graph, limit=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from pystagedtrees.multilabel import label_network
+    >>> from pystagedtrees.study.multilabel import network_orders
     >>> net = label_network(np.array([[1, 1, 0], [1, 1, 1], [0, 0, 1], [0, 0, 0]] * 20))
     >>> sorted(net.edges)
     [(0, 1)]
@@ -469,6 +479,9 @@ def plot_label_network(graph, path):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from pystagedtrees.multilabel import label_network
+    >>> from pystagedtrees.study.multilabel import plot_label_network
     >>> import pathlib, tempfile
     >>> net = label_network(np.array([[0, 0], [1, 1], [1, 0], [1, 1]]))
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -524,6 +537,7 @@ def add_arguments(parser):
 
     Examples
     --------
+    >>> from pystagedtrees.study.multilabel import add_arguments
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
     >>> add_arguments(parser)

@@ -82,6 +82,7 @@ def simulate_data(process, p, n_train, n_test, seed):
 
     Examples
     --------
+    >>> from pystagedtrees.study.simulate import simulate_data
     >>> train, test = simulate_data("xor", 3, 50, 20, seed=1)
     >>> list(train.columns), len(test)
     (['answer', 'X1', 'X2', 'X3'], 20)
@@ -192,6 +193,7 @@ def add_arguments(parser):
 
     Examples
     --------
+    >>> from pystagedtrees.study.simulate import add_arguments
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
     >>> add_arguments(parser)
