@@ -19,7 +19,7 @@ from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees._validation import check_choice, check_int
 from pystagedtrees.fit import fit_variable
-from pystagedtrees.learners import prepare, resolve_score
+from pystagedtrees.learners import check_pair_tables, prepare, resolve_score
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
 
@@ -174,6 +174,7 @@ def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=N
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
             continue
+        check_pair_tables(model, i, len(ids), 2, "stages_hclust")  # distances and a copy
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
         tree = agglomerate(stage_distances(prob, distance), method)
         if ks[i] is not None:

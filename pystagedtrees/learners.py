@@ -8,6 +8,8 @@ locally; any other callable ``score(model) -> float`` (larger is better) goes
 through a generic path that rescores every candidate model, as R does.
 """
 
+import os
+
 import numpy as np
 
 from pystagedtrees._learn_kernels import (
@@ -125,6 +127,32 @@ def apply_merges(model, i, ids, merges, prob, n):
     model.reindex_stages(i, survivors)
 
 
+def _physical_memory():
+    """Bytes of memory of this machine, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_pair_tables(model, i, n_stages, tables, learner):
+    """Refuse a learner whose tables over pairs of stages would not fit in memory.
+
+    They would fail on allocation, or worse, be killed by the system when
+    touched; R's learners compare the same pairs, in far more time.
+    """
+    needed = tables * 8 * n_stages ** 2
+    memory = _physical_memory()
+    if memory is not None and needed > memory // 2:
+        raise ValueError(
+            f"{learner} compares the {n_stages:,} free stages of {model.variables[i]!r} "
+            f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers "
+            f"({needed / 2**30:.1f} GiB, more than half of this machine's memory): start "
+            f"from a model with fewer stages (e.g. indep), or leave {model.variables[i]!r} "
+            "out of `scope`."
+        )
+
+
 def _check_levels(model, i):
     if model._k[i] > max_levels():
         raise ValueError(
@@ -141,6 +169,7 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
             continue
+        check_pair_tables(model, i, len(ids), 2, "stages_fbhc" if first_improvement else "stages_bhc")
         prob = np.ascontiguousarray(model._prob[i][ids])
         n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
         first = np.ascontiguousarray(first_situations(model, i, ids))
@@ -305,6 +334,7 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
             continue
+        check_pair_tables(model, i, len(ids), 1, "stages_bj")
         prob = np.ascontiguousarray(model._prob[i][ids])
         n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
         rank = np.ascontiguousarray(first_situations(model, i, ids))

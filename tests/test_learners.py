@@ -338,3 +338,21 @@ def test_backward_join_kernel_equals_the_plain_r_loop(data, distance, thr):
     plain = _plain_backward_join(start, distance, thr)
     assert kernel.stages() == plain.stages()
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
+
+
+@pytest.mark.parametrize("learner, name", [
+    (st.stages_bhc, "stages_bhc"), (st.stages_fbhc, "stages_fbhc"),
+    (lambda m: st.stages_bj(m, thr=0.3), "stages_bj"),
+    (lambda m: st.stages_hclust(m, k=2), "stages_hclust"),
+])
+def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
+    # on a machine of 100 bytes even Sex's 4 stages need too much; on 24 GiB
+    # it takes some 40,000 stages
+    import pystagedtrees.learners as learners
+
+    monkeypatch.setattr(learners, "_physical_memory", lambda: 100)
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(ValueError, match=f"{name} compares the 4 free stages of 'Sex' pairwise"):
+        learner(model)
+    monkeypatch.setattr(learners, "_physical_memory", lambda: None)  # unknown: no check
+    learner(model)
