@@ -42,6 +42,7 @@ class Ceg(Sevt):
 
     @property
     def positions(self):
+        """One position label per situation of each variable (the root's is "1")."""
         return {
             v: [str(p + 1) for p in self._positions[i]] for i, v in enumerate(self.variables)
         }

@@ -430,7 +430,17 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
 
     Parameters
     ----------
-    As :func:`stages_bhc`.
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable, default None
+        The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
+    max_iter : int, optional
+        At most this many moves per variable (default: no limit).
+    scope : list of str, optional
+        Variables to learn (default: all but the root).
+    ignore : list of str, optional
+        Stages whose situations never move (default: the unobserved stage names).
+    trace : int, default 0
 
     Returns
     -------
@@ -594,7 +604,16 @@ def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
 
     Parameters
     ----------
-    As :func:`stages_bhc`.
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable, default None
+        The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
+    max_iter : int, optional
+        At most this many joins per variable (default: no limit).
+    scope : list of str, optional
+        Variables to learn (default: all but the root).
+    ignore : list of str, optional
+        Stages never joined (default: the unobserved stage names).
 
     Returns
     -------

@@ -133,6 +133,7 @@ class Sevt:
     # -- structure ----------------------------------------------------------
     @property
     def tree(self):
+        """The variables in tree order with their levels (a copy)."""
         return {v: list(lev) for v, lev in self._tree.items()}
 
     @property
@@ -171,6 +172,7 @@ class Sevt:
 
     @property
     def is_fitted(self):
+        """Whether the stages have probabilities."""
         return self._prob is not None
 
     def copy(self):
@@ -253,12 +255,14 @@ class Sevt:
 
     @property
     def ctables(self):
+        """Contingency tables per variable: one row per situation, one column per level."""
         if self._ctab is None:
             return None
         return dense_ctables(self, self._ctab_sit, self._ctab)
 
     @property
     def stage_prob(self):
+        """Stage probabilities per variable and stage (R's ``prob``), or None."""
         if self._prob is None:
             return None
         out = {}

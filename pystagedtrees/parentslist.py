@@ -97,6 +97,7 @@ class ParentsList(Mapping):
 
     @property
     def variables(self):
+        """The variables, in list order."""
         return list(self._entries)
 
     def edges(self):

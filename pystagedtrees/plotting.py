@@ -4,7 +4,8 @@ R/plot_ceg.R, R/plot_parentslist.R, R/write_tikz.R), and Graphviz text.
 :func:`plot` draws a staged event tree as R's ``plot.sevt`` does: the root
 on the left, one column per variable, edges labelled with the levels and
 every situation coloured by its stage.  Situations in ignored stages (by
-default the unobserved ones) are drawn in light grey.  The same function
+default the unobserved ones) are left out, or drawn light grey with
+``show_ignored``.  The same function
 draws a chain event graph (:class:`~pystagedtrees.ceg.Ceg`) and a DAG
 (anything :func:`~pystagedtrees.parentslist.as_parentslist` accepts).
 
@@ -435,7 +436,8 @@ def plot(
     A staged tree is drawn as R draws it: the root on the left, a column per
     variable, each edge labelled with its level (rotated along the edge) and
     each situation coloured by its stage, with a legend ``variable: stage``.
-    Situations in ignored stages and the edges out of them are light grey.
+    Situations in ignored stages are left out, as R leaves them out; with
+    ``show_ignored`` they and the edges out of them are drawn light grey.
     Only the first ``limit`` variables are drawn (R's default, 10); past
     ``max_leaves`` leaves fewer are drawn, with a warning and a note on the
     figure.

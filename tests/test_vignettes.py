@@ -110,3 +110,20 @@ def test_every_vignette_is_a_percent_script():
     for name in names:
         text = (VIGNETTES / f"{name}.py").read_text()
         assert "format_name: percent" in text and "# %% [markdown]" in text, name
+
+
+def test_validate_against_r_runs_its_live_part_as_a_script(tmp_path):
+    # run as README says (python vignettes/...): the harness in compat/ at
+    # the repository's top must still be found
+    import subprocess
+
+    compat = pytest.importorskip("pystagedtrees.compat")
+    if not (compat.r_available() and compat.has_r_package("stagedtrees")
+            and compat.has_r_package("bnclassify")):
+        pytest.skip("R, rpy2 or the R packages stagedtrees and bnclassify are missing")
+    script = VIGNETTES / "validate-against-r.py"
+    result = subprocess.run([sys.executable, str(script), "--figures", str(tmp_path)],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "live cross-check skipped" not in result.stdout
+    assert "cross-check exit status: 0" in result.stdout or "NOTE: no shared" in result.stdout

@@ -91,8 +91,8 @@ if not SKIPPED:
 
 # %%
 if not SKIPPED:
-    with pd.option_context("display.width", 200):
-        print(pd.DataFrame(label_dependence(Y), index=Y.columns, columns=Y.columns).round(2))
+    dependence = pd.DataFrame(label_dependence(Y), index=Y.columns, columns=Y.columns)
+    print(dependence.round(2).to_string())
     network = label_network(Y)
     print("chain order:", network.graph["order"])
     ax = plot(network, main=f"{name}: label network")

@@ -31,6 +31,7 @@
 # %%
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -46,12 +47,16 @@ FIGURES = args.figures
 figures = {}  # name -> (model drawn, axes); saved at the end, checked by the test suite
 
 
+def repository_root():
+    try:
+        return Path(__file__).resolve().parents[1]
+    except NameError:  # in a notebook: run from vignettes/
+        return Path.cwd().parent
+
+
 def shared_folder():
     candidates = [args.shared] if args.shared else []
-    try:
-        candidates.append(Path(__file__).resolve().parents[1].parent / "shared")
-    except NameError:  # in a notebook: run from vignettes/
-        candidates.append(Path.cwd().parent.parent / "shared")
+    candidates.append(repository_root().parent / "shared")
     return next((Path(c) for c in candidates if c and (Path(c) / "reference" / "r").exists()), None)
 
 
@@ -173,6 +178,9 @@ def live_status():
     missing = [p for p in ("stagedtrees", "bnclassify") if not compat.has_r_package(p)]
     if missing:
         return None, f"the R package(s) {missing} are not installed"
+    # the harness sits at the repository's top, which a script run from
+    # vignettes/ does not see
+    sys.path.append(str(repository_root()))
     try:
         from compat import crosscheck
     except ImportError as exc:

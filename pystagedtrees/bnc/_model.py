@@ -86,12 +86,14 @@ class BNCModel:
 
     @property
     def is_fitted(self):
+        """Whether the model has parameters (every SPODE's, for an AODE)."""
         if self.models is not None:
             return all(m.is_fitted for m in self.models)
         return self.params is not None
 
     @property
     def is_aode(self):
+        """Whether the model is an AODE (an average of one-dependence models)."""
         return self.models is not None
 
     @property
