@@ -169,7 +169,8 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
             continue
-        check_pair_tables(model, i, len(ids), 2, "stages_fbhc" if first_improvement else "stages_bhc")
+        check_pair_tables(model, i, len(ids), 2,
+                          "stages_fbhc" if first_improvement else "stages_bhc")
         prob = np.ascontiguousarray(model._prob[i][ids])
         n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
         first = np.ascontiguousarray(first_situations(model, i, ids))

@@ -318,7 +318,9 @@ def join_stages(object, var, s1, s2):
     (keep,) = object.stage_ids(i, [check_label(s1, "s1")], "s1")
     (drop,) = object.stage_ids(i, [check_label(s2, "s2")], "s2")
     if keep == drop:
-        raise ValueError(f"`s1` and `s2` must be distinct stages; both are {object._labels[i][keep]!r}.")
+        raise ValueError(
+            f"`s1` and `s2` must be distinct stages; both are {object._labels[i][keep]!r}."
+        )
     model = object.copy()
     join_stage_ids(model, i, keep, drop)
     return model

@@ -391,7 +391,8 @@ def test_stndnaming_refuses_to_give_an_ignored_stage_name_to_another_stage():
     model = st.full(st.datasets.titanic_table(), lambda_=1)
     with pytest.raises(ValueError, match="would name two stages of 'Sex' '2'"):
         st.stndnaming(model, ignore=["2"])
-    assert st.stndnaming(model, prefix=True, ignore=["2"]).stages("Sex") == ["Sex1", "2", "Sex2", "Sex3"]
+    prefixed = st.stndnaming(model, prefix=True, ignore=["2"])
+    assert prefixed.stages("Sex") == ["Sex1", "2", "Sex2", "Sex3"]
 
 
 def test_join_stages_needs_two_distinct_stages():

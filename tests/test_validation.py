@@ -426,7 +426,8 @@ def test_stage_arguments_are_named_in_errors(fitted):
         st.join_stages(fitted, "Sex", None, "2")
     # integers read as their labels, as R's 1 matches "1"
     assert st.rename_stage(fitted, "Sex", 1, "x").stages("Sex")[0] == "x"
-    assert st.join_stages(fitted, "Sex", 1, 2).stages() == st.join_stages(fitted, "Sex", "1", "2").stages()
+    by_number = st.join_stages(fitted, "Sex", 1, 2)
+    assert by_number.stages() == st.join_stages(fitted, "Sex", "1", "2").stages()
 
 
 def test_a_path_of_one_value_is_one_level(fitted, titanic):

@@ -93,7 +93,8 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         if self.structure == "tan_cl":
             return dict(score=self.edge_score)
         if self.structure in RANDOMISED:
-            args = dict(k=self.k, epsilon=self.epsilon, smooth=check_smoothing(smooth, "search_smooth"))
+            args = dict(k=self.k, epsilon=self.epsilon,
+                        smooth=check_smoothing(smooth, "search_smooth"))
             if self.structure == "kdb":
                 args["kdbk"] = self.kdbk
             return args

@@ -248,7 +248,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
             )
         check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
-        if self.chain_method == "predict_proba" and get_tags(self.estimator).input_tags.categorical:
+        categorical = get_tags(self.estimator).input_tags.categorical
+        if self.chain_method == "predict_proba" and categorical:
             # CategoricalNB would silently cast the probabilities to level 0
             raise ValueError(
                 "`chain_method='predict_proba'` feeds probabilities to the later links, and "
