@@ -83,11 +83,31 @@ def marginal_logprob(model, codes, log_tables=None):
     a single path included.
     """
     log_tables = _LogTables(model) if log_tables is None else log_tables
+    if (codes >= 0).all():
+        return _undefined_as_zero(path_logprob(model, codes, log_tables))
+    # each distinct row once: rows with missing values expand into every
+    # completion of their gaps
+    distinct, inverse = _distinct_rows(codes, model._k)
+    return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
+
+
+def _distinct_rows(codes, n_levels):
+    """The distinct rows of ``codes`` (missing is -1) and where each row went."""
+    radix = np.asarray(n_levels[: codes.shape[1]], dtype=np.int64) + 1
+    if np.log2(radix).sum() < 62:  # one integer key per row
+        strides = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]
+        keys = (codes.astype(np.int64) + 1) @ strides
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return codes[first], inverse
+    distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
+def _summed_out_logprob(model, codes, log_tables):
+    """Log-probabilities of rows with missing values, grouped by where they miss."""
     n, p = codes.shape
     present = codes >= 0
     out = np.zeros(n)
-    if present.all():
-        return _undefined_as_zero(path_logprob(model, codes, log_tables))
     masks, group = np.unique(present, axis=0, return_inverse=True)
     group = group.ravel()
     for g, mask in enumerate(masks):
@@ -106,7 +126,7 @@ def marginal_logprob(model, codes, log_tables=None):
         expanded[:, missing] = np.tile(completions, (len(rows), 1))
         lp = path_logprob(model, expanded, log_tables).reshape(len(rows), len(completions))
         out[rows] = _logsumexp_rows(lp)
-    return _undefined_as_zero(out)
+    return out
 
 
 def encode_rows(model, frame, name):

@@ -169,3 +169,16 @@ def test_predict_replays_r_tie_draws():
     rows = pd.DataFrame({"A": ["y", "y", "x", "y", "y", "y", "x", "y", "y", "y"]})
     got = st.predict(_tied_model(), rows, class_="C", rng="R", seed=7)
     assert list(got) == ["q", "p", "q", "p", "q", "p", "q", "q", "p", "q"]
+
+
+@pytest.mark.parametrize("n_vars", [4, 41])  # one integer key per row, or rows compared whole
+def test_rows_with_gaps_are_computed_once_per_distinct_row(n_vars):
+    rng = np.random.default_rng(n_vars)
+    data = pd.DataFrame({f"V{j}": rng.choice(["a", "b"], 300) for j in range(n_vars)})
+    model = st.full(data, lambda_=1)
+    rows = data.head(6).astype(object)
+    rows.iloc[[0, 3], 1] = None  # gaps before the last observed value
+    rows.iloc[[1, 4], 2] = None
+    repeated = pd.concat([rows] * 3, ignore_index=True).sample(frac=1, random_state=0)
+    one_by_one = [st.prob(model, repeated.iloc[[r]]) for r in range(len(repeated))]
+    np.testing.assert_allclose(st.prob(model, repeated), np.ravel(one_by_one), rtol=1e-12)
