@@ -55,8 +55,8 @@ def _ids(model, i):
 
 def _single_valued(a, b):
     """For each situation: does its ``a``-stage map to a single ``b``-stage?"""
-    pairs = np.unique(np.column_stack([a, b]), axis=0)
-    distinct = np.bincount(pairs[:, 0], minlength=int(a.max()) + 1)
+    pairs = np.unique(a.astype(np.int64) * (int(b.max()) + 1) + b)  # one key per (a, b)
+    distinct = np.bincount(pairs // (int(b.max()) + 1), minlength=int(a.max()) + 1)
     return distinct[a] == 1
 
 
@@ -605,7 +605,8 @@ def ci_matrices(object, var):
         k = int(object._k[j])
         # R fills column by column: row = level of the predecessor
         matrix = stages.reshape(-1, k).T
-        out[u] = pd.DataFrame(matrix, index=pd.Index(object.tree[u], name=u))
+        # object dtype: pandas would infer a string dtype column by column
+        out[u] = pd.DataFrame(matrix, index=pd.Index(object.tree[u], name=u), dtype="O")
         rows_agree = (matrix == matrix[0]).all()
         stages = matrix[0] if rows_agree else matrix.ravel()
     return out
