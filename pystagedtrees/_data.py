@@ -104,6 +104,8 @@ def _object_strings(values, column):
     column with missing values comes back from ``to_numpy()`` as floats in
     an object array, and must meet the levels learnt from the ints.
     """
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return np.asarray(values, dtype=object)  # already the level strings: no loop per cell
     out = np.array([str(v) for v in values], dtype=object)
     floats = np.array([
         isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) for v in values
