@@ -16,6 +16,7 @@ from pystagedtrees._learn_kernels import (
     DISTANCE_CODES,
     backward_join,
     backward_join_distance,
+    join_probabilities,
     max_levels,
     move_situations,
     variable_loglik,
@@ -628,7 +629,7 @@ def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
     True
     """
     model, positions, ignore = prepare(object, scope, ignore)
-    _, score_fn = resolve_score(score)
+    kind, score_fn = resolve_score(score)
     max_iter = check_max_iter(max_iter)
     now = score_fn(model)
     for i in positions:
@@ -637,18 +638,40 @@ def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
             iterations += 1
             best, best_score = None, now
             for group in _context_groups(model, i, ignore):
-                candidate = model.copy()
-                for other in group[1:]:
-                    join_stage_ids(candidate, i, candidate._labels[i].index(model._labels[i][group[0]]),
-                                   candidate._labels[i].index(model._labels[i][other]))
-                value = score_fn(candidate)
+                if kind is None:
+                    value = score_fn(_joined_group(model, i, group))
+                else:
+                    value = _joined_group_score(model, i, group, kind)
                 if value > best_score:
-                    best, best_score = candidate, value
+                    best, best_score = group, value
             if best is None:
                 break
-            model, now = best, best_score
+            model, now = _joined_group(model, i, best), best_score
     model.score = {"value": now, "f": score_fn}
     return model
+
+
+def _joined_group(model, i, group):
+    """A copy of ``model`` with the stages ``group`` of variable ``i`` joined into the first."""
+    candidate = model.copy(only=i)
+    labels = model._labels[i]
+    for other in group[1:]:
+        join_stage_ids(candidate, i, candidate._labels[i].index(labels[group[0]]),
+                       candidate._labels[i].index(labels[other]))
+    return candidate
+
+
+def _joined_group_score(model, i, group, kind):
+    """The BIC/AIC score of :func:`_joined_group`, from the same arithmetic, without the copy."""
+    lam, k = model.lambda_ or 0.0, int(model._k[i])
+    prob, n = model._prob[i], model._n[i]
+    p, size = prob[group[0]], n[group[0]]
+    ll, df = float(model.ll), model.ll.df
+    for other in group[1:]:
+        p, dll, gain = join_probabilities(p, size, prob[other], n[other], lam)
+        size = (1.0 if np.isnan(size) else size) + (1.0 if np.isnan(n[other]) else n[other])
+        ll, df = (ll - dll) + gain, df - (k - 1)
+    return -(-2.0 * ll + _penalty(kind, model.ll.nobs) * df)
 
 
 def _context_groups(model, i, ignore):

@@ -175,17 +175,24 @@ class Sevt:
         """Whether the stages have probabilities."""
         return self._prob is not None
 
-    def copy(self):
-        """A deep copy (arrays are copied, the raw data is shared)."""
+    def copy(self, only=None):
+        """A deep copy (arrays are copied, the raw data is shared).
+
+        With ``only``, a variable's position, only that variable's arrays
+        are copied and the others shared: enough for changing its stages.
+        """
+        def copied(j, a):
+            return a if (only is not None and j != only) or a is None else a.copy()
+
         out = Sevt.__new__(Sevt)
         out.__dict__.update(self.__dict__)
-        out._stages = [s.copy() for s in self._stages]
+        out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
             value = getattr(self, field)
+            # None entries: variables awaiting their fit
             setattr(out, field, None if value is None else [
-                None if a is None else a.copy() for a in value  # None: a variable awaiting its fit
-            ])
+                copied(j, a) for j, a in enumerate(value)])
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
