@@ -356,3 +356,16 @@ def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
         learner(model)
     monkeypatch.setattr(learners, "_physical_memory", lambda: None)  # unknown: no check
     learner(model)
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4, max_rows=40), hst.sampled_from([0, 1]),
+       hst.sampled_from(["bic", "aic"]))
+def test_csbhc_scores_groups_as_the_joined_models_score(data, lambda_, kind):
+    # the BIC/AIC of a candidate comes from the join arithmetic without a
+    # model; a callable score rescoring each joined model must agree
+    start = st.full(data, lambda_=lambda_)
+    by_model = {"bic": lambda m: -st.BIC(m), "aic": lambda m: -st.AIC(m)}[kind]
+    fast, slow = st.stages_csbhc(start, score=kind), st.stages_csbhc(start, score=by_model)
+    assert fast.stages() == slow.stages()
+    assert fast.score["value"] == slow.score["value"]
