@@ -87,20 +87,21 @@ def marginal_logprob(model, codes, log_tables=None):
         return _undefined_as_zero(path_logprob(model, codes, log_tables))
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
-    distinct, inverse = _distinct_rows(codes, model._k)
-    return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
+    first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
+    return _undefined_as_zero(_summed_out_logprob(model, codes[first], log_tables))[inverse]
 
 
-def _distinct_rows(codes, n_levels):
-    """The distinct rows of ``codes`` (missing is -1) and where each row went."""
-    radix = np.asarray(n_levels[: codes.shape[1]], dtype=np.int64) + 1
+def _distinct_rows(values, radix):
+    """A row index for each distinct row of ``values`` (column j in ``[0, radix[j])``),
+    and the distinct row each row is."""
+    radix = np.asarray(radix, dtype=np.int64)
     if np.log2(radix).sum() < 62:  # one integer key per row
         strides = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]
-        keys = (codes.astype(np.int64) + 1) @ strides
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        return codes[first], inverse
-    distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
-    return distinct, inverse.ravel()
+        _, first, inverse = np.unique(values.astype(np.int64) @ strides, return_index=True,
+                                      return_inverse=True)
+        return first, inverse
+    _, first, inverse = np.unique(values, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 def _summed_out_logprob(model, codes, log_tables):
@@ -108,10 +109,11 @@ def _summed_out_logprob(model, codes, log_tables):
     n, p = codes.shape
     present = codes >= 0
     out = np.zeros(n)
-    masks, group = np.unique(present, axis=0, return_inverse=True)
-    group = group.ravel()
-    for g, mask in enumerate(masks):
-        rows = np.flatnonzero(group == g)
+    first, group = _distinct_rows(present, np.full(p, 2))
+    by_group = np.argsort(group, kind="stable")
+    ends = np.cumsum(np.bincount(group, minlength=len(first)))
+    for g, mask in enumerate(present[first]):
+        rows = by_group[(ends[g - 1] if g else 0):ends[g]]
         if not mask.any():
             continue
         upto = int(np.flatnonzero(mask)[-1]) + 1
