@@ -105,13 +105,21 @@ def check_trace(trace):
     return check_int(trace, "trace")
 
 
-def check_label(value, name):
-    """One stage label: a string, or an integer read as its string (R's ``1`` is ``"1"``)."""
+def _label_string(value):
+    """A stage label as its string (an integer reads as R's ``1`` does: "1"), or None."""
     if isinstance(value, str):
         return value
     if isinstance(value, numbers.Integral) and not _is_bool(value):
         return str(value)
-    raise TypeError(f"`{name}` must be a stage label (str); got {value!r}.")
+    return None
+
+
+def check_label(value, name):
+    """One stage label: a string, or an integer read as its string."""
+    label = _label_string(value)
+    if label is None:
+        raise TypeError(f"`{name}` must be a stage label (str); got {value!r}.")
+    return label
 
 
 def check_labels(value, name):
@@ -121,17 +129,17 @@ def check_labels(value, name):
     as :func:`~pystagedtrees.join_stages` reads them).
     """
     expected = "a stage label or a list of stage labels (str)"
-    if isinstance(value, str):
-        return [value]  # R's length-one character vector
-    if isinstance(value, numbers.Integral) and not _is_bool(value):
-        return [str(value)]
+    single = _label_string(value)
+    if single is not None:
+        return [single]  # R's length-one vector
     if not isinstance(value, Iterable) or isinstance(value, (dict, pd.DataFrame)):
         raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
     labels = list(value)
-    for label in labels:
-        if _is_bool(label) or not isinstance(label, (str, numbers.Integral)):
+    strings = [_label_string(label) for label in labels]
+    for label, string in zip(labels, strings):
+        if string is None:
             raise TypeError(f"`{name}` must be {expected}; it holds {label!r}.")
-    return [str(label) for label in labels]
+    return strings
 
 
 def check_ignore(ignore, default):

@@ -55,8 +55,9 @@ def _ids(model, i):
 
 def _single_valued(a, b):
     """For each situation: does its ``a``-stage map to a single ``b``-stage?"""
-    pairs = np.unique(a.astype(np.int64) * (int(b.max()) + 1) + b)  # one key per (a, b)
-    distinct = np.bincount(pairs // (int(b.max()) + 1), minlength=int(a.max()) + 1)
+    radix = int(b.max()) + 1
+    pairs = np.unique(a.astype(np.int64) * radix + b)  # one key per (a, b)
+    distinct = np.bincount(pairs // radix, minlength=int(a.max()) + 1)
     return distinct[a] == 1
 
 

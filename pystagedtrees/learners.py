@@ -29,7 +29,7 @@ from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.scores import AIC, BIC, compute_loglik, variable_loglik_of
-from pystagedtrees.stage_ops import join_stage_ids
+from pystagedtrees.stage_ops import join_stage_ids, joined_size
 
 __all__ = [
     "stages_bhc",
@@ -669,7 +669,7 @@ def _joined_group_score(model, i, group, kind):
     ll, df = float(model.ll), model.ll.df
     for other in group[1:]:
         p, dll, gain = join_probabilities(p, size, prob[other], n[other], lam)
-        size = (1.0 if np.isnan(size) else size) + (1.0 if np.isnan(n[other]) else n[other])
+        size = joined_size(size, n[other])
         ll, df = (ll - dll) + gain, df - (k - 1)
     return -(-2.0 * ll + _penalty(kind, model.ll.nobs) * df)
 

@@ -219,6 +219,11 @@ def get_stage(object, path):
     return labels if isinstance(path, pd.DataFrame) else labels[0]
 
 
+def joined_size(n1, n2):
+    """Sample size of two joined stages; an unknown (NaN) size counts 1, as in R."""
+    return (1.0 if np.isnan(n1) else float(n1)) + (1.0 if np.isnan(n2) else float(n2))
+
+
 def join_stage_ids(model, i, keep, drop):
     """Join stage ``drop`` into ``keep`` of variable ``i``, in place.
 
@@ -236,9 +241,7 @@ def join_stage_ids(model, i, keep, drop):
             model._n[i][drop], model.lambda_ or 0.0,
         )
         model._prob[i][keep] = new_p
-        model._n[i][keep] = np.nan_to_num(model._n[i][keep], nan=1.0) + np.nan_to_num(
-            model._n[i][drop], nan=1.0
-        )
+        model._n[i][keep] = joined_size(model._n[i][keep], model._n[i][drop])
         if model.ll is not None:
             k = int(model._k[i])
             model.ll = LogLik((float(model.ll) - dll) + gain, model.ll.df - (k - 1), model.ll.nobs)

@@ -138,7 +138,8 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     if manb_prior is not None:
         fitted = _manb(fitted, enc, smooth, manb_prior)
     if wanbia:
-        fitted = _wanbia(fitted, enc, [c for c in dataset.columns if c in set(x.features)])
+        in_model = set(x.features)
+        fitted = _wanbia(fitted, enc, [c for c in dataset.columns if c in in_model])
     return fitted
 
 
