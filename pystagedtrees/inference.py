@@ -11,13 +11,17 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import check_frame, encode_column
-from pystagedtrees._infer import dense_path_logprob
+from pystagedtrees._infer import dense_path_logprob, dense_summed_out_logprob
 from pystagedtrees._rng import draw_index, tie_source
 from pystagedtrees._stagevec import DENSE_MAX, StageVector
 from pystagedtrees._validation import check_flag
 from pystagedtrees.model import check_sevt, sevt_method
 
 __all__ = ["path_probability", "prob", "predict"]
+
+# terms of a row's sum the kernel keeps; a row with more completions of its
+# gaps computes their paths twice instead of holding them all
+_COMPLETION_BUFFER = 1 << 16
 
 
 class _LogTables:
@@ -64,6 +68,21 @@ def _undefined_as_zero(log_prob):
     return np.where(np.isnan(log_prob), -np.inf, log_prob)
 
 
+def _log_sum_exp_in_order(values):
+    """Per row, R's ``matrixStats::logSumExp(na.rm = TRUE)``: the first largest
+    term plus ``log1p`` of the others' ``exp(x - top)`` added in order (as
+    the compiled kernel sums); NaN counts as -inf."""
+    values = _undefined_as_zero(values)
+    rows = np.arange(len(values))
+    top_index = values.argmax(axis=1)
+    top = values[rows, top_index]
+    defined = np.isfinite(top)
+    terms = np.exp(values - np.where(defined, top, 0.0)[:, None])
+    terms[rows, top_index] = 0.0
+    total = np.cumsum(terms, axis=1)[:, -1]  # cumsum adds in order
+    return np.where(defined, top + np.log1p(total), top)
+
+
 def _logsumexp_rows(values):
     """log(sum(exp(values))) per row, NaN counted as -inf; all -inf gives -inf."""
     values = _undefined_as_zero(values)
@@ -88,7 +107,15 @@ def marginal_logprob(model, codes, log_tables=None):
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
     first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
-    return _undefined_as_zero(_summed_out_logprob(model, codes[first], log_tables))[inverse]
+    distinct = np.ascontiguousarray(codes[first], dtype=np.int32)
+    if log_tables.dense:
+        out = np.empty(len(distinct))
+        dense_summed_out_logprob(distinct, log_tables.stages, log_tables.stage_offset,
+                                 log_tables.log_prob, log_tables.prob_offset,
+                                 log_tables.n_levels, np.empty(_COMPLETION_BUFFER),
+                                 np.empty(distinct.shape[1], dtype=np.int32), out)
+        return out[inverse]
+    return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
 
 
 def _distinct_rows(values, radix):
@@ -123,11 +150,13 @@ def _summed_out_logprob(model, codes, log_tables):
             out[rows] = path_logprob(model, prefix, log_tables)
             continue
         sizes = [int(model._k[j]) for j in missing]
-        completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes)).T
+        # the first gap varies fastest, as R's expand.grid and the kernel
+        completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes,
+                                                order="F")).T
         expanded = np.repeat(prefix, len(completions), axis=0)
         expanded[:, missing] = np.tile(completions, (len(rows), 1))
         lp = path_logprob(model, expanded, log_tables).reshape(len(rows), len(completions))
-        out[rows] = _logsumexp_rows(lp)
+        out[rows] = _log_sum_exp_in_order(lp)
     return out
 
 

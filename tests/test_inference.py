@@ -182,3 +182,61 @@ def test_rows_with_gaps_are_computed_once_per_distinct_row(n_vars):
     repeated = pd.concat([rows] * 3, ignore_index=True).sample(frac=1, random_state=0)
     one_by_one = [st.prob(model, repeated.iloc[[r]]) for r in range(len(repeated))]
     np.testing.assert_allclose(st.prob(model, repeated), np.ravel(one_by_one), rtol=1e-12)
+
+
+def _gappy_rows(model, rng, n):
+    """``n`` rows over the model's levels, about a third of the cells missing."""
+    return pd.DataFrame({
+        var: pd.Categorical.from_codes(
+            np.where(rng.random(n) < 0.35, -1, rng.integers(0, len(levels), n)), levels)
+        for var, levels in model.tree.items()
+    })
+
+
+def _summed_by_hand(model, row):
+    """A row's probability: the sum of path_probability over every completion of
+    its gaps up to its last observed variable (undefined paths count 0)."""
+    observed = [var for var in model.variables if pd.notna(row[var])]
+    if not observed:
+        return 1.0
+    upto = model.variables[: model.variables.index(observed[-1]) + 1]
+    choices = [[row[v]] if pd.notna(row[v]) else model.tree[v] for v in upto]
+    table = model.stage_prob
+    total = 0.0
+    for path in itertools.product(*choices):
+        p = table[upto[0]]["1"][path[0]]
+        for i in range(1, len(path)):
+            p *= table[upto[i]][st.get_stage(model, list(path[:i]))][path[i]]
+        total += 0.0 if np.isnan(p) else p
+    return total
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4), hst.sampled_from([0, 1]), hst.integers(0, 2**31 - 1))
+def test_gaps_summed_out_by_the_kernel_equal_the_sum_by_hand(data, lambda_, seed):
+    model = st.full(data, lambda_=lambda_)
+    rows = _gappy_rows(model, np.random.default_rng(seed), 12)
+    expected = [_summed_by_hand(model, row) for _, row in rows.iterrows()]
+    np.testing.assert_allclose(st.prob(model, rows, na0=True), expected, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("buffer", [1, 2, 5])
+def test_rows_with_more_completions_than_the_buffer_sum_the_same(monkeypatch, buffer):
+    from pystagedtrees import inference
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    rows = _gappy_rows(model, np.random.default_rng(3), 200)
+    expected = st.prob(model, rows)
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", buffer)
+    np.testing.assert_array_equal(st.prob(model, rows), expected)
+
+
+@pytest.mark.parametrize("lambda_", [0, 1])
+def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
+    from pystagedtrees import _stagevec
+    data = st.datasets.titanic()
+    dense = st.full(data, lambda_=lambda_)
+    rows = _gappy_rows(dense, np.random.default_rng(4), 300)
+    monkeypatch.setattr(_stagevec, "DENSE_MAX", 1)
+    sparse = st.full(data, lambda_=lambda_)
+    assert not sparse._stages[3].is_dense
+    np.testing.assert_allclose(st.prob(sparse, rows), st.prob(dense, rows), rtol=1e-13)
