@@ -9,6 +9,7 @@ collation: use a categorical to impose another order).  Numbers in an
 object column read as in a numeric column: whole floats as integers
 (1.0 is "1"), other floats refused.
 """
+import copy
 import numbers
 from collections.abc import Hashable
 
@@ -366,6 +367,14 @@ def fit_input(estimator, X, y):
         kinds = sorted({type(v).__name__ for v in uniq})
         raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
     return frame, classes, codes
+
+
+def own_copy(data):
+    """A copy of the data a model keeps (``data_raw``), so that later edits of
+    the caller's object do not reach the model (R's copy semantics)."""
+    if isinstance(data, (pd.DataFrame, pd.Series, np.ndarray)):
+        return data.copy()
+    return copy.deepcopy(data)
 
 
 def categorical_tags(tags, non_deterministic):

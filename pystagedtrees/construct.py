@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 
+from pystagedtrees._data import own_copy
 from pystagedtrees._stagevec import DENSE_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.counting import USE_NA, check_order, count_situations, read_data
 from pystagedtrees.fit import fit_variable, sevt_fit
@@ -138,7 +139,7 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
     codes, tree, weights = read_data(data, order)
     _check_tree(tree, "data" if order is None else "order")
     return model_from_codes(
-        codes, tree, weights, data, join_unobserved, lambda_, name_unobserved, full
+        codes, tree, weights, own_copy(data), join_unobserved, lambda_, name_unobserved, full
     )
 
 
@@ -148,6 +149,7 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
 
     ``codes`` has one column per variable of ``tree``, in tree order; one
     variable is allowed (the order searches score single variables).
+    ``data`` becomes ``data_raw`` as it is: the caller copies the user's.
     """
     situations, counts = count_situations(codes, [len(lev) for lev in tree.values()], weights)
     if join_unobserved:

@@ -8,7 +8,7 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 """
 import pandas as pd
 
-from pystagedtrees._data import encode_frame
+from pystagedtrees._data import encode_frame, own_copy
 from pystagedtrees._rng import tie_source
 from pystagedtrees.compare import compare_stages
 from pystagedtrees.construct import copy_sevt
@@ -198,5 +198,5 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
             break
         model = learned
     model = sevt_fit(model, data=completed)
-    model.data_raw = data
+    model.data_raw = own_copy(data)
     return model

@@ -3,6 +3,7 @@ import warnings
 
 import numpy as np
 
+from pystagedtrees._data import own_copy
 from pystagedtrees._counts import sum_rows_by_stage
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.counting import count_situations, read_data
@@ -101,7 +102,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
         if data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
             model._ctab_sit, model._ctab = count_situations(codes, model._k, weights)
-            model.data_raw = data
+            model.data_raw = own_copy(data)
         elif model._ctab is None:
             raise ValueError(
                 "`data` is needed: `object` holds no contingency tables to fit from."

@@ -7,6 +7,7 @@ every candidate tree is counted from the codes.
 """
 import itertools
 
+from pystagedtrees._data import own_copy
 from pystagedtrees.construct import _check_tree, append_from_codes, model_from_codes
 from pystagedtrees.counting import read_data
 from pystagedtrees.model import check_learned
@@ -21,7 +22,7 @@ class _EncodedData:
     """The data encoded once; builds full trees and appends variables from codes."""
 
     def __init__(self, data, lambda_, join_unobserved):
-        self.data = data
+        self.data = own_copy(data)  # every model built keeps it as data_raw
         self.codes, self.tree, self.weights = read_data(data)
         _check_tree(self.tree, "data")
         self.variables = list(self.tree)

@@ -116,7 +116,7 @@ def test_stages_em_keeps_the_raw_data_and_is_a_valid_fit():
     data = _masked_titanic(4, 0.15)
     learned = st.stages_em(st.indep(data, lambda_=1), stages_alg=st.stages_fbhc,
                            incremental=True)
-    assert learned.data_raw is data
+    pd.testing.assert_frame_equal(learned.data_raw, data)
     recomputed = st.logLik(st.sevt_fit(learned))
     assert float(st.logLik(learned)) == pytest.approx(float(recomputed), rel=1e-12)
     for per_stage in learned.stage_prob.values():
@@ -220,3 +220,21 @@ def test_copy_sevt_keeps_the_structure_and_the_fields_asked_for():
     assert float(refit.ll) == pytest.approx(float(model.ll), rel=1e-13)
     with pytest.raises(ValueError, match="unknown field"):
         st.copy_sevt(model, "probabilities")
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: st.full(d, lambda_=1),
+    lambda d: st.indep(d, lambda_=1),
+    lambda d: st.sevt_fit(st.full(d), data=d, lambda_=1),
+    lambda d: st.search_best(d, alg=st.stages_bhc, lambda_=1),
+    lambda d: st.stages_em(st.full(d, lambda_=1), d, max_iter_em=1),
+])
+def test_editing_the_data_afterwards_leaves_the_model_and_its_em_alone(make):
+    data = st.datasets.titanic().astype(object)
+    data.loc[::5, "Age"] = np.nan
+    model = make(data)
+    kept = model.data_raw.copy()
+    em_before = float(st.logLik(st.sevt_fit_em(model)))
+    data.loc[data.Sex == "Male", "Survived"] = "No"  # the user reuses their frame
+    pd.testing.assert_frame_equal(model.data_raw, kept)
+    assert float(st.logLik(st.sevt_fit_em(model))) == em_before
