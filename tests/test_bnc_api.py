@@ -700,3 +700,35 @@ def test_lp_checks_its_randomness_even_when_nothing_is_drawn(small, kwargs, erro
         bnc.lp(bnc.nb("c", small), small, smooth=1, **kwargs)
     # rng="R" without a seed is fine while nothing is drawn
     assert bnc.lp(bnc.nb("c", small), small, smooth=1, rng="R").params
+
+
+def test_params_are_read_only_and_new_ones_reach_predictions():
+    import copy
+    import pickle
+
+    import pystagedtrees as pst
+
+    data = pst.datasets.titanic()
+    model = bnc.lp(bnc.nb("Survived", data), data, smooth=1)
+    rows = data.iloc[:5]
+    size = len(pickle.dumps(model))
+    before = bnc.predict(model, rows, prob=True)  # caches the log-tables
+    with pytest.raises(ValueError, match="read-only"):
+        bnc.params(model)["Sex"][:] = 0.5
+    with pytest.raises(TypeError):
+        model.params["Sex"] = np.full((2, 2), 0.5)
+    tables = bnc.params(model)
+    tables["Sex"] = np.full_like(tables["Sex"], 0.5)
+    rebuilt = model.copy_structure(params=tables)
+    # a shallow copy given new parameters may not predict with the old ones
+    shallow = copy.copy(model)
+    shallow.params = tables
+    expected = bnc.predict(rebuilt, rows, prob=True)
+    assert not np.allclose(expected, before)
+    np.testing.assert_allclose(bnc.predict(shallow, rows, prob=True), expected)
+    np.testing.assert_allclose(bnc.predict(model, rows, prob=True), before)
+    # the cache is not part of the model's state
+    assert len(pickle.dumps(model)) == size
+    np.testing.assert_allclose(bnc.predict(pickle.loads(pickle.dumps(model)), rows, prob=True),
+                               before)
+    np.testing.assert_allclose(bnc.predict(copy.deepcopy(shallow), rows, prob=True), expected)

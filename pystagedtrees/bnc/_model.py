@@ -1,5 +1,6 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
 import warnings
+from types import MappingProxyType
 
 import numpy as np
 
@@ -43,9 +44,10 @@ class BNCModel:
         class's ``(class,)`` last.
     levels : dict of str to list of str or None
         The levels of each variable, known once fitted.
-    params : dict of str to numpy.ndarray or None
+    params : mapping of str to numpy.ndarray or None
         The CPTs, one axis per family variable in family order; the child
-        axis sums to one.
+        axis sums to one.  Read-only (the model keeps its own copies):
+        assign a new dict to change them, or use :meth:`copy_structure`.
     models : list of BNCModel or None
         The one-dependence estimators of an AODE ensemble, else None.
     greedy_scores_log : list of float
@@ -83,6 +85,35 @@ class BNCModel:
         self.greedy_scores_log = list(greedy_scores_log)
         self.weights = None
         self.manb_arc_posterior = None
+
+    @property
+    def params(self):
+        return self._params
+
+    @params.setter
+    def params(self, tables):
+        # read-only copies, so the log-tables cached for prediction stay right
+        if tables is None:
+            self._params = None
+        else:
+            frozen = {}
+            for v, table in tables.items():
+                frozen[v] = np.array(table, dtype=np.float64)
+                frozen[v].flags.writeable = False
+            self._params = MappingProxyType(frozen)
+        self.__dict__.pop("_compiled_cache", None)
+
+    def __getstate__(self):
+        # the prediction cache is derived state; a mapping proxy does not pickle
+        state = {k: v for k, v in self.__dict__.items() if k != "_compiled_cache"}
+        if state["_params"] is not None:
+            state["_params"] = dict(state["_params"])
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self._params is not None:
+            self._params = MappingProxyType(self._params)
 
     @property
     def is_fitted(self):
