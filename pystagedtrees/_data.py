@@ -377,6 +377,15 @@ def own_copy(data):
     return copy.deepcopy(data)
 
 
+def class_column_name(features):
+    """The name an estimator gives its class inside the model: ``"__class__"``,
+    with more leading underscores while a feature has that name."""
+    name = "__class__"
+    while name in features:
+        name = "_" + name
+    return name
+
+
 def categorical_tags(tags, non_deterministic):
     """scikit-learn tags of the categorical classifiers (strings, categories and NaN accepted)."""
     tags.input_tags.categorical = True

@@ -30,6 +30,7 @@ from pystagedtrees._data import (
     check_column,
     check_frame,
     check_observed,
+    class_column_name,
     encode_frame,
     feature_frame,
     fit_input,
@@ -421,7 +422,9 @@ def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, r
     epsilon : float, default 0.01
         Least accuracy gain of a search step.
     smooth : float, default 1
-        Smoothing of the classifiers fitted during the search.
+        Smoothing of the classifiers fitted during the search (as the
+        project's R reference records it; the papers' scripts leave
+        bnclassify's default 0, so pass ``smooth=0`` to replay them).
     lambda_ : float, default 1
     refine : {"bhc", "fbhc", None}, default "bhc"
     seed : int or numpy.random.Generator, optional
@@ -505,6 +508,9 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
         explicit order (the class first), a callable ``(data, class_) ->
         order``, or None for the data's order.
     cluster : {"kmeans", "hclust"}, default "kmeans"
+        k-means follows the 2024 experiments (``st_kmeans_cmi``); the
+        original naive staged tree (Carli, Leonelli & Varando, 2023)
+        clustered with ``"hclust"``.
     k : int, optional
         Stages per variable (default: the number of class levels); k-means
         makes no more stages than a variable has distinct observed stage
@@ -583,8 +589,12 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
           stages learned by :func:`stages_bhc` / :func:`stages_fbhc`.
     k : int, default 3
         Most feature parents of "kdb" (at most the number of features).
-    ordering : {"cmi", "mi", "ch"}, list or None, default "cmi"
-        Feature order of "naive" and the full methods.
+    ordering : {"cmi", "mi", "ch"}, list, callable or None, default "cmi"
+        Feature order of "naive" and the full methods (the class comes
+        first): a named ordering, the features' names in order (``x0, x1,
+        ...`` for an array), a callable ``ordering(data, class_)`` returning
+        the whole order, class first, as in :func:`sevt_naive`, or None
+        (the column order).
     lambda_ : float, default 1.0
         Additive smoothing of the stage probabilities (and of ``bnc_``).
     refine : {"bhc", "fbhc", None}, default "bhc"
@@ -627,7 +637,10 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     Features must be categorical (categorical, string, boolean or
     integer-coded columns); a continuous float column is refused.  Missing
     values are summed out at prediction; a level unseen in training is an
-    error.
+    error (pass categoricals that list every level, or let an encoder map
+    unknown levels to NaN, e.g. scikit-learn's
+    ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan)``,
+    to have them summed out).
 
     Examples
     --------
@@ -677,6 +690,17 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"`random_state` must be an int seed with rng='R'; got {state!r}.")
         return state
 
+    def _ordering(self):
+        """``ordering`` as :func:`sevt_naive` takes it: a list of features gets the class first."""
+        if isinstance(self.ordering, (list, tuple)):
+            features = [str(v) for v in self.ordering]
+            if sorted(features) != sorted(self._names):
+                raise ValueError(
+                    f"`ordering` must list every feature once, {self._names}; got {features}."
+                )
+            return [self.class_name_] + features
+        return self.ordering
+
     def _learn(self, data):
         class_ = self.class_name_
         seed = self._seed()
@@ -688,17 +712,17 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             model = sevt_refine(structure, data, self.lambda_, self.refine)
             return model, bnc.lp(structure, data, smooth=self.lambda_)
         if self.method == "naive":
-            model = sevt_naive(data, class_, ordering=self.ordering, cluster=self.cluster,
+            model = sevt_naive(data, class_, ordering=self._ordering(), cluster=self.cluster,
                                k=self.n_stages, lambda_=self.lambda_, seed=seed, rng=self.rng)
             return model, None
         learner = FULL_METHODS[self.method]
-        return _sevt_full(data, class_, self.ordering, learner, self.lambda_), None
+        return _sevt_full(data, class_, self._ordering(), learner, self.lambda_), None
 
     def _check_params(self):
         """Every parameter, whether or not ``method`` uses it (scikit-learn checks all at fit)."""
         check_choice(self.method, "method", METHODS)
         check_int(self.k, "k", minimum=1)
-        if not isinstance(self.ordering, (list, tuple)):
+        if not isinstance(self.ordering, (list, tuple)) and not callable(self.ordering):
             check_choice(self.ordering, "ordering", [*ORDERINGS, None])
         check_smoothing(self.lambda_, "lambda_")
         check_choice(self.refine, "refine", list(REFINERS))
@@ -717,9 +741,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         frame, self.classes_, y_codes = fit_input(self, X, y)
         check_observed(frame, frame.columns, "X")
         self._names = list(frame.columns)
-        self.class_name_ = "__class__"
-        while self.class_name_ in self._names:
-            self.class_name_ = "_" + self.class_name_
+        self.class_name_ = class_column_name(self._names)
         levels = [str(i) for i in range(len(self.classes_))]
         data = pd.concat(
             [pd.DataFrame({self.class_name_: pd.Categorical.from_codes(y_codes, levels)}), frame],

@@ -101,3 +101,23 @@ def test_a_feature_without_values_is_named_as_x():
     X, y = _data()
     with pytest.raises(ValueError, match=r"`X` column\(s\) \['b'\] have no observed value"):
         BNClassifier().fit(X.assign(b=np.nan), y)
+
+
+def test_a_feature_named_like_the_class_column_is_kept():
+    X, y = _data()
+    renamed = X.rename(columns={"a": "__class__"})
+    clf = BNClassifier(structure="tan_cl").fit(renamed, y)
+    assert clf.class_name_ == "___class__"
+    assert sorted(clf.model_.features) == ["__class__", "b", "c"]
+    np.testing.assert_allclose(clf.predict_proba(renamed),
+                               BNClassifier(structure="tan_cl").fit(X, y).predict_proba(X))
+
+
+def test_ties_go_to_the_first_class_whatever_the_batch():
+    # every posterior is exactly 1/2: the label may not depend on the call or the other rows
+    X = pd.DataFrame({"a": list("uvuv")})
+    y = ["p", "p", "q", "q"]
+    clf = BNClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), 0.5)
+    assert {tuple(clf.predict(X)) for _ in range(10)} == {("p", "p", "p", "p")}
+    assert [clf.predict(X.iloc[[r, 0]])[0] for r in range(4)] == ["p"] * 4

@@ -195,3 +195,22 @@ def test_classes_that_read_as_one_are_refused(estimator):
     X = pd.DataFrame({"a": list("uvuv")})
     with pytest.raises(ValueError, match="`y` has values 1 and '1' that read as the same level"):
         estimator.fit(X, [1, "1", 2, 2])
+
+
+@pytest.mark.parametrize("method", ["full_bhc", "naive"])
+def test_ordering_lists_the_features_and_the_class_comes_first(method):
+    X, y = classification_frame(120, seed=5)
+    clf = StagedTreeClassifier(method=method, ordering=["c", "a", "b"], random_state=0).fit(X, y)
+    assert clf.model_.variables == [clf.class_name_, "c", "a", "b"]
+    # a feature named like the internal class column moves the class name, not the order
+    renamed = X.rename(columns={"a": "__class__"})
+    clf = StagedTreeClassifier(method=method, ordering=["c", "__class__", "b"],
+                               random_state=0).fit(renamed, y)
+    assert clf.model_.variables == ["___class__", "c", "__class__", "b"]
+    by_callable = StagedTreeClassifier(
+        method=method, random_state=0,
+        ordering=lambda data, class_: [class_, "b", "c", "a"]).fit(X, y)
+    assert by_callable.model_.variables[1:] == ["b", "c", "a"]
+    for bad in (["c", "a"], ["c", "a", "a", "b"], ["c", "a", "b", "z"]):
+        with pytest.raises(ValueError, match="ordering` must list every feature once"):
+            StagedTreeClassifier(method=method, ordering=bad).fit(X, y)

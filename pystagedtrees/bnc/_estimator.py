@@ -4,21 +4,24 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._data import categorical_tags, check_observed, feature_frame, fit_input
+from pystagedtrees._data import (
+    categorical_tags,
+    check_observed,
+    class_column_name,
+    feature_frame,
+    fit_input,
+)
 from pystagedtrees._validation import (
     check_choice, check_int, check_number, check_random_state, check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._params import lp
-from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
+from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
 from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.bnc._structure import SCORES
 
 __all__ = ["BNClassifier"]
-
-CLASS_COLUMN = "__class__"
-
 
 class BNClassifier(ClassifierMixin, BaseEstimator):
     """Bayesian network classifier (bnclassify learners) as a scikit-learn estimator.
@@ -42,14 +45,17 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         Pseudo-count of the CPTs fitted during a greedy search (default
         ``smooth``).
     random_state : None, int or numpy.random.Generator
-        Folds and tie breaking of the greedy learners, and ties at predict.
+        Folds and tie breaking of the greedy learners.
 
     Attributes
     ----------
     classes_ : numpy.ndarray
         The class labels.
     model_ : BNCModel
-        The fitted network.
+        The fitted network; its class variable is ``class_name_``, whose
+        levels ``"0", "1", ...`` are the positions in ``classes_``.
+    class_name_ : str
+        ``"__class__"``, with more leading underscores if a feature has that name.
     n_features_in_ : int
     feature_names_in_ : numpy.ndarray
         When ``X`` was a DataFrame with string column names.
@@ -58,7 +64,11 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     -----
     Features must be categorical: categorical, string, boolean or
     integer-coded columns.  A continuous float column is refused (discretize
-    it first).  Missing values are summed out at prediction.
+    it first).  Missing values are summed out at prediction; a level unseen
+    in training is an error (pass categoricals that list every level, or let
+    an encoder map unknown levels to NaN, e.g. scikit-learn's
+    ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan)``,
+    to have them summed out).
 
     Examples
     --------
@@ -118,10 +128,11 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         check_observed(frame, frame.columns, "X")
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]
-        frame[CLASS_COLUMN] = pd.Categorical.from_codes(y_codes, categories=levels)
-        self._names = list(frame.columns[:-1])
+        self._names = list(frame.columns)
+        self.class_name_ = class_column_name(self._names)
+        frame[self.class_name_] = pd.Categorical.from_codes(y_codes, categories=levels)
         draws = self._draws()
-        structure = learn_structure(self.structure, CLASS_COLUMN, frame,
+        structure = learn_structure(self.structure, self.class_name_, frame,
                                     self._structure_args(), draws)
         self.model_ = lp(structure, frame, smooth=self.smooth)
         return self
@@ -149,6 +160,12 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class (near-ties broken at random, as bnclassify)."""
+        """Most probable class, the first in ``classes_`` on ties.
+
+        As scikit-learn's classifiers and :class:`~pystagedtrees.StagedTreeClassifier`,
+        so a row's label never depends on the other rows or on the call;
+        :func:`pystagedtrees.bnc.predict` breaks near-ties at random as
+        bnclassify does.
+        """
         post = self.predict_proba(X)
-        return self.classes_[map_random(post, self._draws())]
+        return self.classes_[np.argmax(post, axis=1)]

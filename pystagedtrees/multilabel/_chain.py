@@ -81,8 +81,10 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     order : "bn", "random" or sequence, default="bn"
         The chain order: ``"bn"`` for the label network's order, ``"random"``
         for a permutation drawn with ``random_state``, or an explicit
-        permutation of the label indices (or of the label names when ``Y``
-        is a DataFrame).
+        permutation of the label indices or, when ``Y`` is a DataFrame, of
+        its column names.  Entries that are all column names are read as
+        names, so with integer column names ``[2, 0, 1]`` is a list of
+        names, not of positions.
     chain_method : {"predict", "predict_proba"}, default="predict"
         What earlier labels contribute at prediction time: their predicted
         0/1 values or their predicted probabilities of being 1.
