@@ -8,6 +8,7 @@ its levels.  It is the bridge between Bayesian networks and staged trees:
 staged tree (Varando, Carli & Leonelli 2024), noting where the tree has
 context-specific, partial or local independences a DAG cannot express.
 """
+import copy
 import heapq
 import re
 import warnings
@@ -63,7 +64,8 @@ class ParentsEntry:
 class ParentsList(Mapping):
     """A DAG as an ordered mapping ``variable -> ParentsEntry`` (R: ``parentslist``).
 
-    Build one with :func:`parentslist` or :func:`as_parentslist`.
+    Build one with :func:`parentslist` or :func:`as_parentslist`.  Entries
+    read from it are copies: build a new list to change the DAG.
 
     Examples
     --------
@@ -87,7 +89,8 @@ class ParentsList(Mapping):
         self._entries = dict(entries)
 
     def __getitem__(self, var):
-        return self._entries[var]
+        # a copy: editing it must not change the DAG behind the list's checks
+        return copy.deepcopy(self._entries[var])
 
     def __iter__(self):
         return iter(self._entries)

@@ -279,3 +279,13 @@ def test_networkx_refuses_vertex_names_that_collide():
     assert names.duplicated().any()
     with pytest.raises(ValueError, match="levels containing '-'"):
         st.as_networkx(model)
+
+
+def test_entries_read_from_a_parents_list_are_copies():
+    pl = st.parentslist({"A": [], "B": ["A"]}, values={"A": ["0", "1"]})
+    pl["B"].parents.append("Z")
+    pl.get("A").values.append("2")
+    for entry in pl.values():
+        entry.parents.append("Z")
+    assert str(pl) == "[A][B|A]"
+    assert pl["A"].values == ["0", "1"]
