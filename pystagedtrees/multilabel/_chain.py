@@ -235,7 +235,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            The features.
+            The features, numeric as for scikit-learn's ``ClassifierChain``
+            (give a categorical base learner such as ``BNClassifier``
+            integer codes, e.g. from ``OrdinalEncoder`` or ``KBinsDiscretizer``).
         Y : array-like or pandas.DataFrame of shape (n_samples, n_labels)
             Binary labels: 0/1, booleans, or any two values per column (the
             larger sorted value plays the part of 1).  Every column must take
@@ -295,7 +297,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         numpy.ndarray of shape (n_samples, n_labels)
             The predicted labels, drawn from ``classes_`` (so with the values
-            and dtype of the fitted ``Y``).
+            of the fitted ``Y``, and its dtype when it was a numpy array;
+            pandas' nullable dtypes come back as numpy's).
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=True)
