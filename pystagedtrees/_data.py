@@ -4,13 +4,14 @@ Levels are strings at the API (as R factor levels are); each column becomes
 int32 codes into its level list, with -1 for a missing value.  Level order
 follows R's ``as.factor``: a categorical column keeps its category order
 (unused categories included), numeric and boolean columns are sorted by
-value, and string columns are sorted (Python's ordering, not R's locale
-collation: use a categorical to impose another order).  Numbers in an
-object column read as in a numeric column: whole floats as integers
-(1.0 is "1"), other floats refused.
+value (booleans named "FALSE", "TRUE" as R's logicals), and string columns
+are sorted (Python's ordering, not R's locale collation: use a categorical
+to impose another order).  Numbers in an object column read as in a
+numeric column: whole floats as integers (1.0 is "1"), other floats refused.
 """
 import copy
 import numbers
+import warnings
 from collections.abc import Hashable
 
 import numpy as np
@@ -76,6 +77,14 @@ def check_column(value, name, data, data_name):
         )
 
 
+def level_string(value):
+    """A value's level name: ``str``, but booleans as R names a logical's
+    levels (``"FALSE"``, ``"TRUE"``)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
 def _numeric_values_as_levels(values, column):
     """The values of a numeric column as integers, refusing non-integral floats."""
     arr = np.asarray(values)
@@ -107,7 +116,7 @@ def _object_strings(values, column):
     """
     if pd.api.types.infer_dtype(values, skipna=False) == "string":
         return np.asarray(values, dtype=object)  # already the level strings: no loop per cell
-    out = np.array([str(v) for v in values], dtype=object)
+    out = np.array([level_string(v) for v in values], dtype=object)
     floats = np.array([
         isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) for v in values
     ], dtype=bool)
@@ -171,10 +180,10 @@ def column_levels(col, column=None):
     """
     column = col.name if column is None else column
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return [str(c) for c in col.cat.categories]
+        return [level_string(c) for c in col.cat.categories]
     values = _observed_values(col)
     if pd.api.types.is_bool_dtype(col.dtype):
-        return [str(v) for v in sorted(pd.unique(values.astype(bool)))]
+        return [level_string(v) for v in sorted(pd.unique(values.astype(bool)))]
     if pd.api.types.is_numeric_dtype(col.dtype):
         ints = _numeric_values_as_levels(values.to_numpy(), column)
         return [str(v) for v in np.unique(ints)]
@@ -187,7 +196,7 @@ def column_levels(col, column=None):
             "use strings, numbers or a categorical."
         ) from None
     if all(isinstance(v, (bool, np.bool_)) for v in uniq):
-        return [str(v) for v in sorted(uniq)]
+        return [level_string(v) for v in sorted(uniq)]
     strings = _object_strings(uniq, column)
     _check_distinct_strings(uniq, strings, f"column {column!r}")
     # numpy's time deltas are integers to Python, but their strings are not numbers
@@ -200,13 +209,13 @@ def column_levels(col, column=None):
 def _value_strings(col, column):
     """The values of a column as level strings (None for missing)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        cats = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
+        cats = np.array([level_string(c) for c in col.cat.categories] + [None], dtype=object)
         return cats[col.cat.codes.to_numpy()]  # code -1 picks the trailing None
     out = np.full(len(col), None, dtype=object)
     mask = col.notna().to_numpy()
     values = col.to_numpy()[mask]
     if pd.api.types.is_bool_dtype(col.dtype):
-        out[mask] = [str(bool(v)) for v in values]
+        out[mask] = [level_string(bool(v)) for v in values]
     elif pd.api.types.is_numeric_dtype(col.dtype):
         out[mask] = _numeric_values_as_levels(values, column).astype(str)
     else:
@@ -214,18 +223,22 @@ def _value_strings(col, column):
     return out
 
 
-def encode_column(col, levels, column=None, name=None):
+def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means=""):
     """Codes of a column against a given list of levels.
 
     Parameters
     ----------
     col : pandas.Series
     levels : sequence of str
-        The known levels; a value not among them is an error.
+        The known levels; a value not among them is an error, unless
+        ``unknown_as`` is given.
     column : str, optional
         Name used in error messages.
     name : str, optional
         The argument ``col`` comes from, also named in error messages.
+    unknown_as : int, optional
+        The code of values that are not levels, with a warning that says
+        what they mean (``unknown_means``).
 
     Returns
     -------
@@ -235,7 +248,7 @@ def encode_column(col, levels, column=None, name=None):
     column = col.name if column is None else column
     levels = [str(lev) for lev in levels]
     if isinstance(col.dtype, pd.CategoricalDtype) and [
-        str(c) for c in col.dtype.categories
+        level_string(c) for c in col.dtype.categories
     ] == levels:
         # the Categorical's own codes: no Series built (predict on few rows)
         return col.array.codes.astype(np.int32)
@@ -246,9 +259,11 @@ def encode_column(col, levels, column=None, name=None):
     if unknown.any():
         bad = strings[np.flatnonzero(unknown)[0]]
         where = f"`{name}`: column {column!r}" if name else f"column {column!r}"
-        raise ValueError(
-            f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}."
-        )
+        message = f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}"
+        if unknown_as is None:
+            raise ValueError(message + ".")
+        warnings.warn(f"{message}; {unknown_means}", stacklevel=4)
+        codes[unknown] = unknown_as
     return codes
 
 

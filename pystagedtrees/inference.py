@@ -19,6 +19,10 @@ from pystagedtrees.model import check_sevt, sevt_method
 
 __all__ = ["path_probability", "prob", "predict"]
 
+# the code of a value that is not a level, where R computes with it (as an
+# event of probability 0) instead of stopping
+UNKNOWN = -2
+
 # terms of a row's sum the kernel keeps; a row with more completions of its
 # gaps computes their paths twice instead of holding them all
 _COMPLETION_BUFFER = 1 << 16
@@ -104,6 +108,11 @@ def marginal_logprob(model, codes, log_tables=None):
     log_tables = _LogTables(model) if log_tables is None else log_tables
     if (codes >= 0).all():
         return _undefined_as_zero(path_logprob(model, codes, log_tables))
+    impossible = (codes == UNKNOWN).any(axis=1)
+    if impossible.any():
+        out = np.full(len(codes), -np.inf)
+        out[~impossible] = marginal_logprob(model, codes[~impossible], log_tables)
+        return out
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
     first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
@@ -160,8 +169,12 @@ def _summed_out_logprob(model, codes, log_tables):
     return out
 
 
-def encode_rows(model, frame, name):
-    """Codes (n x p) of a frame over the model's variables; absent columns are missing."""
+def encode_rows(model, frame, name, unknown_means=None):
+    """Codes (n x p) of a frame over the model's variables; absent columns are missing.
+
+    A value that is not a level is an error, or with ``unknown_means`` (what
+    it means, for the warning) the code ``UNKNOWN``: an impossible event.
+    """
     frame = check_frame(frame, name)
     unknown = [c for c in frame.columns if c not in model.variables]
     if unknown:
@@ -172,7 +185,10 @@ def encode_rows(model, frame, name):
     codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
     for i, v in enumerate(model.variables):
         if v in frame.columns:
-            codes[:, i] = encode_column(frame[v], model.tree[v], v, name)
+            codes[:, i] = encode_column(
+                frame[v], model.tree[v], v, name,
+                unknown_as=None if unknown_means is None else UNKNOWN, unknown_means=unknown_means,
+            )
     return codes
 
 
@@ -284,14 +300,20 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
                 f"`conditional_on` must have one row or as many rows as `x` "
                 f"({len(frame)}); got {len(cond)}."
             )
-        frame = pd.concat([frame, cond], axis=1)
-        cond_lp = marginal_logprob(object, encode_rows(object, cond, "conditional_on"), log_tables)
-    joint = marginal_logprob(object, encode_rows(object, frame, "x"), log_tables)
+        cond_codes = encode_rows(object, cond, "conditional_on", _UNKNOWN_IN_PROB)
+        cond_lp = marginal_logprob(object, cond_codes, log_tables)
+    codes = encode_rows(object, frame, "x", _UNKNOWN_IN_PROB)
+    if conditional_on is not None:  # the joint event: their columns are disjoint
+        codes = np.where(codes == -1, cond_codes, codes)
+    joint = marginal_logprob(object, codes, log_tables)
     with np.errstate(invalid="ignore"):
         result = joint - cond_lp
     result = np.where(np.isnan(result), -np.inf if na0 else np.nan, result)
     result = result if log else np.exp(result)
     return float(result[0]) if single else result
+
+
+_UNKNOWN_IN_PROB = "as in R, an event with it has probability 0."
 
 
 def _all_combinations(model):
@@ -355,7 +377,9 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
     source = tie_source(rng, seed)
-    log_post = class_log_posterior(object, encode_rows(object, frame, "newdata"), c)
+    codes = encode_rows(object, frame, "newdata",
+                        "as in R, the rows with it have no prediction (NaN).")
+    log_post = class_log_posterior(object, codes, c)
     levels = object.tree[class_]
     if prob:
         values = log_post if log else np.exp(log_post)

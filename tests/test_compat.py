@@ -233,7 +233,7 @@ def test_plain_columns_become_factors_like_full_reads_them():
     back = from_r(to_r(df))
     assert list(back["s"].cat.categories) == ["a", "b"]
     assert list(back["i"].cat.categories) == ["2", "10"]  # numeric order, as R's as.factor
-    assert list(back["f"].cat.categories) == ["False", "True"]
+    assert list(back["f"].cat.categories) == ["FALSE", "TRUE"]  # R's logical levels
     assert st.full(back).tree == st.full(df).tree
 
 

@@ -836,3 +836,24 @@ def test_backward_join_breaks_an_exact_distance_tie_as_r():
                       distance="kullback", thr=0.05)
     got = st.stages_bj(st.full(EXACT_TIE, lambda_=1), distance="kullback", thr=0.05)
     assert got.stages() == expected.stages()
+
+
+@needs_stagedtrees
+def test_a_value_that_is_not_a_level_is_an_impossible_event_as_in_r():
+    train = pd.DataFrame({"answer": list("ababab"), "x": list("pqppqq"), "y": list("uuvvuv")})
+    model = st.full(train, lambda_=1)
+    r_model = to_r(model)
+    # R computes with such a value when it is a row's last observed one
+    # (before that its stage lookup stops with an error)
+    newdata = pd.DataFrame({"x": ["p", "r", None, "q"], "y": ["u", None, "v", "w"]})
+    with pytest.warns(UserWarning, match="'r' that is not a level.*no prediction"):
+        got = st.predict(model, newdata, prob=True)
+    expected = np.asarray(r_call("predict", r_model, newdata, prob=True), dtype=float)
+    np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-12)
+    assert np.isnan(expected[[1, 3]]).all() and not np.isnan(expected[[0, 2]]).any()
+    events = pd.DataFrame({"x": ["p", "r", "q"]})
+    with pytest.warns(UserWarning, match="probability 0"):
+        got = st.prob(model, events)
+    expected = np.asarray(r_call("prob", r_model, events), dtype=float)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert expected[1] == 0

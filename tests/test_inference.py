@@ -240,3 +240,24 @@ def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
     sparse = st.full(data, lambda_=lambda_)
     assert not sparse._stages[3].is_dense
     np.testing.assert_allclose(st.prob(sparse, rows), st.prob(dense, rows), rtol=1e-13)
+
+
+def test_values_that_are_not_levels_are_impossible_events_with_a_warning():
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    rows = st.datasets.titanic().drop(columns="Survived").astype(object).iloc[:6].copy()
+    rows.iloc[1, 0] = "4th"  # Class, before the last variable
+    rows.iloc[4, 2] = "Baby"  # Age, the last one
+    with pytest.warns(UserWarning, match="'4th' that is not a level.*no prediction"):
+        got = st.predict(model, rows, class_="Survived", prob=True)
+    assert got.iloc[[1, 4]].isna().all(axis=None)
+    known = rows.drop(index=rows.index[[1, 4]])
+    pd.testing.assert_frame_equal(got.drop(index=got.index[[1, 4]]),
+                                  st.predict(model, known, class_="Survived", prob=True))
+    with pytest.warns(UserWarning, match="probability 0"):
+        probs = st.prob(model, rows)
+    assert probs[1] == 0 and probs[4] == 0
+    np.testing.assert_allclose(np.delete(probs, [1, 4]), st.prob(model, known))
+    with pytest.warns(UserWarning, match="`conditional_on`"):
+        assert st.prob(model, {"Sex": "Male"}, conditional_on={"Class": "4th"}) == 0
+    with pytest.raises(ValueError, match="not a level"):  # a path must be made of levels
+        st.path_probability(model, ["4th", "Male", "Adult", "No"])

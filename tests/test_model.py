@@ -223,8 +223,8 @@ def test_bad_input_errors():
     with pytest.raises(TypeError, match="DataFrame"):
         st.full([[1, 2]])
     model = st.full(df, lambda_=1)
-    with pytest.raises(ValueError, match=r"column 'B' has value 'w'"):
-        st.predict(model, pd.DataFrame({"B": ["w"]}))
+    with pytest.warns(UserWarning, match=r"column 'B' has value 'w'"):
+        st.predict(model, pd.DataFrame({"B": ["w"]}))  # R's NA (test_inference)
     with pytest.raises(ValueError, match="class_"):
         st.predict(model, df, class_="Z")
     with pytest.raises(ValueError, match="not a stage"):
@@ -408,3 +408,21 @@ def test_confint_keeps_the_root_whatever_ignore_holds():
     assert [r for r in ignored.index if r.endswith("|1")][:4] == [
         f"Class={c}|1" for c in model.tree["Class"]]
     assert not any(r.startswith("Sex=") and r.endswith("|1") for r in ignored.index)
+
+
+def test_boolean_columns_have_r_logical_level_names():
+    # R: levels(as.factor(c(TRUE, FALSE))) is "FALSE" "TRUE", read.csv's logicals too
+    values = [True, False, True, True, False]
+    data = pd.DataFrame({
+        "plain": values,
+        "nullable": pd.array([True, None, True, False, False], dtype="boolean"),
+        "categorical": pd.Categorical(values),
+        "objects": pd.Series([True, False, None, True, False], dtype=object),
+    })
+    model = st.full(data, lambda_=1)
+    assert all(levels == ["FALSE", "TRUE"] for levels in model.tree.values())
+    # Python booleans and R's names find the same levels
+    assert st.prob(model, {"plain": True}) == st.prob(model, {"plain": "TRUE"})
+    assert st.prob(model, {"objects": False}) == st.prob(model, {"objects": "FALSE"})
+    probs = st.predict(model, data, class_="plain", prob=True)
+    assert list(probs.columns) == ["FALSE", "TRUE"]

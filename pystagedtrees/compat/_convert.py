@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import check_frame, column_levels, encode_column
+from pystagedtrees._data import check_frame, column_levels, encode_column, level_string
 from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.model import LogLik, Sevt
 
@@ -158,7 +158,7 @@ def frame_to_r(df, factors=True):
 
 def _column_to_r(col, name, factors):
     if isinstance(col.dtype, pd.CategoricalDtype):
-        levels = [str(c) for c in col.cat.categories]
+        levels = [level_string(c) for c in col.cat.categories]
         if len(set(levels)) != len(levels):
             raise ValueError(
                 f"column {name!r}: its categories are not distinct once written as "
