@@ -142,15 +142,41 @@ def _observed_values(col):
     return col[col.notna()]
 
 
+# R's read.csv reads a column of only these as logical (NA and blanks aside)
+_R_LOGICAL = {"TRUE": "TRUE", "T": "TRUE", "FALSE": "FALSE", "F": "FALSE"}
+_INTEGER_TEXT = r"[-+]?[0-9]+"
+
+
+def _as_read_csv_types(text):
+    """A column of CSV text typed as R's ``read.csv`` types it.
+
+    All logical spellings: "FALSE"/"TRUE" strings; all integers: Int64 (so
+    "10" sorts after "2" and "007" is "7"); blank cells are missing in
+    both, and a column of blanks is all missing.  Other columns stay
+    strings, a blank cell being the level "".
+    """
+    present = text[text.notna() & (text != "")]
+    if present.empty:  # R: a logical column of NA
+        return text.mask(text == "")
+    if present.isin(list(_R_LOGICAL)).all():
+        return text.map(_R_LOGICAL)
+    if present.str.fullmatch(_INTEGER_TEXT).all():
+        return pd.to_numeric(text.mask(text == "")).astype("Int64")
+    return text
+
+
 def read_categorical_csv(path, class_var=None, levels=None, class_arg="class_var"):
     """A CSV of categorical data as a DataFrame of categoricals, class first.
 
-    Every value is read as a string; "NA" and empty cells are missing.
-    Levels are ``levels[column]`` where given (R's, recorded with the data),
-    else :func:`column_levels` of the strings.  ``class_arg`` names the
-    caller's argument in the error for a class column that is not in the file.
+    Columns are typed as R's ``read.csv(stringsAsFactors = TRUE)`` types
+    them: "NA" is missing; logical and integer columns (blank cells missing
+    there) get R's levels, "FALSE"/"TRUE" and the numbers by value; in other
+    columns a blank cell is the level "".  Levels are ``levels[column]``
+    where given (R's, recorded with the data), else :func:`column_levels`
+    of the typed column.  ``class_arg`` names the caller's argument in the
+    error for a class column that is not in the file.
     """
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["NA", ""])
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["NA"])
     if class_var is None:
         class_var = raw.columns[0]
     if class_var not in raw.columns:
@@ -159,10 +185,13 @@ def read_categorical_csv(path, class_var=None, levels=None, class_arg="class_var
         )
     order = [class_var] + [c for c in raw.columns if c != class_var]
     levels = levels or {}
-    return pd.DataFrame({
-        c: pd.Categorical(raw[c], categories=levels.get(c) or column_levels(raw[c], c))
-        for c in order
-    })
+    columns = {}
+    for c in order:
+        typed = _as_read_csv_types(raw[c])
+        categories = levels.get(c) or column_levels(typed, c)
+        codes = encode_column(typed, categories, c, name=str(path))  # a stray value is an error
+        columns[c] = pd.Categorical.from_codes(codes, categories)
+    return pd.DataFrame(columns)
 
 
 def column_levels(col, column=None):

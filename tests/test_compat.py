@@ -384,3 +384,19 @@ def test_python_subprocesses_still_work_after_r_started():
     r_call("sum", 1)  # R is running in this process
     done = subprocess.run([sys.executable, "-c", "import numpy, pandas"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_csv_columns_are_typed_as_r_read_csv_types_them(tmp_path):
+    from pystagedtrees._data import column_levels, read_categorical_csv
+
+    csv = tmp_path / "d.csv"
+    # f: only R's four logical spellings make a logical column
+    csv.write_text("answer,a,b,c,d,e,f\n1,T,x,007,,NA,T\n10,F,,2,,p q,F\n"
+                   "2,TRUE,y,10,NA,,yes\n2,NA,x,,,p-q,NA\n-3,F,x,+4,,NA,T\n")
+    ours = read_categorical_csv(csv)
+    theirs = from_r(r_call("read.csv", str(csv), stringsAsFactors=True,
+                           convert_result=False))
+    for column in ours.columns:
+        r_column = theirs[column]
+        assert list(ours[column].cat.categories) == column_levels(r_column), column
+        assert ours[column].isna().tolist() == r_column.isna().tolist(), column

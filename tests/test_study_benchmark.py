@@ -233,12 +233,31 @@ def test_load_dataset_reads_missing_values_and_r_levels(tmp_path):
     (tmp_path / "d.csv").write_text("x,answer,y\nb,yes,NA\nNA,no,\nb,yes,v\n")
     (tmp_path / "levels").mkdir()
     (tmp_path / "levels" / "d.json").write_text(json.dumps(
-        {"levels": {"y": ["w", "v"], "answer": ["yes", "no"]}}))
+        {"levels": {"y": ["w", "", "v"], "answer": ["yes", "no"]}}))
     data = benchmark.load_dataset(tmp_path, "d", levels_dir=tmp_path / "levels")
     assert list(data.columns) == ["answer", "x", "y"]
-    assert data["y"].isna().tolist() == [True, True, False]  # "NA" and "" are missing
-    assert list(data["y"].cat.categories) == ["w", "v"]  # R's levels, unused ones kept
+    # "NA" is missing; a blank in a column of strings is R's level ""
+    assert data["y"].isna().tolist() == [True, False, False]
+    assert list(data["y"].cat.categories) == ["w", "", "v"]  # R's levels, unused ones kept
     assert list(data["answer"].cat.categories) == ["yes", "no"]
     assert list(data["x"].cat.categories) == ["b"]  # no recorded levels: observed, sorted
     with pytest.raises(ValueError, match="`class_column` 'cls' is not a column"):
         benchmark.load_dataset(tmp_path, "d", class_column="cls")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "d.json").write_text(json.dumps({"levels": {"y": ["w", "v"]}}))
+    with pytest.raises(ValueError, match="column 'y' has value '' that is not a level"):
+        benchmark.load_dataset(tmp_path, "d", levels_dir=tmp_path / "other")
+
+
+def test_load_dataset_types_columns_as_r_read_csv(tmp_path):
+    # R 4.2.2, read.csv(stringsAsFactors = TRUE) of this file: answer and c
+    # integer (levels 1 2 10; 2 7 10), a logical (FALSE TRUE), b a factor
+    # with levels "" "x" "y", d all NA; blanks are NA except in b
+    (tmp_path / "d.csv").write_text(
+        "answer,a,b,c,d\n1,T,x,007,\n10,F,,2,\n2,TRUE,y,10,NA\n2,NA,x,,\n")
+    data = benchmark.load_dataset(tmp_path, "d")
+    assert {c: list(data[c].cat.categories) for c in data} == {
+        "answer": ["1", "2", "10"], "a": ["FALSE", "TRUE"], "b": ["", "x", "y"],
+        "c": ["2", "7", "10"], "d": []}
+    assert data.isna().sum().tolist() == [0, 1, 0, 1, 4]
+    assert data["c"].tolist()[:3] == ["7", "2", "10"]

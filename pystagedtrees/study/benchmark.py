@@ -213,7 +213,6 @@ def timed_run(method, train, test, class_, seed, rng):
 
 # -- data ------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=16)
 def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
     """A dataset as categorical columns, the class first.
 
@@ -229,9 +228,17 @@ def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
     Returns
     -------
     pandas.DataFrame
-        "NA" and empty cells are missing; without R's levels, string
-        levels are sorted as :func:`pystagedtrees.full` sorts them.
+        Columns typed as R's ``read.csv`` types them ("NA" missing,
+        integer and logical columns with R's levels; see
+        ``read_categorical_csv``); without R's levels, string levels are
+        sorted as :func:`pystagedtrees.full` sorts them.
     """
+    # a copy: the caller may edit it, the cache must not change
+    return _read_dataset(data_dir, name, class_column, levels_dir).copy()
+
+
+@functools.lru_cache(maxsize=16)
+def _read_dataset(data_dir, name, class_column, levels_dir):
     path = Path(data_dir) / f"{name}.csv"
     if not path.exists():
         raise FileNotFoundError(f"dataset {name!r} not found: no file {path}.")
