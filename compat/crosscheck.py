@@ -19,7 +19,8 @@ in Python, with ``rng="R"`` and the same seed.
 
 One row per function: ``match`` / ``differs`` (with the largest
 difference and where) / ``R failed`` (R raised, e.g. its time limit) /
-``R missing`` (rpy2, R or the R package is not installed).  Structures
+``R missing`` (rpy2, R or the R package is not installed) / ``skipped``
+(nothing R can compute, e.g. scores without a complete row).  Structures
 (stages, families) must be identical; numbers must agree within ``--tol``
 (absolute for probabilities, relative for log-likelihoods and scores).
 The exit status is 1 when any function differs, else 0.
@@ -130,13 +131,23 @@ def compare_models(diff, py, r, scores=True):
     diff.values(float(ll_py), float(ll_r), "logLik", relative=True)
 
 
-def compare_bnc(diff, py, r, test):
+def compare_bnc(diff, py, r_model, test, time_limit=None):
+    """Families, CPTs, and test posteriors: Python's against R's own ``predict``
+    on the complete test rows (R needs gRain for the others) and against the
+    converted R model on every row."""
+    r = compat.from_r(r_model)
     diff.same(py.families, r.families, "families")
     if diff.structural:
         return
     for v in py.families:
         diff.values(py.params[v], r.params[v], f"CPT of {v} ")
     diff.values(bnc.predict(py, test, prob=True), bnc.predict(r, test, prob=True), "test_prob ")
+    features = test.drop(columns=[py.class_var])
+    complete = features.dropna()
+    if len(complete):
+        r_prob = np.asarray(compat.r_call("predict", r_model, compat.to_r(complete), prob=True,
+                                          time_limit=time_limit), dtype=float)
+        diff.values(bnc.predict(py, complete, prob=True), r_prob, "test_prob (R's predict) ")
 
 
 class CrossCheck:
@@ -410,7 +421,8 @@ def check_random(ctx, name):
 
 
 def check_bnc(ctx, name):
-    return _check_steps(ctx, name, lambda d, py, r: compare_bnc(d, py, compat.from_r(r), ctx.test))
+    return _check_steps(ctx, name,
+                        lambda d, py, r: compare_bnc(d, py, r, ctx.test, ctx.time_limit))
 
 
 def _inference_row(ctx, name, run):
@@ -524,7 +536,7 @@ def check_bnc_scores(ctx):
     gRain for the others)."""
     rows = ctx.train.dropna().reset_index(drop=True)
     if rows.empty:
-        return Row("bnc_scores", "R failed", "no complete training row to score")
+        return Row("bnc_scores", "skipped", "no complete training row to score (R needs gRain)")
     diff, r_seconds, start, used = Differences(), 0.0, time.perf_counter(), []
     for step in ("bnc_nb", "bnc_tan_cl"):
         try:

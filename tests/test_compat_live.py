@@ -263,6 +263,13 @@ def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatc
     out = capsys.readouterr().out
     assert re.search(r"^full\s+match", out, re.M)
     assert re.search(r"^stages_fbhc\s+differs\s.*stages of", out, re.M)
+    # posteriors are also held against R's own predict, not only Python's on R's model
+    predict = crosscheck.bnc.predict
+    monkeypatch.setattr(crosscheck.bnc, "predict",
+                        lambda *a, **k: np.sqrt(np.asarray(predict(*a, **k), dtype=float)))
+    assert crosscheck.main(["--data", str(data), "--split", str(split),
+                            "--functions", "bnc_nb"]) == 1
+    assert re.search(r"^bnc_nb\s+differs\s.*R's predict", capsys.readouterr().out, re.M)
 
 
 @needs_stagedtrees
