@@ -576,9 +576,10 @@ def test_paths_and_events_name_the_argument_with_an_unknown_level(fitted):
     assert st.subtree(fitted, "1st").tree == st.subtree(fitted, ["1st"]).tree
     with pytest.raises(ValueError, match="`path`: column 'Class' has value 'zz'"):
         st.subtree(fitted, "zz")
-    with pytest.raises(ValueError, match="`x`: column 'Class' has value 'zz'"):
+    # prob and predict compute with it as R does (test_inference), naming it in a warning
+    with pytest.warns(UserWarning, match="`x`: column 'Class' has value 'zz'"):
         st.prob(fitted, {"Class": "zz"})
-    with pytest.raises(ValueError, match="`newdata`: column 'Sex' has value 'x'"):
+    with pytest.warns(UserWarning, match="`newdata`: column 'Sex' has value 'x'"):
         st.predict(fitted, pd.DataFrame({"Sex": ["x"]}))
 
 
