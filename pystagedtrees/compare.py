@@ -475,9 +475,9 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
             p = object._prob[i][sid]
             n = object._n[i][sid]
             n_stage = p * (n + k * lam) - lam
-            if lam > 0:
-                p = n_stage / n
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):  # R's NaN for empty stages
+                if lam > 0:
+                    p = n_stage / n
                 if method in ("wald", "waldcc"):
                     half = np.sqrt(q * p * (1 - p) / n) + (1 / (2 * n) if method == "waldcc" else 0)
                     lo, hi = p - half, p + half
