@@ -547,8 +547,6 @@ def _structure(families, class_var="c"):
     ({"x": ("x", "c"), "y": ("y", "x", "c"), "z": ("z", "x", "y", "c"), "c": ("c",)}, {"semi"}),
     # a supernode {x, y} and a lone w: semi-naive and one-dependence
     ({"x": ("x", "c"), "y": ("y", "x", "c"), "w": ("w", "c"), "c": ("c",)}, {"ode", "semi"}),
-    # the class has a parent: not an augmented naive Bayes at all
-    ({"x": ("x",), "c": ("c", "x")}, set()),
 ])
 def test_structure_predicates(families, kinds):
     model = _structure(families)
@@ -556,6 +554,30 @@ def test_structure_predicates(families, kinds):
     assert bnc.is_nb(model) == ("nb" in kinds)
     assert bnc.is_ode(model) == ("ode" in kinds)
     assert bnc.is_semi_naive(model) == ("semi" in kinds)
+
+
+@pytest.mark.parametrize("families, match", [
+    # the class has a parent (R's bnc_dag: "Class not parent of all other nodes")
+    ({"x": ("x",), "c": ("c", "x")}, "the class 'c' must have no parents"),
+    ({"x": ("x", "c"), "y": ("y",), "c": ("c",)}, "family of 'y'"),
+    # a cycle between features: the product of the tables is no distribution
+    ({"x": ("x", "y", "c"), "y": ("y", "x", "c"), "c": ("c",)}, "cycle, through \\['x', 'y'\\]"),
+    ({"x": ("x", "z", "c"), "c": ("c",)}, "family of 'x'"),
+    ({"x": ("x", "x", "c"), "c": ("c",)}, "family of 'x'"),
+    ({"x": ("y", "c"), "c": ("c",)}, "family of 'x'"),
+])
+def test_the_constructor_refuses_what_is_not_a_classifier_dag(families, match):
+    with pytest.raises(ValueError, match=match):
+        _structure(families)
+
+
+def test_the_constructor_checks_features_and_families_agree():
+    with pytest.raises(ValueError, match="one family per feature"):
+        bnc.BNCModel("c", ["x", "y"], {"x": ("x", "c"), "c": ("c",)})
+    with pytest.raises(ValueError, match="distinct variables other than the class"):
+        bnc.BNCModel("c", ["x", "c"], {"x": ("x", "c"), "c": ("c",)})
+    with pytest.raises(TypeError, match="variable names"):
+        bnc.BNCModel(1, ["x"], {"x": ("x", 1), 1: (1,)})
 
 
 def test_structure_predicates_of_learners_and_other_objects(small):

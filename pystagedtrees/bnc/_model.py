@@ -76,6 +76,7 @@ class BNCModel:
         self.class_var = class_var
         self.features = tuple(features)
         self.families = {v: tuple(f) for v, f in families.items()}
+        _check_augmented_naive_bayes(self.class_var, self.features, self.families)
         self.levels = levels
         self.params = params
         self.models = models
@@ -150,6 +151,56 @@ class BNCModel:
         return (
             f"<{kind} ({state}): class {self.class_var!r}, "
             f"{len(self.features)} features{arcs}>"
+        )
+
+
+def _check_augmented_naive_bayes(class_var, features, families):
+    """Refuse families that are not a classifier's DAG (R's ``bnc_dag`` checks):
+    each feature's family is ``(feature, feature parents..., class)``, the
+    class's is ``(class,)``, and the feature parents form no cycle."""
+    if not isinstance(class_var, str) or not all(isinstance(f, str) for f in features):
+        raise TypeError("`class_var` and `features` must be variable names (strings).")
+    if class_var in features or len(set(features)) != len(features):
+        raise ValueError(
+            f"`features` must be distinct variables other than the class {class_var!r}; "
+            f"got {list(features)}."
+        )
+    if set(families) != {*features, class_var}:
+        raise ValueError(
+            f"`families` must have one family per feature and the class; got families of "
+            f"{sorted(families)} for features {list(features)} and class {class_var!r}."
+        )
+    if families[class_var] != (class_var,):
+        raise ValueError(f"`families`: the class {class_var!r} must have no parents; "
+                         f"got {families[class_var]}.")
+    known = set(features)
+    for f in features:
+        fam = families[f]
+        parents = fam[1:-1]
+        if (len(fam) < 2 or fam[0] != f or fam[-1] != class_var or f in parents
+                or not set(parents) <= known or len(set(parents)) != len(parents)):
+            raise ValueError(
+                f"`families`: the family of {f!r} must be ({f!r}, distinct other features..., "
+                f"{class_var!r}) (the class a parent of every feature); got {fam}."
+            )
+    # Kahn's algorithm over the feature arcs
+    children = {f: [] for f in features}
+    waiting = {f: len(families[f]) - 2 for f in features}
+    for f in features:
+        for parent in families[f][1:-1]:
+            children[parent].append(f)
+    ready = [f for f in features if waiting[f] == 0]
+    placed = 0
+    while ready:
+        placed += 1
+        for child in children[ready.pop()]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                ready.append(child)
+    if placed != len(features):
+        raise ValueError(
+            "`families`: the feature parents form a cycle, through "
+            f"{sorted(f for f in features if waiting[f] > 0)}."
         )
 
 
@@ -390,14 +441,8 @@ def is_anb(x):
     >>> is_anb(nb("c", d)), is_anb(aode("c", d)), is_anb("nb")
     (True, False, False)
     """
-    if not isinstance(x, BNCModel) or x.is_aode:
-        return False
-    fams = x.families
-    if fams.get(x.class_var) != (x.class_var,):
-        return False
-    if set(fams) != {*x.features, x.class_var}:
-        return False
-    return all(len(fams[f]) >= 2 and fams[f][-1] == x.class_var for f in x.features)
+    # the constructor admits augmented naive Bayes structures only
+    return isinstance(x, BNCModel) and not x.is_aode
 
 
 def _max_feature_parents(x):
