@@ -864,3 +864,35 @@ def test_a_value_that_is_not_a_level_is_an_impossible_event_as_in_r():
     expected = np.asarray(r_call("prob", r_model, events), dtype=float)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     assert expected[1] == 0
+
+
+@needs_stagedtrees
+def test_from_r_reads_probabilities_and_tables_by_level_name():
+    # R's sevt_fit on character data stores prob and ctables in the data's
+    # level order ("bad" first), not the tree's; R itself reads them by name
+    with r_context():
+        ro.r('model <- stagedtrees::sevt(list(X = c("good", "bad"), Y = c("high", "low"),'
+             ' Z = c("u", "v")))'
+             '; D <- data.frame(X = c("good", "good", "bad"), Y = c("high", "low", "low"),'
+             ' Z = c("u", "v", "v")); m <- stagedtrees::sevt_fit(model, data = D, lambda = 1)')
+        r_model = ro.r("m")
+    converted = from_r(r_model)
+    expected = float(np.ravel(r_call("prob", r_model, pd.DataFrame({"X": ["good"]})))[0])
+    assert st.prob(converted, {"X": "good"}) == pytest.approx(expected)  # 0.6
+    data = pd.DataFrame({"X": ["good", "good", "bad"], "Y": ["high", "low", "low"],
+                         "Z": ["u", "v", "v"]})
+    ours = st.sevt_fit(st.sevt(converted.tree), data=data, lambda_=1)
+    for v in converted.variables:
+        pd.testing.assert_frame_equal(converted.ctables[v], ours.ctables[v])
+    # probabilities written by hand, without the attribute n (R's covid_patients example)
+    with r_context():
+        ro.r('h <- stagedtrees::sevt(list(A = c("a", "b"), B = c("x", "y")));'
+             'h$prob <- list(A = list("NA" = c(a = .5, b = .5)), B = list("1" = c(y = .7, x = .3)))')
+        hand = ro.r("h")
+    expected = float(np.ravel(r_call("prob", hand, pd.DataFrame({"A": ["a"], "B": ["x"]})))[0])
+    assert st.prob(from_r(hand), {"A": "a", "B": "x"}) == pytest.approx(expected)  # 0.15
+    with r_context():
+        ro.r('h$prob$B[["1"]] <- c(p = .3, q = .7)')
+        misnamed = ro.r("h")
+    with pytest.raises(ValueError, match="named otherwise than its levels"):
+        from_r(misnamed)

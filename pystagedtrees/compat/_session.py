@@ -66,13 +66,23 @@ list(
     names(out) <- labels
     out
   },
-  prob_parts = function(pl) {
+  prob_parts = function(pl, levels) {
+    # exact: a partial match would take `names` for a missing `n`
     n <- vapply(pl, function(p) {
-      v <- attr(p, "n")
+      v <- attr(p, "n", exact = TRUE)
       if (is.null(v)) NA_real_ else as.numeric(v)
     }, 0)
-    mat <- do.call(rbind, lapply(pl, function(p) as.numeric(p)))
-    list(labels = names(pl), mat = mat, n = unname(n))
+    # R reads a stage's probabilities by level name, so order them by name
+    named_ok <- vapply(pl, function(p) is.null(names(p)) || setequal(names(p), levels), TRUE)
+    mat <- do.call(rbind, lapply(pl, function(p) {
+      if (is.null(names(p)) || !setequal(names(p), levels)) as.numeric(p) else as.numeric(p[levels])
+    }))
+    list(labels = names(pl), mat = mat, n = unname(n), named_ok = named_ok)
+  },
+  ctable_parts = function(ct) {
+    axes <- if (inherits(ct, "ftable")) c(attr(ct, "row.vars"), attr(ct, "col.vars")) else
+      if (!is.null(names(ct))) list(names(ct)) else NULL
+    list(values = as.numeric(ct), axes = unname(axes))
   },
   ftable = function(counts, row_vars, col_vars) {
     structure(counts, class = "ftable", row.vars = row_vars, col.vars = col_vars)

@@ -166,10 +166,16 @@ def _stage_strings(stages_r, v, n_situations):
     return labels
 
 
-def _prob_parts(prob_v, v, k):
+def _prob_parts(prob_v, v, levels):
+    k = len(levels)
     with r_context():
-        parts = helpers("prob_parts")(prob_v)
+        parts = helpers("prob_parts")(prob_v, str_vector(levels))
     labels = strings_from_r(parts[0])
+    if labels and not np.asarray(parts[3], dtype=bool).all():
+        raise ValueError(
+            f"`x`: a stage's probabilities of variable {v!r} are named otherwise than "
+            f"its levels {levels}."
+        )
     mat = floats_from_r(parts[1]).reshape(len(labels), -1, order="F") if labels else np.zeros((0, k))
     if mat.shape[1] != k:
         raise ValueError(
@@ -179,14 +185,34 @@ def _prob_parts(prob_v, v, k):
     return labels, mat, floats_from_r(parts[2])
 
 
-def _ctable_counts(ctable, v, n_situations, k):
-    counts = floats_from_r(ctable)
+def _ctable_counts(ctable, variables, tree, n_situations):
+    """The counts of the last of ``variables`` by situation, in the tree's
+    level order (R's table may list levels in another order: it reads them
+    by name)."""
+    v, k = variables[-1], len(tree[variables[-1]])
+    with r_context():
+        parts = helpers("ctable_parts")(ctable)
+    counts = floats_from_r(parts[0])
     if counts.size != n_situations * k:
         raise ValueError(
             f"`x`: the contingency table of {v!r} has {counts.size} cells; "
             f"expected {n_situations} situations x {k} levels."
         )
-    return counts.reshape(n_situations, k, order="F")
+    # an ftable's rows vary the last row variable fastest, as situations do
+    counts = counts.reshape(n_situations, k, order="F")
+    axes = [] if parts[1] is ri.NULL else [strings_from_r(a) for a in parts[1]]
+    if axes:
+        where = [pd.Index(axis).get_indexer(tree[u]) for axis, u in zip(axes, variables)]
+        if len(axes) != len(variables) or any(
+                len(axis) != len(tree[u]) or (w < 0).any()
+                for axis, u, w in zip(axes, variables, where)):
+            raise ValueError(
+                f"`x`: the contingency table of {v!r} is labelled {axes}, not with the "
+                f"levels of {variables}."
+            )
+        shape = [len(tree[u]) for u in variables]
+        counts = counts.reshape(shape)[np.ix_(*where)].reshape(n_situations, k)
+    return counts
 
 
 def sevt_from_r(x):
@@ -229,7 +255,7 @@ def sevt_from_r(x):
     prob_by_label = [None] * len(variables)
     for i, v in enumerate(variables):
         if fitted:
-            labels, mat, n = _prob_parts(prob_r[v], v, k[i])
+            labels, mat, n = _prob_parts(prob_r[v], v, tree[v])
             prob_by_label[i] = (labels, mat, n)
         if i == 0:
             continue
@@ -248,7 +274,7 @@ def sevt_from_r(x):
         ctab_r = dict(zip(_names(ctables), ctables))
         model._ctab_sit, model._ctab = [], []
         for i, v in enumerate(variables):
-            counts = _ctable_counts(ctab_r[v], v, n_sit[i], k[i])
+            counts = _ctable_counts(ctab_r[v], variables[: i + 1], tree, n_sit[i])
             observed = np.array([0]) if i == 0 else np.flatnonzero(counts.sum(axis=1) > 0)
             model._ctab_sit.append(observed.astype(np.int64))
             model._ctab.append(counts[observed])
