@@ -258,8 +258,9 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
         Values of some variables (a dict for one event, a DataFrame for one
         event per row); the others are summed out.
     conditional_on : dict or pandas.DataFrame, optional
-        The conditioning event (a DataFrame must have as many rows as ``x``).
-        Its variables must differ from those of ``x``.
+        The conditioning event: one row, or as many rows as ``x`` (or
+        ``x`` has one row, used with each), as R's ``cbind`` recycles.  Its
+        variables must differ from those of ``x``.
     log : bool, default False
         Return log-probabilities.
     na0 : bool, default True
@@ -293,12 +294,16 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
                 f"`x` and `conditional_on` must name different variables; both "
                 f"have {overlap}."
             )
+        # as R's cbind, a single row is recycled along the other side's rows
         if len(cond) == 1 and len(frame) > 1:
             cond = cond.loc[np.zeros(len(frame), dtype=int)].reset_index(drop=True)
+        elif len(frame) == 1 and len(cond) > 1:
+            frame = frame.loc[np.zeros(len(cond), dtype=int)].reset_index(drop=True)
+            single = False
         if len(cond) != len(frame):
             raise ValueError(
-                f"`conditional_on` must have one row or as many rows as `x` "
-                f"({len(frame)}); got {len(cond)}."
+                f"`x` and `conditional_on` must have as many rows, or one of them one "
+                f"row; got {len(frame)} and {len(cond)}."
             )
         cond_codes = encode_rows(object, cond, "conditional_on", _UNKNOWN_IN_PROB)
         cond_lp = marginal_logprob(object, cond_codes, log_tables)

@@ -896,3 +896,16 @@ def test_from_r_reads_probabilities_and_tables_by_level_name():
         misnamed = ro.r("h")
     with pytest.raises(ValueError, match="named otherwise than its levels"):
         from_r(misnamed)
+
+
+@needs_stagedtrees
+def test_prob_recycles_a_single_row_against_the_other_side_as_r():
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    r_model = to_r(model)
+    conditions = pd.DataFrame({"Class": ["1st", "3rd", "Crew"]})
+    for x in ({"Survived": "Yes"}, pd.DataFrame({"Survived": ["Yes"]})):
+        got = st.prob(model, x, conditional_on=conditions)
+        expected = np.ravel(r_call("prob", r_model, pd.DataFrame({"Survived": ["Yes"]}),
+                                   conditional_on=conditions))
+        assert got.shape == (3,)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)

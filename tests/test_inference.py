@@ -261,3 +261,15 @@ def test_values_that_are_not_levels_are_impossible_events_with_a_warning():
         assert st.prob(model, {"Sex": "Male"}, conditional_on={"Class": "4th"}) == 0
     with pytest.raises(ValueError, match="not a level"):  # a path must be made of levels
         st.path_probability(model, ["4th", "Male", "Adult", "No"])
+
+
+def test_a_single_row_is_recycled_against_the_other_side():
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    conditions = pd.DataFrame({"Class": ["1st", "3rd"]})
+    got = st.prob(model, {"Survived": "Yes"}, conditional_on=conditions)
+    expected = [st.prob(model, {"Survived": "Yes"}, conditional_on={"Class": c})
+                for c in ["1st", "3rd"]]
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    with pytest.raises(ValueError, match="as many rows, or one of them one row; got 2 and 3"):
+        st.prob(model, pd.DataFrame({"Sex": ["Male", "Female"]}),
+                conditional_on=pd.DataFrame({"Class": ["1st", "2nd", "3rd"]}))
