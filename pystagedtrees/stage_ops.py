@@ -134,6 +134,10 @@ def set_stages(object, var, value, context=None, fit=True):
     chosen = (np.arange(n_situations) if context is None
               else _context_situations(object, i, context))
     new = check_labels(value, "value")
+    if not isinstance(value, str) and not (
+            isinstance(value, Iterable) and all(isinstance(v, str) for v in value)):
+        # R stops: a number could as well be meant as a position
+        raise TypeError(f"`value` must be stage labels (str), as in R; got {value!r}.")
     if len(new) not in (1, len(chosen)):
         raise ValueError(
             f"`value` must be one label or one per selected situation ({len(chosen)}); "

@@ -325,6 +325,10 @@ def test_set_stages_errors():
         st.stages(model, "Age", context=["Sex"])
     with pytest.raises(ValueError, match="`value` must be one label or one per selected situation"):
         st.set_stages(model, "Age", ["1", "2"])
+    # R: "`value` must be of type character" (a number could be meant as a position)
+    for number in (1, np.int64(1), ["1", 2]):
+        with pytest.raises(TypeError, match="`value` must be stage labels"):
+            st.set_stages(model, "Age", number, context={"Class": "1st"})
     with pytest.raises(ValueError, match="give `var` too"):
         st.stages(model, context={"Sex": "Male"})
 
