@@ -90,11 +90,11 @@ def check_smoothing(value, name, allow_none=False):
 
 
 def check_fraction(value, name):
-    """A number strictly between 0 and 1 (a confidence level), as a float."""
+    """A number in [0, 1] (a confidence level), as a float."""
     if _is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number in (0, 1); got {value!r}.")
-    if not 0 < value < 1:  # NaN too
-        raise ValueError(f"`{name}` must be a number in (0, 1); got {value!r}.")
+        raise TypeError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
+    if not 0 <= value <= 1:  # NaN too
+        raise ValueError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
     return float(value)
 
 

@@ -804,9 +804,12 @@ def test_model_inspection_equals_r(seed):
         np.testing.assert_allclose(st.lr_test(*models).to_numpy(float),
                                    r_call("lr_test", *map(to_r, models)).to_numpy(float),
                                    rtol=1e-10, equal_nan=True)
-    for method in ("wald", "waldcc", "wilson", "goodman", "quesenberry-hurst"):
-        got, expected = st.confint(a, method=method), r_call("confint", r_a, method=method)
+    for method, level in itertools.product(
+            ("wald", "waldcc", "wilson", "goodman", "quesenberry-hurst"), (0.95, 0, 1)):
+        got = st.confint(a, method=method, level=level)
+        expected = r_call("confint", r_a, method=method, level=level)
         assert list(got.index) == list(expected.index), method
+        assert list(got.columns) == list(expected.columns), (method, level)
         np.testing.assert_allclose(got.to_numpy(float), np.asarray(expected, dtype=float),
                                    rtol=1e-9, equal_nan=True)
     assert st.sevt_df(a) == np.asarray(r_call("sevt_df", r_a)).ravel()[0]

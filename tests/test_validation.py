@@ -406,8 +406,8 @@ def test_confint_arguments(fitted):
         st.confint(fitted, method=np.array(["wald", "wilson"]))
     with pytest.raises(TypeError, match="`level`"):
         st.confint(fitted, level="0.9")
-    for level in (1, -0.1, float("nan")):
-        with pytest.raises(ValueError, match="`level` must be a number in \\(0, 1\\)"):
+    for level in (1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="`level` must be a number in \\[0, 1\\]"):
             st.confint(fitted, level=level)
 
 
