@@ -1,4 +1,6 @@
 """Building staged trees: ``sevt``, ``full`` and ``indep`` (R: R/sevt.R, R/full_indep.R)."""
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -87,10 +89,17 @@ def _levels_of(x, order, name):
     if isinstance(x, (pd.DataFrame, pd.Series)):
         _, levels, _ = read_data(x, order, name=name)
         return levels
+    if isinstance(x, (list, tuple)):
+        # R's unnamed list: variables V1..Vn, and `order` (of names) unused
+        if order is not None:
+            warnings.warn(f"`order` is ignored: `{name}` is an unnamed list of levels, "
+                          "whose variables are V1, V2, ...", stacklevel=3)
+            order = None
+        x = {f"V{j + 1}": levels for j, levels in enumerate(x)}
     if not isinstance(x, dict):
         raise TypeError(
-            f"`{name}` must be a dict of levels, a DataFrame or a table of "
-            f"counts; got {type(x).__name__}."
+            f"`{name}` must be a dict of levels, a list of level lists, a DataFrame or a "
+            f"table of counts; got {type(x).__name__}."
         )
     tree = {str(v): check_levels(levels, v, name) for v, levels in x.items()}
     if order is not None:
@@ -103,9 +112,11 @@ def sevt(x, full=False, order=None):
 
     Parameters
     ----------
-    x : dict of str to list, pandas.DataFrame or pandas.Series
+    x : dict of str to list, list of lists, pandas.DataFrame or pandas.Series
         The levels of each variable (in tree order), or data from which
-        they are read.
+        they are read.  A list of level lists names the variables ``V1,
+        V2, ...`` as R does for an unnamed list (``order`` is then ignored,
+        with a warning).
     full : bool, default False
         Every situation in its own stage (the saturated model) instead of
         one stage per variable (the independence model).

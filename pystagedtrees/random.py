@@ -155,7 +155,7 @@ def _random_distribution(k, rfun, source):
 def _as_random_base(x):
     if isinstance(x, Sevt):
         return x.copy()
-    if isinstance(x, dict):
+    if isinstance(x, (dict, list, tuple)):
         return sevt_structure(x, full=True)
     from pystagedtrees.conversion import as_sevt
 
@@ -175,8 +175,8 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     Parameters
     ----------
     x : dict of levels, ParentsList, Sevt, or a DAG
-        A dict ``variable -> levels`` starts from the full tree (R's list
-        method); a :class:`~pystagedtrees.parentslist.ParentsList`, a model
+        A dict ``variable -> levels`` (or a list of level lists, variables
+        ``V1, V2, ...``) starts from the full tree (R's list method); a :class:`~pystagedtrees.parentslist.ParentsList`, a model
         string or a networkx DAG from its staged tree (``as_sevt``); a staged
         tree from its own stages.
     q : float, default 0.5

@@ -912,3 +912,18 @@ def test_prob_recycles_a_single_row_against_the_other_side_as_r():
                                    conditional_on=conditions))
         assert got.shape == (3,)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@needs_stagedtrees
+def test_an_unnamed_list_of_levels_names_the_variables_as_r():
+    from pystagedtrees.compat import set_seed
+
+    levels = [["-1", "1"], ["a", "b", "c"], ["-1", "1"]]
+    assert st.sevt(levels, full=True).tree == r_call("sevt", levels, full=True).tree
+    set_seed(11)
+    expected = from_r(r_call("random_sevt", levels, q=0.5, convert_result=False))
+    got = st.random_sevt(levels, q=0.5, rng="R", seed=11)
+    assert got.tree == expected.tree and got.stages() == expected.stages()
+    for v in got.variables:
+        for stage, p in got.stage_prob[v].items():
+            np.testing.assert_allclose(p.to_numpy(), expected.stage_prob[v][stage].to_numpy())

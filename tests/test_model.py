@@ -430,3 +430,12 @@ def test_boolean_columns_have_r_logical_level_names():
     assert st.prob(model, {"objects": False}) == st.prob(model, {"objects": "FALSE"})
     probs = st.predict(model, data, class_="plain", prob=True)
     assert list(probs.columns) == ["FALSE", "TRUE"]
+
+
+def test_an_unnamed_list_of_levels_names_the_variables_v1_v2():
+    model = st.sevt([["a", "b"], ("x", "y", "z")], full=True)
+    assert model.tree == {"V1": ["a", "b"], "V2": ["x", "y", "z"]}
+    with pytest.warns(UserWarning, match="`order` is ignored"):
+        assert st.sevt([["a", "b"], ["x", "y"]], order=["V2", "V1"]).variables == ["V1", "V2"]
+    with pytest.raises(TypeError, match="a list of level lists"):
+        st.sevt("ab")
