@@ -145,11 +145,14 @@ def check_labels(value, name):
 def check_ignore(ignore, default):
     """Stage labels to leave alone, as a list of strings.
 
-    ``None`` means ``default`` (a model's unobserved stage names).  The list
-    keeps repetitions: R's new stage names count ``length(ignore)``.
+    ``None`` means ``default`` (a model's unobserved stage names), ``False``
+    none (R's ``ignore = FALSE``, which its ``%in%`` matches to no stage).
+    The list keeps repetitions: R's new stage names count ``length(ignore)``.
     """
     if ignore is None:
         return list(default or [])
+    if ignore is False:
+        return []
     return list(check_labels(ignore, "ignore"))
 
 

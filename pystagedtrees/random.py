@@ -18,7 +18,7 @@ from pystagedtrees._random_kernels import StageJoiner, draw_levels
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees._validation import check_int, check_labels, check_number, check_seed
+from pystagedtrees._validation import check_ignore, check_int, check_number, check_seed
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
@@ -262,11 +262,8 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     check_sevt(object, fitted=True)
     i = object.var_index(treatment, "treatment")
     p = _treatment_distribution(p, object.tree[treatment], treatment)
-    if ignore is None:
-        ignore = list(object.name_unobserved or [])
-    else:
-        # a list keeps its order: R lists the kept stages' probabilities so
-        ignore = check_labels(ignore, "ignore")
+    # a list keeps its order: R lists the kept stages' probabilities so
+    ignore = check_ignore(ignore, object.name_unobserved)
     model = object.copy()
     labels = model._labels[i]
     kept = [labels.index(s) for s in dict.fromkeys(ignore) if s in labels] if i > 0 else []

@@ -601,3 +601,15 @@ def test_model_constructors_check_their_parts(fitted, cls):
 def test_parents_list_constructor_needs_entries(entries):
     with pytest.raises(TypeError, match="`entries` must map each variable name to a ParentsEntry"):
         st.ParentsList(entries)
+
+
+@pytest.mark.parametrize("name", ["stages_bhc", "stndnaming", "confint", "get_edges",
+                                  "get_vertices", "write_tikz", "randomize_sevt"])
+def test_ignore_false_means_nothing_as_in_r(fitted, name):
+    # R code passes ignore = FALSE; its %in% then matches no stage
+    joined = st.join_unobserved(st.full(st.datasets.titanic(), lambda_=1, join_unobserved=False))
+    extra = {"treatment": "Age"} if name == "randomize_sevt" else {}
+    function = getattr(st, name)
+    assert repr(function(joined, ignore=False, **extra)) == repr(function(joined, ignore=[], **extra))
+    with pytest.raises(TypeError, match="`ignore`"):
+        function(joined, ignore=True, **extra)
