@@ -204,7 +204,8 @@ def _check_col_dict(col, x, is_color):
         if unknown:
             raise ValueError(f"`col`[{var!r}] names stages {unknown} that {var!r} does not have ({stages}).")
         for s, c in given.items():
-            _check_color(c, is_color, f"`col`[{var!r}][{s!r}]")
+            if c is not None:  # uncoloured, as make_stages_col marks it
+                _check_color(c, is_color, f"`col`[{var!r}][{s!r}]")
 
 
 @sevt_method
@@ -226,8 +227,9 @@ def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
           (white); the others get distinct colours across all variables.
         - a function of the stages (and optionally the variable) returning
           a list of one colour per stage.
-        - a dict ``variable -> {stage: colour}``; stages not listed stay
-          uncoloured (pictures colour the root by its entry ``{"1": colour}``).
+        - a dict ``variable -> {stage: colour}``; stages not listed, or
+          given None, stay uncoloured (pictures colour the root by its
+          entry ``{"1": colour}``).
     ignore : list of str, optional
         Stages left without a colour; default ``x.name_unobserved``.
     limit : int, optional

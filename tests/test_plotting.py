@@ -341,6 +341,12 @@ def test_classic_colours_only_shared_stages(titanic_bhc):
             assert (c is None) == (counts[s] == 1)
     named = [c for colours in classic.values() for c in colours.values() if c is not None]
     assert len(set(named)) == len(named)  # distinct across variables
+    # what make_stages_col gives, the pictures take (None: uncoloured); the
+    # root, which it leaves out, is the first colour of R's palette, black
+    root = titanic_bhc.variables[0]
+    classic[root] = {"1": "#000000"}
+    assert st.to_dot(titanic_bhc, col=classic) == st.to_dot(titanic_bhc, col="classic")
+    assert st.write_tikz(titanic_bhc, col=classic) == st.write_tikz(titanic_bhc, col="classic")
 
 
 def test_many_stages_get_distinct_colours():
