@@ -1,7 +1,11 @@
 """Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
+import warnings
+
 import numpy as np
+import pandas as pd
 
 from pystagedtrees._learn_kernels import rsum, variable_loglik
+from pystagedtrees._validation import check_number
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
@@ -99,9 +103,28 @@ def logLik(object):
     return compute_loglik(object)
 
 
+def _information_criterion(name, models, penalty):
+    """``-2 ll + penalty(ll) df`` of one model, or R's table of several."""
+    scores = []
+    for model in models:
+        ll = logLik(model)
+        with np.errstate(divide="ignore"):  # no observation: -inf, as in R
+            scores.append((ll, -2.0 * float(ll) + penalty(ll) * ll.df))
+    if len(scores) == 1:
+        return scores[0][1]
+    if len({ll.nobs for ll, _ in scores}) > 1:
+        warnings.warn("models are not all fitted to the same number of observations",
+                      stacklevel=3)
+    return pd.DataFrame({"df": [ll.df for ll, _ in scores], name: [v for _, v in scores]})
+
+
 @sevt_method
-def AIC(object):
-    """Akaike information criterion, ``-2 ll + 2 df``.
+def AIC(object, *others, k=2):
+    """Akaike information criterion, ``-2 ll + k df``.
+
+    With several models, as R's ``AIC(m1, m2, ...)``: a DataFrame with
+    columns ``df`` and ``AIC``, one row per model in argument order (and a
+    warning if their numbers of observations differ).
 
     Examples
     --------
@@ -109,14 +132,18 @@ def AIC(object):
     >>> model = st.indep(st.datasets.titanic_table())
     >>> round(st.AIC(model), 4) == round(-2 * float(st.logLik(model)) + 2 * 7, 4)
     True
+    >>> st.AIC(model, st.full(st.datasets.titanic_table())).df.tolist()
+    [7, 30]
     """
-    ll = logLik(object)
-    return -2.0 * float(ll) + 2.0 * ll.df
+    k = check_number(k, "k")
+    return _information_criterion("AIC", (object, *others), lambda ll: k)
 
 
 @sevt_method
-def BIC(object):
+def BIC(object, *others):
     """Bayesian information criterion, ``-2 ll + log(nobs) df``.
+
+    With several models, a DataFrame as :func:`AIC` gives.
 
     Examples
     --------
@@ -124,6 +151,4 @@ def BIC(object):
     >>> round(st.BIC(st.full(st.datasets.titanic_table())), 5)
     10533.93425
     """
-    ll = logLik(object)
-    with np.errstate(divide="ignore"):  # no observation: -inf, as in R
-        return -2.0 * float(ll) + float(np.log(ll.nobs)) * ll.df
+    return _information_criterion("BIC", (object, *others), lambda ll: float(np.log(ll.nobs)))

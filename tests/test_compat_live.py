@@ -927,3 +927,20 @@ def test_an_unnamed_list_of_levels_names_the_variables_as_r():
     for v in got.variables:
         for stage, p in got.stage_prob[v].items():
             np.testing.assert_allclose(p.to_numpy(), expected.stage_prob[v][stage].to_numpy())
+
+
+@needs_stagedtrees
+def test_aic_and_bic_of_several_models_are_r_tables():
+    table = st.datasets.titanic_table()
+    models = [st.indep(table), st.stages_bhc(st.full(table, lambda_=1)), st.full(table)]
+    r_models = [to_r(m) for m in models]
+    for got, expected in ((st.AIC(*models), r_call("AIC", *r_models)),
+                          (st.AIC(*models, k=3.5), r_call("AIC", *r_models, k=3.5)),
+                          (st.BIC(*models[:2]), r_call("BIC", *r_models[:2]))):
+        assert list(got.columns) == list(expected.columns)
+        np.testing.assert_allclose(got.to_numpy(float), expected.to_numpy(float), rtol=1e-12)
+    assert st.AIC(models[0], k=3.5) == pytest.approx(float(np.ravel(r_call("AIC", r_models[0],
+                                                                         k=3.5))[0]))
+    smaller = st.full(st.datasets.titanic().iloc[:500], lambda_=1)
+    with pytest.warns(UserWarning, match="not all fitted to the same number of observations"):
+        st.BIC(models[0], smaller)

@@ -439,3 +439,17 @@ def test_an_unnamed_list_of_levels_names_the_variables_v1_v2():
         assert st.sevt([["a", "b"], ["x", "y"]], order=["V2", "V1"]).variables == ["V1", "V2"]
     with pytest.raises(TypeError, match="a list of level lists"):
         st.sevt("ab")
+
+
+def test_criteria_of_several_models_list_each_models_value():
+    table = st.datasets.titanic_table()
+    models = [st.indep(table), st.full(table, lambda_=1)]
+    for criterion, args in ((st.AIC, {}), (st.AIC, {"k": 4}), (st.BIC, {})):
+        together = criterion(*models, **args)
+        assert together["df"].tolist() == [st.logLik(m).df for m in models]
+        np.testing.assert_allclose(together.iloc[:, 1], [criterion(m, **args) for m in models])
+    assert st.AIC(models[0], k=4) - st.AIC(models[0]) == pytest.approx(2 * 7)
+    with pytest.raises(TypeError, match="`k`"):
+        st.AIC(models[0], k="2")
+    with pytest.raises(TypeError, match="Sevt"):
+        st.BIC(models[0], "m2")
