@@ -1,8 +1,12 @@
-"""Datasets shipped with the package (R's ``Titanic`` and generated data)."""
+"""Datasets shipped with the package: R's ``Titanic``, and the data sets of R's
+stagedtrees (MIT licence), as R's ``data()`` gives them."""
+import json
+from importlib import resources
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["titanic_table", "titanic"]
+__all__ = ["titanic_table", "titanic", "load", "names"]
 
 # R datasets::Titanic, counts in R's column-major order (Class varies fastest)
 _TITANIC_COUNTS = [
@@ -56,3 +60,57 @@ def titanic():
     return pd.DataFrame(
         {v: pd.Categorical(frame[v], categories=lev) for v, lev in _TITANIC_LEVELS.items()}
     ).reset_index(drop=True)
+
+
+def _stored_levels():
+    return json.loads(resources.files("pystagedtrees").joinpath("data/levels.json").read_text())
+
+
+def names():
+    """The data sets :func:`load` knows, besides :func:`titanic`.
+
+    Examples
+    --------
+    >>> from pystagedtrees.datasets import names
+    >>> names()
+    ['Asym', 'PhDArticles', 'Pokemon', 'covid_patients', 'falls_long', 'trajectories']
+    """
+    return sorted(_stored_levels())
+
+
+def load(name):
+    """A data set of R's stagedtrees, as R's ``data(name)`` gives it.
+
+    Factors become categoricals with R's level order, character columns
+    (``falls_long``'s) strings, which :func:`pystagedtrees.full` sorts into
+    the levels R's ``factor`` gives them.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`: ``"PhDArticles"``, ``"Pokemon"``, ``"Asym"``,
+        ``"covid_patients"``, ``"trajectories"``, ``"falls_long"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> phd = st.datasets.load("PhDArticles")
+    >>> phd.shape, list(phd["Articles"].cat.categories)
+    ((915, 6), ['0', '1-2', '>2'])
+    >>> model = st.full(phd, order=["Gender", "Kids", "Married", "Articles"], lambda_=1)
+    """
+    stored = _stored_levels()
+    if not isinstance(name, str) or name not in stored:
+        raise ValueError(f"`name` must be one of {sorted(stored)}; got {name!r}.")
+    with resources.files("pystagedtrees").joinpath(f"data/{name}.csv.gz").open("rb") as fh:
+        raw = pd.read_csv(fh, compression="gzip", keep_default_na=False)
+    factors = stored[name]
+    return pd.DataFrame({
+        column: pd.Categorical.from_codes(raw[column].to_numpy(), factors[column])
+        if column in factors else raw[column].astype(object)
+        for column in raw.columns
+    })

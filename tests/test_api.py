@@ -1,6 +1,8 @@
 """The public API: functions taking a model first are also Sevt methods (one implementation)."""
 import inspect
 
+import pytest
+
 import pystagedtrees as st
 
 # functions whose first argument may be something else than a model (levels,
@@ -30,3 +32,17 @@ def test_method_and_function_agree():
     assert model.stages_bhc().stages() == st.stages_bhc(model).stages()
     assert model.BIC() == st.BIC(model)
     assert model.get_stage(["1st"]) == st.get_stage(model, ["1st"])
+
+
+def test_r_stagedtrees_datasets_load_with_their_levels():
+    # sizes and levels as R's data() documents them (?PhDArticles, ?Pokemon, ...)
+    shapes = {"Asym": (1000, 4), "PhDArticles": (915, 6), "Pokemon": (999, 5),
+              "covid_patients": (10000, 4), "trajectories": (10000, 5), "falls_long": (50000, 6)}
+    assert st.datasets.names() == sorted(shapes)
+    for name, shape in shapes.items():
+        data = st.datasets.load(name)
+        assert data.shape == shape and not data.isna().any(axis=None)
+    assert list(st.datasets.load("PhDArticles")["Mentor"].cat.categories) == [
+        "low", "medium", "high"]
+    with pytest.raises(ValueError, match="`name` must be one of"):
+        st.datasets.load("FallEld")

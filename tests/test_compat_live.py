@@ -944,3 +944,20 @@ def test_aic_and_bic_of_several_models_are_r_tables():
     smaller = st.full(st.datasets.titanic().iloc[:500], lambda_=1)
     with pytest.warns(UserWarning, match="not all fitted to the same number of observations"):
         st.BIC(models[0], smaller)
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("name", st.datasets.names())
+def test_shipped_datasets_are_r_stagedtrees_data(name):
+    with r_context():
+        r_data = ro.r(f'local({{ data("{name}", package = "stagedtrees"); {name} }})')
+    expected = from_r(r_data)
+    ours = st.datasets.load(name)
+    assert list(ours.columns) == list(expected.columns)
+    for column in ours.columns:
+        assert ours[column].astype(str).tolist() == expected[column].astype(str).tolist()
+    r_model = r_call("full", r_data, lambda_=1, convert_result=False)
+    got = st.full(ours, lambda_=1)
+    assert got.tree == from_r(r_model).tree
+    assert float(st.logLik(got)) == pytest.approx(float(np.ravel(r_call("logLik", r_model))[0]),
+                                                  rel=1e-12)
