@@ -754,3 +754,15 @@ def test_params_are_read_only_and_new_ones_reach_predictions():
     np.testing.assert_allclose(bnc.predict(pickle.loads(pickle.dumps(model)), rows, prob=True),
                                before)
     np.testing.assert_allclose(bnc.predict(copy.deepcopy(shallow), rows, prob=True), expected)
+
+
+def test_a_class_only_model_predicts_its_prior_without_columns():
+    import pystagedtrees as pst
+
+    data = pst.datasets.titanic()[["Survived"]]
+    model = bnc.lp(bnc.nb("Survived", data), data, smooth=1)
+    counts = data["Survived"].value_counts().reindex(model.classes).to_numpy()
+    prior = (counts + 1) / (counts.sum() + 2)
+    np.testing.assert_allclose(bnc.predict(model, data.iloc[:3, []], prob=True), [prior] * 3)
+    ll = bnc.logLik(model, data)
+    assert (ll.df, ll.nobs) == (1, len(data))

@@ -961,3 +961,19 @@ def test_shipped_datasets_are_r_stagedtrees_data(name):
     assert got.tree == from_r(r_model).tree
     assert float(st.logLik(got)) == pytest.approx(float(np.ravel(r_call("logLik", r_model))[0]),
                                                   rel=1e-12)
+
+
+@needs_bnclassify
+def test_bnc_loglik_carries_r_df_and_nobs_and_a_class_only_model_predicts_the_prior():
+    data = st.datasets.titanic()
+    model = bnc.lp(bnc.tan_cl("Survived", data), data, smooth=1)
+    with r_context():
+        ll_r = ro.r("function(m, d) { ll <- logLik(m, d); "
+                    "c(ll, attr(ll, 'df'), attr(ll, 'nobs')) }")(to_r(model), to_r(data))
+    ll = bnc.logLik(model, data)
+    np.testing.assert_allclose([float(ll), ll.df, ll.nobs], np.asarray(ll_r), rtol=1e-12)
+    only_class = bnc.lp(bnc.nb("Survived", data[["Survived"]]), data[["Survived"]], smooth=1)
+    with r_context():  # R's data frame of 4 rows and no column
+        no_columns = ro.r("function(d) d[, FALSE]")(to_r(data.iloc[:4]))
+    expected = np.asarray(r_call("predict", to_r(only_class), no_columns, prob=True))
+    np.testing.assert_allclose(bnc.predict(only_class, data.iloc[:4, []], prob=True), expected)

@@ -78,6 +78,9 @@ def encode_for_model(model, newdata, name="newdata", allow_no_rows=False):
 
     Returns an (n, p) int32 array with the features in model order.
     """
+    if not model.features and isinstance(newdata, pd.DataFrame) and newdata.shape[0]:
+        # a class-only model needs no column: every row gets the prior (as R)
+        return np.empty((newdata.shape[0], 0), dtype=np.int32)
     check_frame(newdata, name, allow_no_rows=allow_no_rows)
     missing = [f for f in model.features if f not in newdata.columns]
     if missing:

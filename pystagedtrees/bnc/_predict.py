@@ -11,6 +11,7 @@ from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, nparams
 from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.model import LogLik
 
 __all__ = [
     "predict",
@@ -291,15 +292,23 @@ def _log_lik(object, dataset):
 def logLik(object, dataset):  # noqa: N802 (R's name)
     """Log-likelihood ``sum_n ln P(c_n, x_n)`` of a fitted model on ``dataset``.
 
+    Returns
+    -------
+    pystagedtrees.LogLik
+        A float with R's attributes ``df`` (:func:`nparams`) and ``nobs``
+        (the rows of ``dataset``).
+
     Examples
     --------
     >>> import pandas as pd
     >>> from pystagedtrees.bnc import nb, lp, logLik
     >>> d = pd.DataFrame({"c": ["a", "b"], "x": ["u", "v"]})
-    >>> round(logLik(lp(nb("c", d), d, smooth=0), d), 6)  # ln(1/2) twice
-    -1.386294
+    >>> ll = logLik(lp(nb("c", d), d, smooth=0), d)  # ln(1/2) twice
+    >>> round(ll, 6), ll.df, ll.nobs
+    (-1.386294, 3, 2)
     """
-    return _log_lik(object, dataset)[0]
+    value, n = _log_lik(object, dataset)
+    return LogLik(value, df=nparams(object), nobs=n)
 
 
 def AIC(object, dataset):  # noqa: N802
