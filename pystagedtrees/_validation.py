@@ -5,6 +5,7 @@ message names the argument and what it must be.  Whole floats pass as
 integers, as R's numbers do (``n = 100`` is a double in R).
 """
 import numbers
+import os
 from collections.abc import Iterable
 
 import numpy as np
@@ -217,3 +218,25 @@ def check_random_state(value, name="random_state"):
     if value < 0:
         raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
     return value
+
+
+def _physical_memory():
+    """Bytes of memory of this machine, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_fits_in_memory(needed, what, advice):
+    """Refuse work whose arrays (``needed`` bytes) exceed half the machine's memory.
+
+    Numpy would fail on allocation, or the system kill the process when the
+    pages are touched; ``what`` says what needs them, ``advice`` what to do.
+    """
+    memory = _physical_memory()
+    if memory is not None and needed > memory // 2:
+        raise ValueError(
+            f"{what} ({needed / 2**30:.1f} GiB, more than half of this machine's "
+            f"memory): {advice}."
+        )

@@ -8,7 +8,6 @@ locally; any other callable ``score(model) -> float`` (larger is better) goes
 through a generic path that rescores every candidate model, as R does.
 """
 
-import os
 
 import numpy as np
 
@@ -23,7 +22,7 @@ from pystagedtrees._learn_kernels import (
 )
 from pystagedtrees._rng import draw_index, random_source
 from pystagedtrees._validation import (
-    check_ignore, check_int, check_number, check_score_value, check_trace,
+    check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
 )
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
@@ -128,30 +127,19 @@ def apply_merges(model, i, ids, merges, prob, n):
     model.reindex_stages(i, survivors)
 
 
-def _physical_memory():
-    """Bytes of memory of this machine, or None where the system does not say."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def check_pair_tables(model, i, n_stages, tables, learner):
     """Refuse a learner whose tables over pairs of stages would not fit in memory.
 
     They would fail on allocation, or worse, be killed by the system when
     touched; R's learners compare the same pairs, in far more time.
     """
-    needed = tables * 8 * n_stages ** 2
-    memory = _physical_memory()
-    if memory is not None and needed > memory // 2:
-        raise ValueError(
-            f"{learner} compares the {n_stages:,} free stages of {model.variables[i]!r} "
-            f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers "
-            f"({needed / 2**30:.1f} GiB, more than half of this machine's memory): start "
-            f"from a model with fewer stages (e.g. indep), or leave {model.variables[i]!r} "
-            "out of `scope`."
-        )
+    check_fits_in_memory(
+        tables * 8 * n_stages ** 2,
+        f"{learner} compares the {n_stages:,} free stages of {model.variables[i]!r} "
+        f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers",
+        f"start from a model with fewer stages (e.g. indep), or leave "
+        f"{model.variables[i]!r} out of `scope`",
+    )
 
 
 def _check_levels(model, i):

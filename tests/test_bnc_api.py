@@ -766,3 +766,18 @@ def test_a_class_only_model_predicts_its_prior_without_columns():
     np.testing.assert_allclose(bnc.predict(model, data.iloc[:3, []], prob=True), [prior] * 3)
     ll = bnc.logLik(model, data)
     assert (ll.df, ll.nobs) == (1, len(data))
+
+
+def test_a_family_table_beyond_memory_is_refused_not_a_crash():
+    # 63 binary features all parents of the last: 2**64 cells, which a
+    # C product of the sizes would wrap to 0 (and write past the array)
+    rng = np.random.default_rng(0)
+    features = [f"f{i}" for i in range(63)]
+    data = pd.DataFrame({f: pd.Categorical(rng.integers(0, 2, 50).astype(str), ["0", "1"])
+                         for f in features + ["c"]})
+    families = {f: (f, "c") for f in features[:-1]}
+    families[features[-1]] = (features[-1], *features[:-1], "c")
+    families["c"] = ("c",)
+    with pytest.raises(ValueError, match=r"family of 'f62' \(64 variables\) has "
+                                         r"18,446,744,073,709,551,616 cells"):
+        bnc.lp(bnc.BNCModel("c", features, families), data, smooth=1)

@@ -348,13 +348,13 @@ def test_backward_join_kernel_equals_the_plain_r_loop(data, distance, thr):
 def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
     # on a machine of 100 bytes even Sex's 4 stages need too much; on 24 GiB
     # it takes some 40,000 stages
-    import pystagedtrees.learners as learners
+    import pystagedtrees._validation as validation
 
-    monkeypatch.setattr(learners, "_physical_memory", lambda: 100)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 100)
     model = st.full(st.datasets.titanic_table(), lambda_=1)
     with pytest.raises(ValueError, match=f"{name} compares the 4 free stages of 'Sex' pairwise"):
         learner(model)
-    monkeypatch.setattr(learners, "_physical_memory", lambda: None)  # unknown: no check
+    monkeypatch.setattr(validation, "_physical_memory", lambda: None)  # unknown: no check
     learner(model)
 
 

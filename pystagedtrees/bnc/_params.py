@@ -7,7 +7,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
-from pystagedtrees._validation import check_flag, check_smoothing
+from pystagedtrees._validation import check_fits_in_memory, check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.bnc._counts import family_counts
 from pystagedtrees.bnc._random import resolve_rng
@@ -35,6 +35,12 @@ def cpt(counts, smooth, axis=0):
 def family_table(enc, family):
     """Counts over the variables of ``family``, shaped by their levels."""
     dims = enc.dims(family)
+    cells = math.prod(int(d) for d in dims)  # Python ints: no wrap-around
+    check_fits_in_memory(
+        8 * cells, f"the table of the family of {family[0]!r} ({len(family)} variables) has "
+        f"{cells:,} cells",
+        "give the feature fewer parents or its parents fewer levels",
+    )
     counts = family_counts(
         enc.codes, np.asarray(enc.index(family), dtype=np.intp),
         np.asarray(dims, dtype=np.intp),
