@@ -41,7 +41,7 @@ class LogLik(float):
     def __new__(cls, value, df, nobs):
         obj = super().__new__(cls, value)
         obj.df = int(df)
-        obj.nobs = float(nobs) if nobs != int(nobs) else int(nobs)
+        obj.nobs = int(nobs) if float(nobs).is_integer() else float(nobs)  # inf stays a float
         return obj
 
     def __repr__(self):

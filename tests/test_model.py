@@ -453,3 +453,12 @@ def test_criteria_of_several_models_list_each_models_value():
         st.AIC(models[0], k="2")
     with pytest.raises(TypeError, match="Sevt"):
         st.BIC(models[0], "m2")
+
+
+def test_counts_whose_total_overflows_give_r_result_not_a_crash():
+    # R (full(t, lambda = 0) on this table): logLik -Inf with df 7, NaN probabilities
+    table = pd.Series(np.full(8, 1e308), index=pd.MultiIndex.from_product(
+        [["a", "b"]] * 3, names=["A", "B", "C"]))
+    with np.errstate(over="ignore"):
+        ll = st.logLik(st.full(table, lambda_=0))
+    assert float(ll) == -np.inf and ll.df == 7 and ll.nobs == np.inf
