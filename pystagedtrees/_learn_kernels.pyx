@@ -754,6 +754,12 @@ cdef inline long double stage_term(const double* counts, double total, double la
     return acc
 
 
+# Scores within this relative distance are ties in stages_hc: above the
+# rounding of R's recomputed scores (~1e-15 of the score), below the gains
+# of real moves (R makes a move gaining 1e-12 of a score of 6e7)
+cdef double TIE_RTOL = 1e-13
+
+
 def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                     const int64_t[::1] stage_order, Py_ssize_t n_stages,
                     double lam, double other_ll, double start_score, double df, double penalty,
@@ -850,11 +856,11 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
         # moving a situation without counts changes no estimate, hence beats
         # nothing once the score is that of the refitted stages
         skip_empty = fabs(score_of(other_ll + <double>ll_v, df, penalty) - now_score) \
-            <= 1e-11 * (1.0 + fabs(now_score))
+            <= TIE_RTOL * (1.0 + fabs(now_score))
         while iteration < max_iter:
             iteration += 1
             best_score = now_score
-            tol = 1e-11 * (1.0 + fabs(now_score))
+            tol = TIE_RTOL * (1.0 + fabs(now_score))
             best_i = -1
             best_s2 = -1
             # the situations grouped by stage in R's visit order (a stable

@@ -369,3 +369,35 @@ def test_csbhc_scores_groups_as_the_joined_models_score(data, lambda_, kind):
     fast, slow = st.stages_csbhc(start, score=kind), st.stages_csbhc(start, score=by_model)
     assert fast.stages() == slow.stages()
     assert fast.score["value"] == slow.score["value"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(categorical_frames(max_vars=3, max_rows=60, with_na=False), hst.sampled_from([0, 1]))
+def test_stages_hc_stops_where_no_single_move_improves_the_score(data, lambda_):
+    learned = st.stages_hc(st.indep(data, lambda_=lambda_))
+    best = -st.BIC(learned)
+    ignored = set(learned.name_unobserved)  # stages_hc leaves them alone
+    for var in learned.variables[1:]:
+        stages = st.stages(learned, var)
+        for situation, current in enumerate(stages):
+            if current in ignored:
+                continue
+            for target in sorted(set(stages) - {current} - ignored) + ["new"]:
+                moved = list(stages)
+                moved[situation] = target
+                candidate = st.sevt_fit(st.set_stages(learned, var, moved, fit=False),
+                                        lambda_=lambda_)
+                assert -st.BIC(candidate) <= best + 1e-12 * abs(best)
+
+
+def test_stages_hc_takes_a_gain_of_1e_12_of_the_score():
+    # R's stages_hc moves situation a3 (2 rows) to stage 1, BIC 56850471.86799337
+    # (test_compat_live checks it live); a tie tolerance of 1e-11 missed it
+    counts = {("a0", "b0"): 5e6, ("a0", "b1"): 5e6, ("a1", "b0"): 5e4, ("a1", "b1"): 5e4,
+              ("a2", "b0"): 5.025e6, ("a2", "b1"): 4.975e6, ("a3", "b0"): 1, ("a3", "b1"): 1}
+    table = pd.Series(counts)
+    table.index = pd.MultiIndex.from_tuples(table.index, names=["A", "B"])
+    start = st.set_stages(st.full(table, lambda_=0), "B", ["1", "1", "2", "2"])
+    learned = st.stages_hc(start)
+    assert learned.stages() == {"B": ["1", "1", "2", "1"]}
+    assert st.BIC(learned) == pytest.approx(56850471.86799337, rel=1e-15)
