@@ -12,8 +12,8 @@ from pystagedtrees._validation import check_flag, check_ignore, check_label, che
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.fit import sevt_fit
 
-__all__ = ["stages", "set_stages", "get_stage", "get_path", "join_stages", "rename_stage", "stndnaming",
-           "summary"]
+__all__ = ["stages", "set_stages", "set_stage_prob", "get_stage", "get_path", "join_stages",
+           "rename_stage", "stndnaming", "summary"]
 
 
 def _non_root(model, var, name="var"):
@@ -354,6 +354,67 @@ def rename_stage(object, var, stage, new):
         )
     model = object.copy()
     model._labels[i] = model._labels[i].replace(sid, new)
+    return model
+
+
+# a stage's probabilities must sum to 1 up to this (R's examples write them
+# with 8 decimals); anything else is weights that prob() would not normalise
+PROB_SUM_TOL = 1e-6
+
+
+@sevt_method
+def set_stage_prob(object, var, stage, prob):
+    """A copy with one stage's probabilities set by hand (R: ``object$prob[[var]][[stage]] <- prob``).
+
+    Parameters
+    ----------
+    object : Sevt
+    var : str
+        Any variable (the root's single stage is ``"1"``).
+    stage : str
+        One of the variable's stages.
+    prob : dict or sequence of float
+        A probability per level, by level name or in level order; they must
+        be finite, non-negative and sum to 1 (within 1e-6).
+
+    Returns
+    -------
+    Sevt
+        Without a stored log-likelihood or sample sizes for that stage; a
+        model without probabilities gets them undefined (NaN) elsewhere,
+        until each stage is set (as R's hand-built ``prob`` lists).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]}, full=True)
+    >>> model = st.set_stage_prob(model, "A", "1", {"a": 0.5, "b": 0.5})
+    >>> model = st.set_stage_prob(model, "B", "1", [0.3, 0.7])
+    >>> model = st.set_stage_prob(model, "B", "2", {"y": 0.9, "x": 0.1})
+    >>> round(st.prob(model, {"A": "a", "B": "x"}), 6)
+    0.15
+    """
+    check_sevt(object)
+    i = object.var_index(var)
+    (sid,) = object.stage_ids(i, [check_label(stage, "stage")])
+    levels = object.tree[var]
+    if isinstance(prob, dict):
+        if sorted(map(str, prob)) != sorted(levels):
+            raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; "
+                             f"got {list(prob)}.")
+        prob = [prob[level] for level in levels]
+    values = np.asarray(prob, dtype=float) if not isinstance(prob, (str, bytes)) else None
+    if values is None or values.shape != (len(levels),):
+        raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; got {prob!r}.")
+    if not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1) > PROB_SUM_TOL:
+        raise ValueError(f"`prob` must be probabilities summing to 1; got {values.tolist()}.")
+    model = object.copy(only=i)
+    if model._prob is None:
+        model._prob = [np.full((len(lab), k), np.nan) for lab, k in zip(model._labels, model._k)]
+        model._n = [np.full(len(lab), np.nan) for lab in model._labels]
+    model._prob[i][sid] = values
+    model._n[i][sid] = np.nan
+    model.ll = None
     return model
 
 

@@ -306,3 +306,44 @@ def test_noisy_xor_truth_table_without_noise():
     product = data[["X1", "X2", "X3"]].astype(int).prod(axis=1)
     assert (data["C"].astype(int) == product).all()
     assert list(data["C"].cat.categories) == ["-1", "1"]
+
+
+def test_a_hand_built_model_replays_r_covid_patients():
+    # R's ?covid_patients builds its generating model by hand (data_model$prob
+    # <- ...) and draws sample_from(data_model, 10000, seed = 123); the same
+    # model built with set_stage_prob draws R's shipped data set
+    tree = {"Sex": ["Female", "Male"], "Age": ["0-39", "40-49", "50-59", "60-69", "70-79", "80+"],
+            "ICU": ["yes", "no"], "death": ["yes", "no"]}
+    model = st.sevt(tree, full=True)
+    model = st.set_stage_prob(model, "Sex", "1", {"Female": 0.45185, "Male": 0.54815})
+    model = st.set_stage_prob(model, "Age", "1", [0.01688613, 0.04271329, 0.10131681,
+                                                 0.16841872, 0.25289366, 0.41777138])
+    model = st.set_stage_prob(model, "Age", "2", [0.01616346, 0.04159445, 0.10130439,
+                                                 0.16825686, 0.25217550, 0.42050534])
+    icu = [0.125, 0.149, 0.193, 0.225, 0.175, 0.037, 0.197, 0.2687, 0.3171, 0.3415, 0.274, 0.073]
+    death = [0.077, 0.004, 0.117, 0.017, 0.185, 0.030, 0.239, 0.058, 0.324, 0.124, 0.454, 0.266,
+             0.079, 0.008, 0.098, 0.016, 0.171, 0.030, 0.278, 0.067, 0.383, 0.150, 0.478, 0.363]
+    for var, yes in (("ICU", icu), ("death", death)):
+        for s, p in enumerate(yes, start=1):
+            model = st.set_stage_prob(model, var, str(s), {"yes": p, "no": 1 - p})
+    drawn = st.sample_from(model, 10000, rng="R", seed=123)
+    pd.testing.assert_frame_equal(drawn.astype(str), st.datasets.load("covid_patients").astype(str))
+
+
+def test_set_stage_prob_checks_its_arguments():
+    model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]}, full=True)
+    one = st.set_stage_prob(model, "B", "2", [0.25, 0.75])
+    assert one.stage_prob["B"]["2"].tolist() == [0.25, 0.75]
+    assert np.isnan(one.stage_prob["B"]["1"]).all()  # not set yet
+    assert model.stage_prob is None  # the input is unchanged
+    fitted = st.full(st.datasets.titanic(), lambda_=1)
+    changed = st.set_stage_prob(fitted, "Survived", "3", [0.5, 0.5])
+    assert changed.ll is None and float(st.logLik(changed)) != float(st.logLik(fitted))
+    assert fitted.stage_prob["Survived"]["3"].tolist() != [0.5, 0.5]
+    for bad, match in (([0.5, 0.6], "summing to 1"), ([1.5, -0.5], "summing to 1"),
+                       ([1.0], "one value per level"), ({"x": 1.0}, "one value per level"),
+                       ("xy", "one value per level"), ([np.nan, 1.0], "summing to 1")):
+        with pytest.raises(ValueError, match=match):
+            st.set_stage_prob(model, "B", "1", bad)
+    with pytest.raises(ValueError, match="stage"):
+        st.set_stage_prob(model, "B", "9", [0.5, 0.5])
