@@ -20,6 +20,7 @@ if not compat.r_available():
 
 from pystagedtrees.compat import from_r, r_call, to_r  # noqa: E402
 from pystagedtrees.compat._session import r_context, ro  # noqa: E402
+from strategies import small_gain_table  # noqa: E402
 
 needs_stagedtrees = pytest.mark.skipif(
     not compat.has_r_package("stagedtrees"),
@@ -981,13 +982,9 @@ def test_bnc_loglik_carries_r_df_and_nobs_and_a_class_only_model_predicts_the_pr
 
 @needs_stagedtrees
 def test_stages_hc_makes_moves_with_small_relative_gains_as_r():
-    # a move gaining 5e-5 on a BIC of 5.7e7 (situation a3, 2 rows, to stage 1):
-    # R makes it; a tolerance of 1e-11 of the score took it for a tie
-    counts = {("a0", "b0"): 5e6, ("a0", "b1"): 5e6, ("a1", "b0"): 5e4, ("a1", "b1"): 5e4,
-              ("a2", "b0"): 5.025e6, ("a2", "b1"): 4.975e6, ("a3", "b0"): 1, ("a3", "b1"): 1}
-    table = pd.Series(counts)
-    table.index = pd.MultiIndex.from_tuples(table.index, names=["A", "B"])
-    start = st.set_stages(st.full(table, lambda_=0), "B", ["1", "1", "2", "2"])
+    # R makes a move gaining 5e-5 on a BIC of 5.7e7; a tolerance of 1e-11 of
+    # the score took it for a tie
+    start = st.set_stages(st.full(small_gain_table(), lambda_=0), "B", ["1", "1", "2", "2"])
     expected = from_r(r_call("stages_hc", to_r(start), convert_result=False))
     got = st.stages_hc(start)
     assert got.stages() == expected.stages() == {"B": ["1", "1", "2", "1"]}

@@ -7,7 +7,7 @@ from hypothesis import strategies as hst
 
 import pystagedtrees as st
 from pystagedtrees.scores import compute_loglik
-from strategies import categorical_frames
+from strategies import categorical_frames, small_gain_table
 
 SETTINGS = settings(max_examples=25, deadline=None)
 
@@ -393,11 +393,7 @@ def test_stages_hc_stops_where_no_single_move_improves_the_score(data, lambda_):
 def test_stages_hc_takes_a_gain_of_1e_12_of_the_score():
     # R's stages_hc moves situation a3 (2 rows) to stage 1, BIC 56850471.86799337
     # (test_compat_live checks it live); a tie tolerance of 1e-11 missed it
-    counts = {("a0", "b0"): 5e6, ("a0", "b1"): 5e6, ("a1", "b0"): 5e4, ("a1", "b1"): 5e4,
-              ("a2", "b0"): 5.025e6, ("a2", "b1"): 4.975e6, ("a3", "b0"): 1, ("a3", "b1"): 1}
-    table = pd.Series(counts)
-    table.index = pd.MultiIndex.from_tuples(table.index, names=["A", "B"])
-    start = st.set_stages(st.full(table, lambda_=0), "B", ["1", "1", "2", "2"])
+    start = st.set_stages(st.full(small_gain_table(), lambda_=0), "B", ["1", "1", "2", "2"])
     learned = st.stages_hc(start)
     assert learned.stages() == {"B": ["1", "1", "2", "1"]}
     assert st.BIC(learned) == pytest.approx(56850471.86799337, rel=1e-15)
