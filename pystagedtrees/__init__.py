@@ -68,7 +68,7 @@ from pystagedtrees.compare import (
     subtree,
 )
 from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
-from pystagedtrees.plotting import barplot, make_stages_col, plot, save_figure, to_dot, write_tikz
+from pystagedtrees.plotting import barplot, make_stages_col, plot, save_figure, text, to_dot, write_tikz
 from pystagedtrees.classifiers import (
     StagedTreeClassifier,
     ordering_ch,
@@ -159,6 +159,7 @@ __all__ = [
     "get_vertices",
     "plot",
     "barplot",
+    "text",
     "make_stages_col",
     "to_dot",
     "write_tikz",

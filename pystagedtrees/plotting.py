@@ -16,11 +16,14 @@ needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
 import colorsys
 import inspect
 import math
+import numbers
 import os
 import re
 import tempfile
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Optional, Union
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,7 @@ from pystagedtrees.model import Sevt, check_sevt, sevt_method
 __all__ = [
     "plot",
     "barplot",
+    "text",
     "make_stages_col",
     "to_dot",
     "write_tikz",
@@ -393,13 +397,21 @@ def _tree_layout(k, xlim, ylim, cex_tree_y):
     return xs, ys
 
 
-def _check_pair(value, name):
+def _check_pair_any(value, where):
+    """Two finite numbers; ``where`` names them."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{where} must be a pair of numbers; got {value!r}.")
     try:
         a, b = (float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a pair (low, high) of numbers; got {value!r}.") from None
+        raise ValueError(f"{where} must be a pair of numbers; got {value!r}.") from None
     if not (math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"`{name}` must be finite numbers; got {value!r}.")
+        raise ValueError(f"{where} must be finite numbers; got {value!r}.")
+    return a, b
+
+
+def _check_pair(value, name):
+    a, b = _check_pair_any(value, f"`{name}`")
     if not a < b:
         raise ValueError(f"`{name}` must have low < high; got {value!r}.")
     return a, b
@@ -422,14 +434,17 @@ def plot(
     palette=None,
     ignore=None,
     show_ignored=False,
-    node_labels=False,
-    edge_labels=None,
+    cex_label_nodes=0,
+    cex_label_edges=None,
+    cex_nodes=None,
+    cex_tree_y=0.9,
     var_names=True,
     legend=True,
-    node_size=None,
-    cex_tree_y=0.9,
     col_edges="black",
+    pch_nodes=16,
+    lwd_nodes=1.0,
     lwd_edges=1.0,
+    layout=None,
     max_leaves=MAX_LEAVES,
 ):
     """Draw a staged event tree, a chain event graph or a DAG (R: ``plot.sevt``,
@@ -466,28 +481,46 @@ def plot(
     asp : float, optional
         y/x aspect ratio, a positive number (R uses 1); default fills the axes.
     col, palette
-        Stage colours, see :func:`make_stages_col`.
+        Stage colours, see :func:`make_stages_col`.  For a DAG, ``col``
+        maps kinds of arcs (``"context"``, ``"partial"``...) to colours, as
+        R's ``plot.parentslist`` does.
     ignore : list of str, optional
         Stages drawn grey and left out of the legend (default
         ``x.name_unobserved``).
     show_ignored : bool, default False
         Draw the ignored situations too (grey); by default they are left
         out, as R does.
-    node_labels : bool, default False
-        Write each situation's stage next to it.
-    edge_labels : bool, optional
-        Write the levels on the edges; default when at most 256 leaves.
-    var_names : bool, default True
-        Write the variable names under their columns.
-    legend : bool, default True
-    node_size : float, optional
-        Marker area in points^2; default fits the gaps between nodes of a
-        column (at most 64, R's ``cex_nodes = 2``).
+    cex_label_nodes : float or list of float, default 0
+        Size of the stage names written on the situations, relative to the
+        edge labels; 0 writes none (R's default).  A list gives one size per
+        variable, recycled as R does.
+    cex_label_edges : float, optional
+        Size of the levels written on the edges; 0 writes none.  Default 1
+        when the drawing has at most 256 leaves, else 0 (R always writes
+        them).
+    cex_nodes : float or list of float, optional
+        Size of the situations, R's ``cex`` (2 is R's default size; 0 hides
+        them), or one size per variable.  Default: R's size, made smaller
+        where the situations of a column would overlap.
     cex_tree_y : float, default 0.9
         Share of the height used by the tree (room for the names below).
+    var_names : bool, default True
+        Write the variable names under their columns (see :func:`text`).
+    legend : bool, default True
     col_edges : str, default "black"
         A matplotlib colour.
-    lwd_edges : float, default 1.0
+    pch_nodes : int or str, default 16
+        Shape of the situations: one of R's point shapes 0-25 (16 is a
+        filled circle, 1 an open one, 15 a filled square...) or a single
+        character, drawn as the shape.
+    lwd_nodes, lwd_edges : float, default 1.0
+        Line widths of the situations' outlines and of the edges.
+    layout : dict or callable, optional
+        Chain event graphs and DAGs only: the place of every node, a dict
+        ``node -> (x, y)`` or a function taking the networkx graph (as
+        networkx's layout functions do) and returning one; the picture is
+        fitted into ``xlim`` and ``ylim``.  Default: one column per
+        variable (a layer of the DAG), as R's Sugiyama layout.
     max_leaves : int, default 2000
         Largest number of leaves drawn.
 
@@ -516,28 +549,153 @@ def plot(
     """
     xlim = _check_pair(xlim, "xlim")
     ylim = _check_pair(ylim, "ylim")
-    show_ignored, node_labels, var_names, legend = (
-        check_flag(show_ignored, "show_ignored"), check_flag(node_labels, "node_labels"),
-        check_flag(var_names, "var_names"), check_flag(legend, "legend"),
-    )
-    if edge_labels is not None:
-        edge_labels = check_flag(edge_labels, "edge_labels")
-    node_size = check_number(node_size, "node_size", positive=True, allow_none=True)
-    cex_tree_y = check_number(cex_tree_y, "cex_tree_y", positive=True)
-    lwd_edges = check_number(lwd_edges, "lwd_edges", positive=True)
-    asp = check_number(asp, "asp", positive=True, allow_none=True)
-    col_edges = _check_color(col_edges, _color_check(), "`col_edges`")
-    if isinstance(x, Sevt):
-        from pystagedtrees.ceg import Ceg
-
-        if isinstance(x, Ceg):
-            return _plot_ceg(x, ax, xlim, ylim, main, col, palette, ignore, legend, edge_labels)
-        return _plot_tree(
-            x, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, show_ignored,
-            node_labels, edge_labels, var_names, legend, node_size, cex_tree_y, col_edges,
-            lwd_edges, max_leaves,
+    legend = check_flag(legend, "legend")
+    if cex_label_edges is not None:
+        cex_label_edges = check_number(cex_label_edges, "cex_label_edges")
+    if isinstance(x, Sevt) and not _is_ceg(x):
+        if layout is not None:
+            raise ValueError("`layout` places the nodes of a chain event graph or a DAG; "
+                             "a staged tree is always drawn as a tree.")
+        style = _TreeStyle(
+            show_ignored=check_flag(show_ignored, "show_ignored"),
+            cex_label_nodes=_per_variable(cex_label_nodes, "cex_label_nodes"),
+            cex_label_edges=cex_label_edges,
+            cex_nodes=None if cex_nodes is None else _per_variable(cex_nodes, "cex_nodes"),
+            cex_tree_y=check_number(cex_tree_y, "cex_tree_y", positive=True),
+            var_names=check_flag(var_names, "var_names"),
+            col_edges=_check_color(col_edges, _color_check(), "`col_edges`"),
+            pch_nodes=_check_pch(pch_nodes),
+            lwd_nodes=check_number(lwd_nodes, "lwd_nodes"),
+            lwd_edges=check_number(lwd_edges, "lwd_edges", positive=True),
         )
-    return _plot_dag(x, ax, xlim, ylim, main, legend)
+        asp = check_number(asp, "asp", positive=True, allow_none=True)
+        return _plot_tree(x, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, legend,
+                          style, max_leaves)
+    tree_only = dict(
+        limit=limit, sub=sub, asp=asp, show_ignored=show_ignored, cex_label_nodes=cex_label_nodes,
+        cex_nodes=cex_nodes, cex_tree_y=cex_tree_y, var_names=var_names, col_edges=col_edges,
+        pch_nodes=pch_nodes, lwd_nodes=lwd_nodes, lwd_edges=lwd_edges, max_leaves=max_leaves,
+    )
+    changed = [name for name, value in tree_only.items()
+               if not _is_default(value, _PLOT_DEFAULTS[name])]
+    if changed:
+        raise ValueError(
+            f"{', '.join(f'`{n}`' for n in changed)} appl{'ies' if len(changed) == 1 else 'y'} "
+            f"only to staged trees; "
+            f"`x` is drawn as a {'chain event graph' if isinstance(x, Sevt) else 'DAG'}."
+        )
+    if isinstance(x, Sevt):
+        return _plot_ceg(x, ax, xlim, ylim, main, col, palette, ignore, legend, cex_label_edges,
+                         layout)
+    return _plot_dag(x, ax, xlim, ylim, main, col, legend, layout)
+
+
+_PLOT_DEFAULTS = {name: p.default for name, p in inspect.signature(plot).parameters.items()}
+
+
+def _is_default(value, default):
+    """Whether an option was left as it was (or given its default value)."""
+    if value is default:
+        return True
+    plain = (numbers.Number, str)
+    return (not isinstance(value, bool) and not isinstance(default, bool)
+            and isinstance(value, plain) and isinstance(default, plain) and value == default)
+
+
+def _is_ceg(x):
+    from pystagedtrees.ceg import Ceg
+
+    return isinstance(x, Ceg)
+
+
+@dataclass(frozen=True)
+class _TreeStyle:
+    """How :func:`plot` draws a staged tree: its checked R-style options."""
+
+    show_ignored: bool
+    cex_label_nodes: Callable  # variable index -> size
+    cex_label_edges: Optional[float]
+    cex_nodes: Optional[Callable]
+    cex_tree_y: float
+    var_names: bool
+    col_edges: str
+    pch_nodes: Union[int, str]
+    lwd_nodes: float
+    lwd_edges: float
+
+
+def _per_variable(value, name):
+    """One non-negative size, or a list of them recycled over the variables (R's ``rep``)."""
+    values = list(value) if isinstance(value, Iterable) and not isinstance(value, str) else [value]
+    if not values:
+        raise ValueError(f"`{name}` must be a number or a non-empty list of numbers; got {value!r}.")
+    values = [check_number(v, name) for v in values]
+    return lambda j: values[j % len(values)]
+
+
+# R's point shapes: (outline, filled with the colour, size relative to the others)
+_PCH_SHAPES = {
+    0: ("square", False), 1: ("circle", False), 2: ("triangle", False), 3: ("plus", False),
+    4: ("cross", False), 5: ("diamond", False), 6: ("triangle_down", False),
+    7: ("square+cross", False), 8: ("plus+cross", False), 9: ("diamond+plus", False),
+    10: ("circle+plus", False), 11: ("triangle+triangle_down", False),
+    12: ("square+plus", False), 13: ("circle+cross", False), 14: ("square+roof", False),
+    15: ("square", True), 16: ("circle", True), 17: ("triangle", True), 18: ("diamond", True),
+    19: ("circle", True), 20: ("circle", True), 21: ("circle", False), 22: ("square", False),
+    23: ("diamond", False), 24: ("triangle", False), 25: ("triangle_down", False),
+}
+
+
+def _check_pch(pch):
+    """R's ``pch``: a shape number 0-25 or a single character."""
+    if isinstance(pch, str):
+        if len(pch) != 1 or not pch.isprintable() or pch.isspace():
+            raise ValueError(f"`pch_nodes` must be a shape 0-25 or one visible character; got {pch!r}.")
+        return pch
+    pch = check_int(pch, "pch_nodes")
+    if pch not in _PCH_SHAPES:
+        raise ValueError(f"`pch_nodes` must be a shape 0-25 or one visible character; got {pch!r}.")
+    return pch
+
+
+def _shape_path(name):
+    from matplotlib.path import Path
+
+    def lines(*segments):
+        vertices = [point for segment in segments for point in segment]
+        codes = [Path.MOVETO, Path.LINETO] * len(segments)
+        return Path(vertices, codes)
+
+    if name == "circle":
+        return Path.unit_circle()
+    if name == "square":
+        return Path([(-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1)], closed=True)
+    if name in ("triangle", "triangle_down"):
+        sign = 1 if name == "triangle" else -1
+        return Path([(-1, -sign * 0.75), (1, -sign * 0.75), (0, sign * 1.0), (-1, -sign * 0.75)],
+                    closed=True)
+    if name == "diamond":
+        return Path([(0, -1), (1, 0), (0, 1), (-1, 0), (0, -1)], closed=True)
+    if name == "plus":
+        return lines(((-1, 0), (1, 0)), ((0, -1), (0, 1)))
+    if name == "cross":
+        return lines(((-1, -1), (1, 1)), ((-1, 1), (1, -1)))
+    if name == "roof":  # pch 14: a triangle standing on the square's base
+        return lines(((-1, -1), (0, 1)), ((0, 1), (1, -1)))
+    return Path.make_compound_path(*(_shape_path(part) for part in name.split("+")))
+
+
+def _pch_marker(pch):
+    """matplotlib marker, whether it is filled, and its size relative to R's circle."""
+    if isinstance(pch, str):
+        from matplotlib.path import Path
+        from matplotlib.textpath import TextPath
+
+        glyph = TextPath((0, 0), pch)
+        low, high = glyph.vertices.min(axis=0), glyph.vertices.max(axis=0)
+        return Path(glyph.vertices - (low + high) / 2, glyph.codes), True, 1.0
+    shape, filled = _PCH_SHAPES[pch]
+    return _shape_path(shape), filled, (2 / 3 if pch == 20 else 1.0)
 
 
 def _finish_axes(ax, xlim, ylim, asp, main, sub):
@@ -576,25 +734,28 @@ def _edge_label(ax, start, end, text, fontsize, color, at=0.5):
     )
 
 
-def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, show_ignored,
-               node_labels, edge_labels, var_names, legend, node_size, cex_tree_y, col_edges,
-               lwd_edges, max_leaves):
+def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, legend, style,
+               max_leaves):
     from matplotlib.collections import LineCollection
 
     d, note = _drawn_depth(model, limit, max_leaves)
     view = _TreeView(model, d, col, ignore, palette, _color_check())
-    xs, ys = _tree_layout(view.k, xlim, ylim, float(cex_tree_y))
+    xs, ys = _tree_layout(view.k, xlim, ylim, style.cex_tree_y)
     n_leaves = len(ys[-1])
     ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.18 * n_leaves)))
-    if edge_labels is None:
-        edge_labels = n_leaves <= EDGE_LABELS_MAX_LEAVES
-    height_pts = ax.bbox.height * 72.0 / ax.figure.dpi * float(cex_tree_y)
+    cex_label_edges = style.cex_label_edges
+    if cex_label_edges is None:
+        cex_label_edges = 1.0 if n_leaves <= EDGE_LABELS_MAX_LEAVES else 0.0
+    height_pts = ax.bbox.height * 72.0 / ax.figure.dpi * style.cex_tree_y
     fontsize = float(np.clip(0.8 * height_pts / n_leaves, 4.0, 9.0))  # fits the gap between leaves
-    if node_size is None:
+    marker, filled, relative_size = _pch_marker(style.pch_nodes)
+    if style.cex_nodes is None:
         # per column: a marker about 60% of the gap between its nodes, R's cex 2 at most
-        sizes = [float(np.clip((0.6 * height_pts / len(ys[j])) ** 2, 4.0, 64.0)) for j in range(d)]
+        sizes = [float(np.clip((0.6 * height_pts / len(ys[j])) ** 2, 4.0, _marker_area(2.0)))
+                 for j in range(d)]
     else:
-        sizes = [float(node_size)] * d
+        sizes = [_marker_area(style.cex_nodes(j)) for j in range(d)]
+    sizes = [size * relative_size ** 2 for size in sizes]
 
     # edges of depth j lead from the situations of variable j to depth j+1
     segments = {False: [], True: []}
@@ -603,19 +764,26 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
         parents = np.repeat(ys[j], view.k[j])
         for idx, (y0, y1) in enumerate(zip(parents, ys[j + 1])):
             grey = bool(ignored_parent[idx])
-            if grey and not show_ignored:
+            if grey and not style.show_ignored:
                 continue
             segments[grey].append(((xs[j], y0), (xs[j + 1], y1)))
-            if edge_labels:
+            if cex_label_edges > 0:
                 level = model.tree[view.variables[j]][idx % view.k[j]]
-                _edge_label(ax, (xs[j], y0), (xs[j + 1], y1), level, fontsize,
-                            IGNORED_COLOR if grey else col_edges, at=0.6)
+                _edge_label(ax, (xs[j], y0), (xs[j + 1], y1), level, fontsize * cex_label_edges,
+                            IGNORED_COLOR if grey else style.col_edges, at=0.6)
     for grey, segs in segments.items():
         if segs:
             ax.add_collection(LineCollection(
-                segs, colors=IGNORED_COLOR if grey else col_edges, linewidths=lwd_edges,
-                gid="ignored-edges" if grey else "edges", zorder=1,
+                segs, colors=IGNORED_COLOR if grey else style.col_edges,
+                linewidths=style.lwd_edges, gid="ignored-edges" if grey else "edges", zorder=1,
             ))
+
+    def situations(j, idx, color, **kwargs):
+        """Draw situations ``idx`` of column ``j`` as R's ``points(pch, col, lwd)``."""
+        edge = color or "black"
+        face = (color or UNCOLORED) if filled else "none"
+        ax.scatter(np.full(len(idx), xs[j]), ys[j][idx], s=sizes[j], marker=marker, c=face,
+                   edgecolors=edge, linewidths=style.lwd_nodes, **kwargs)
 
     ignored_labelled = False
     for j in range(d):
@@ -624,35 +792,99 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
         order = [] if j == 0 else list(view.colors[var])
         groups = [("1", np.array([0]))] if j == 0 else [(s, np.flatnonzero(stages == s)) for s in order]
         for stage, idx in groups:
-            color = view.color(j, stage)
-            ax.scatter(
-                np.full(len(idx), xs[j]), ys[j][idx], s=sizes[j],
-                c=color or UNCOLORED, edgecolors="black" if color is None else color,
-                label=f"{var}: {stage}" if j else "_root", gid=f"situations:{var}:{stage}", zorder=3,
-            )
-        if show_ignored and view.ignored[j].any():
-            idx = np.flatnonzero(view.ignored[j])
-            ax.scatter(
-                np.full(len(idx), xs[j]), ys[j][idx], s=sizes[j], c=IGNORED_COLOR,
-                label="_ignored" if ignored_labelled else "unobserved", gid=f"ignored:{var}", zorder=2,
-            )
+            situations(j, idx, view.color(j, stage), label=f"{var}: {stage}" if j else "_root",
+                       gid=f"situations:{var}:{stage}", zorder=3)
+        if style.show_ignored and view.ignored[j].any():
+            situations(j, np.flatnonzero(view.ignored[j]), IGNORED_COLOR,
+                       label="_ignored" if ignored_labelled else "unobserved",
+                       gid=f"ignored:{var}", zorder=2)
             ignored_labelled = True
-        if node_labels:
-            shown = np.flatnonzero(~view.ignored[j]) if not show_ignored else np.arange(len(stages))
-            for s in shown:
-                ax.annotate(stages[s], (xs[j], ys[j][s]), xytext=(3, 3), textcoords="offset points",
-                            fontsize=fontsize, gid="node-label")
-    if var_names:
-        for j, var in enumerate(view.variables):
-            ax.text(xs[j], ylim[0], var, ha="left", va="bottom", gid="variable-name")
+        if style.cex_label_nodes(j) > 0:
+            _stage_names(ax, view, j, xs[j], ys[j], fontsize * style.cex_label_nodes(j),
+                         beside=sizes[j] > 0, show_ignored=style.show_ignored)
+    if style.var_names:
+        text(model, limit=d, xlim=xlim, ylim=ylim, ax=ax, ha="left")
     if note is not None:
         ax.text(1.0, 0.0, note, transform=ax.transAxes, ha="right", va="top",
                 fontsize="small", style="italic", gid="truncation-note")
     _finish_axes(ax, xlim, ylim, asp, main, sub)
     if legend:
-        has_ignored = show_ignored and any(ig.any() for ig in view.ignored)
+        has_ignored = style.show_ignored and any(ig.any() for ig in view.ignored)
         _legend(ax, len(view.legend_stages()) + has_ignored, "stages")
     return ax
+
+
+def _marker_area(cex):
+    """Area in points^2 of a marker of R's size ``cex`` (R's default 2 is 8 points across)."""
+    return (4.0 * cex) ** 2
+
+
+def _stage_names(ax, view, j, x, ys, fontsize, beside, show_ignored):
+    """Each situation's stage written in its colour, beside the marker or (none drawn) on it."""
+    stages = view.stages[j]
+    shown = np.arange(len(stages)) if show_ignored else np.flatnonzero(~view.ignored[j])
+    offset = (3, 3) if beside else (0, 0)
+    align = dict(ha="left", va="bottom") if beside else dict(ha="center", va="center")
+    for s in shown:
+        color = IGNORED_COLOR if view.ignored[j][s] else (view.color(j, stages[s]) or "black")
+        ax.annotate(stages[s], (x, ys[s]), xytext=offset, textcoords="offset points",
+                    fontsize=fontsize, color=color, gid="node-label", **align)
+
+
+@sevt_method
+def text(x, y=None, limit=None, xlim=(0, 1), ylim=(0, 1), ax=None, **kwargs):
+    """Write the variable names under the columns of a drawn staged tree (R: ``text.sevt``).
+
+    :func:`plot` calls it unless ``var_names=False``; call it yourself to
+    place or style the names differently.
+
+    Parameters
+    ----------
+    x : Sevt
+    y : float, optional
+        Height of the names; default ``ylim[0]``.
+    limit : int, optional
+        Number of variables named (R's default 10).
+    xlim, ylim : pair of float, default (0, 1)
+        As given to :func:`plot`.
+    ax : matplotlib.axes.Axes, optional
+        Default the current axes.
+    **kwargs
+        Passed to matplotlib's ``Axes.text`` (``fontsize``, ``color``,
+        ``ha``...); R's names are centred on their columns' x.
+
+    Returns
+    -------
+    list of matplotlib.text.Text
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> ax = st.plot(model, var_names=False)
+    >>> [t.get_text() for t in st.text(model, ax=ax, y=0.98, color="red")]
+    ['Class', 'Sex', 'Age', 'Survived']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    check_sevt(x)
+    xlim = _check_pair(xlim, "xlim")
+    ylim = _check_pair(ylim, "ylim")
+    if y is None:
+        y = ylim[0]
+    elif isinstance(y, bool) or not isinstance(y, numbers.Real) or not math.isfinite(y):
+        raise TypeError(f"`y` must be a finite number or None; got {y!r}.")
+    limit = check_int(limit, "limit", minimum=1, allow_none=True)
+    d = min(len(x.variables), DEFAULT_LIMIT if limit is None else limit)
+    if ax is None:
+        ax = _pyplot().gca()
+    elif not hasattr(ax, "text"):
+        raise TypeError(f"`ax` must be a matplotlib Axes; got {type(ax).__name__}.")
+    options = dict(ha="center", va="center", gid="variable-name")
+    options.update(kwargs)
+    xs = np.linspace(xlim[0], xlim[1], d + 1)[:d]
+    return [ax.text(float(px), y, name, **options) for px, name in zip(xs, x.variables[:d])]
 
 
 def _layered_positions(layers, xlim, ylim):
@@ -666,6 +898,31 @@ def _layered_positions(layers, xlim, ylim):
         for name, y in zip(names, ys):
             coords[name] = (x, float(y))
     return coords
+
+
+def _node_positions(layout, graph, layers, xlim, ylim):
+    """Where each node of ``graph`` goes: by layers, or a user's ``layout`` fitted to the limits.
+
+    As R's ``write_tikz`` does, each coordinate is stretched linearly onto
+    ``xlim``/``ylim`` (a coordinate shared by all nodes goes to the middle).
+    """
+    if layout is None:
+        return _layered_positions(layers, xlim, ylim)
+    expected = "a dict node -> (x, y), or a function of the networkx graph returning one"
+    coords = layout(graph) if callable(layout) else layout
+    if not isinstance(coords, Mapping):
+        raise TypeError(f"`layout` must be {expected}; got {type(coords).__name__}.")
+    missing = [node for node in graph.nodes if node not in coords]
+    if missing:
+        raise ValueError(f"`layout` has no place for the node {missing[0]!r} "
+                         f"({len(missing)} of {graph.number_of_nodes()} missing).")
+    points = {node: _check_pair_any(coords[node], f"`layout`[{node!r}]") for node in graph.nodes}
+    xy = np.array(list(points.values()), dtype=float)
+    low, high = xy.min(axis=0), xy.max(axis=0)
+    limits = np.array([xlim, ylim])
+    spread = np.where(high > low, high - low, 1.0)
+    fitted = np.where(high > low, (xy - low) / spread, 0.5) * (limits[:, 1] - limits[:, 0]) + limits[:, 0]
+    return {node: (float(px), float(py)) for node, (px, py) in zip(points, fitted)}
 
 
 def _ceg_view(model, col, ignore, palette, is_color):
@@ -697,24 +954,27 @@ def _quadratic_curve(p0, p1, bend, n=24):
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t ** 2 * p1
 
 
-def _plot_ceg(model, ax, xlim, ylim, main, col, palette, ignore, legend, edge_labels):
+def _plot_ceg(model, ax, xlim, ylim, main, col, palette, ignore, legend, cex_label_edges, layout):
     from matplotlib.collections import LineCollection
 
+    from pystagedtrees.parentslist import as_networkx
+
     layers, nodes, edges, colors = _ceg_view(model, col, ignore, palette, _color_check())
-    coords = _layered_positions(layers, xlim, ylim)
+    graph = as_networkx(model, ignore=list(check_ignore(ignore, model.name_unobserved)))
+    coords = _node_positions(layout, graph, layers, xlim, ylim)
     tallest = max(len(layer) for layer in layers)
     ax = _new_axes(ax, 2.0 + 1.8 * len(layers), max(4.0, 0.5 * tallest))
-    if edge_labels is None:
-        edge_labels = len(edges) <= 4 * EDGE_LABELS_MAX_LEAVES
+    if cex_label_edges is None:
+        cex_label_edges = 1.0 if len(edges) <= 4 * EDGE_LABELS_MAX_LEAVES else 0.0
     curves = []
     for (start, end), group in edges.groupby(["from", "to"], sort=False):
         bends = np.linspace(-0.25, 0.25, len(group)) if len(group) > 1 else [0.0]
         for bend, label in zip(bends, group["label"]):
             curve = _quadratic_curve(coords[start], coords[end], bend)
             curves.append(curve)
-            if edge_labels:
+            if cex_label_edges > 0:
                 mid = len(curve) // 2
-                _edge_label(ax, curve[mid - 1], curve[mid + 1], label, 8, "black")
+                _edge_label(ax, curve[mid - 1], curve[mid + 1], label, 8 * cex_label_edges, "black")
     ax.add_collection(LineCollection(curves, colors="black", linewidths=1.0, gid="edges", zorder=1))
     by_stage = {}
     for name, var, stage, color in nodes:
@@ -742,14 +1002,31 @@ def _dag_layers(graph):
     return [sorted(layer, key=list(graph.nodes).index) for layer in nx.topological_generations(graph)]
 
 
-def _plot_dag(x, ax, xlim, ylim, main, legend):
+def _dag_colors(col):
+    """Colours of the kinds of arcs: R's, or those ``col`` maps kinds to (R's ``col``)."""
+    if col is None:
+        return DAG_EDGE_COLORS
+    if not isinstance(col, Mapping):
+        raise TypeError(f"`col` of a DAG must map kinds of arcs ({', '.join(DAG_EDGE_COLORS)}) "
+                        f"to colours; got {type(col).__name__}.")
+    unknown = [kind for kind in col if kind not in DAG_EDGE_COLORS]
+    if unknown:
+        raise ValueError(f"`col` names {unknown[0]!r}, not a kind of arc; the kinds are "
+                         f"{', '.join(DAG_EDGE_COLORS)}.")
+    is_color = _color_check()
+    return {**DAG_EDGE_COLORS,
+            **{kind: _check_color(c, is_color, f"`col`[{kind!r}]") for kind, c in col.items()}}
+
+
+def _plot_dag(x, ax, xlim, ylim, main, col, legend, layout):
     from matplotlib.lines import Line2D
 
     from pystagedtrees.parentslist import as_networkx
 
+    colors = _dag_colors(col)
     graph = as_networkx(x)
     layers = _dag_layers(graph)
-    coords = _layered_positions(layers, xlim, ylim)
+    coords = _node_positions(layout, graph, layers, xlim, ylim)
     longest = max(len(str(node)) for node in graph.nodes)
     ax = _new_axes(ax, 1.0 + (0.9 + 0.09 * longest) * len(layers),
                    max(3.0, 0.9 * max(len(layer) for layer in layers)))
@@ -766,13 +1043,13 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
         kind = attrs.get("label", "total")
         kinds.append(kind)
         # arcs that skip layers bend (downwards) more, so they pass around the nodes in between
-        bend = 0.2 * (layer_of[child] - layer_of[parent] - 1)
+        bend = 0.2 * (layer_of[child] - layer_of[parent] - 1) if layout is None else 0.0
         chord = np.subtract(ax.transData.transform(coords[child]), ax.transData.transform(coords[parent]))
         sag = max(sag, bend * float(np.hypot(*chord)) / 2)
         ax.annotate(
             "", xy=coords[child], xytext=coords[parent], gid=f"arc:{kind}",
             # clipped at the name boxes (drawn after them, so the boxes are placed)
-            arrowprops=dict(arrowstyle="-|>", color=DAG_EDGE_COLORS[kind], shrinkA=1, shrinkB=1,
+            arrowprops=dict(arrowstyle="-|>", color=colors[kind], shrinkA=1, shrinkB=1,
                             patchA=boxes[parent], patchB=boxes[child],
                             connectionstyle=f"arc3,rad={bend}"),
             zorder=4,
@@ -783,7 +1060,7 @@ def _plot_dag(x, ax, xlim, ylim, main, legend):
         ax.set_ylim(top - (top - bottom) / (1 - share), top)
     present = [k for k in DAG_EDGE_COLORS if k in kinds]
     if legend and len(present) > 1:
-        handles = [Line2D([], [], color=DAG_EDGE_COLORS[k], label=k) for k in present]
+        handles = [Line2D([], [], color=colors[k], label=k) for k in present]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
                   fontsize="small", title="dependence")
     return ax
@@ -1077,7 +1354,7 @@ def _tex_escape(text):
 def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=False,
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
-               node_draw_color="black", node_thickness="very thick"):
+               node_draw_color="black", node_thickness="very thick", layout=None):
     """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
 
     Nodes are placed as :func:`plot` places them (R lays them out with
@@ -1110,6 +1387,9 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         Range of the coordinates.
     node_shape, node_inner_sep, node_minimum_size, node_draw_color, node_thickness : str
         TikZ options of the nodes, as in R.
+    layout : dict or callable, optional
+        Chain event graphs only: the place of every position, as in
+        :func:`plot`, stretched onto ``xlim`` and ``ylim`` as R does.
 
     Returns
     -------
@@ -1163,8 +1443,11 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         return styles[key].split("/", 1)[0].strip()
 
     if isinstance(x, Ceg):
+        from pystagedtrees.parentslist import as_networkx
+
         layers, nodes, edges, _ = _ceg_view(x, col, ignore, palette, _text_color_like)
-        coords = _layered_positions(layers, xlim, ylim)
+        graph = as_networkx(x, ignore=list(check_ignore(ignore, x.name_unobserved)))
+        coords = _node_positions(layout, graph, layers, xlim, ylim)
         for name, var, stage, color in nodes:
             node_style = style((var, stage), color, f"{var}: {stage}")
             node_lines.append(f"\t\\node [{node_style}] ({_tikz_id(name)}) at "
@@ -1174,6 +1457,9 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
             edge_lines.append(f"\t\\draw[->] ({_tikz_id(start)}) to node [sloped]"
                               f"{{{_tex_escape(edge_label(var, label))}}} ({_tikz_id(end)});")
     else:
+        if layout is not None:
+            raise ValueError("`layout` places the positions of a chain event graph; "
+                             "a staged tree is always written as a tree.")
         view, (nodes, edges) = _text_tree(x, limit, col, ignore, palette, show_ignored, xlim, ylim)
         for name, j, stage, color, ignored, px, py in nodes:
             if j is None:

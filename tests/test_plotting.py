@@ -144,7 +144,7 @@ def test_plot_colours_follow_make_stages_col(titanic_bhc):
 
 def test_plot_returns_given_axes_and_hides_ignored(titanic_bhc):
     fig, ax = plt.subplots()
-    out = plot(titanic_bhc, ax=ax, show_ignored=False, legend=False, edge_labels=False, main="T")
+    out = plot(titanic_bhc, ax=ax, show_ignored=False, legend=False, cex_label_edges=0, main="T")
     assert out is ax
     coloured, grey, labels = tree_content(ax)
     assert grey == 0 and labels == []
@@ -183,8 +183,121 @@ def test_plot_large_tree_warns_and_notes():
 def test_plot_more_than_ten_variables_warns():
     model = st.sevt({f"X{i}": ["0", "1"] for i in range(11)})
     with pytest.warns(UserWarning, match="at most 10 variables"):
-        ax = plot(model, edge_labels=False)
+        ax = plot(model, cex_label_edges=0)
     assert len([t for t in ax.texts if t.get_gid() == "variable-name"]) == 10
+
+
+def drawn_situations(ax):
+    """The scatter collections of situations, by gid."""
+    return {c.get_gid(): c for c in ax.collections
+            if (c.get_gid() or "").startswith(("situations:", "ignored:"))}
+
+
+def test_stage_names_on_the_situations(titanic_bhc):
+    # R's example: plot(mod, cex_label_nodes = 1, cex_nodes = 0)
+    ax = plot(titanic_bhc, cex_label_nodes=1, cex_nodes=0)
+    labels = [t for t in ax.texts if t.get_gid() == "node-label"]
+    colours = make_stages_col(titanic_bhc)
+    expected = [("1", "black")] + [
+        (s, colours[v][s]) for v in titanic_bhc.variables[1:] for s in st.stages(titanic_bhc, v)
+        if s != "UNOBSERVED"
+    ]
+    got = [(t.get_text(), matplotlib.colors.to_hex(t.get_color())) for t in labels]
+    assert sorted(got) == sorted((s, matplotlib.colors.to_hex(c)) for s, c in expected)
+    # no marker drawn, so each name is centred on its situation
+    assert all(t.get_position() == (0, 0) for t in labels)
+    assert all(c.get_sizes()[0] == 0 for c in drawn_situations(ax).values())
+    # with markers the names go beside them; none by default (R's cex_label_nodes = 0)
+    ax = plot(titanic_bhc, cex_label_nodes=[0, 1])  # recycled: variables 2 and 4
+    written = {t.get_text() for t in ax.texts if t.get_gid() == "node-label"}
+    assert written == set(st.stages(titanic_bhc, "Sex")) | set(st.stages(titanic_bhc, "Survived")) - {
+        "UNOBSERVED"}
+    assert all(t.get_position() != (0, 0) for t in ax.texts if t.get_gid() == "node-label")
+    assert not [t for t in plot(titanic_bhc).texts if t.get_gid() == "node-label"]
+
+
+def test_sizes_shapes_and_widths_of_situations(titanic_bhc):
+    ax = plot(titanic_bhc, cex_nodes=[1, 3], pch_nodes=1, lwd_nodes=2.5)
+    for gid, coll in drawn_situations(ax).items():
+        column = titanic_bhc.variables.index(gid.split(":")[1])
+        cex = [1, 3][column % 2]  # R's rep(cex_nodes, d)
+        assert coll.get_sizes()[0] == pytest.approx((4 * cex) ** 2)
+        assert coll.get_linewidths()[0] == 2.5
+        assert coll.get_facecolors().shape[0] == 0 or coll.get_facecolors()[0][3] == 0  # open circle
+    filled = drawn_situations(plot(titanic_bhc, pch_nodes=15))
+    assert all(c.get_facecolors()[0][3] == 1 for c in filled.values())
+    # pch 20 is R's small bullet: 2/3 of the circle across
+    small = drawn_situations(plot(titanic_bhc, cex_nodes=2, pch_nodes=20))
+    assert all(c.get_sizes()[0] == pytest.approx((8 * 2 / 3) ** 2) for c in small.values())
+    # a character is drawn as the shape, centred
+    marker = drawn_situations(plot(titanic_bhc, pch_nodes="x"))
+    vertices = next(iter(marker.values())).get_paths()[0].vertices
+    np.testing.assert_allclose((vertices.min(axis=0) + vertices.max(axis=0)) / 2, 0, atol=1e-9)
+
+
+def test_every_r_shape_draws():
+    model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]})
+    for pch in range(26):
+        coll = next(iter(drawn_situations(plot(model, pch_nodes=pch)).values()))
+        assert len(coll.get_paths()[0].vertices) >= 4
+        plt.close("all")
+
+
+def test_edge_label_sizes(titanic_bhc):
+    def sizes(ax):
+        return {t.get_fontsize() for t in ax.texts if t.get_gid() == "edge-label"}
+
+    fig, ax = plt.subplots(figsize=(8, 6))
+    (one,) = sizes(plot(titanic_bhc, ax=ax))
+    fig, ax = plt.subplots(figsize=(8, 6))
+    (two,) = sizes(plot(titanic_bhc, ax=ax, cex_label_edges=2))
+    assert two == pytest.approx(2 * one)
+    assert not sizes(plot(titanic_bhc, cex_label_edges=0))
+
+
+def test_text_writes_the_variable_names_as_r():
+    model = st.sevt({v: ["0", "1"] for v in "ABCDE"})
+    fig, ax = plt.subplots()
+    names = st.text(model, ax=ax, limit=3, xlim=(2, 5), y=-1, color="red")
+    # R: text(x = seq(xlim[1], xlim[2], length.out = d + 1)[1:d], y = y, labels = var[1:d])
+    assert [t.get_text() for t in names] == ["A", "B", "C"]
+    assert [t.get_position() for t in names] == [(2, -1), (3, -1), (4, -1)]
+    assert all(t.get_color() == "red" for t in names)
+    assert model.text(ax=ax)[-1].get_position() == (0.8, 0)  # default limit 10, y = ylim[0]
+    ax = plot(model, var_names=False)
+    assert not [t for t in ax.texts if t.get_gid() == "variable-name"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"y": "top"}, "`y`"), ({"limit": 0}, "`limit`"), ({"xlim": (1, 1)}, "`xlim`"),
+    ({"ax": 3}, "`ax`"),
+])
+def test_text_bad_arguments(kwargs, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        st.text(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"cex_label_nodes": -1}, "`cex_label_nodes`"),
+        ({"cex_label_nodes": []}, "`cex_label_nodes`"),
+        ({"cex_label_nodes": "big"}, "`cex_label_nodes`"),
+        ({"cex_nodes": [1, None]}, "`cex_nodes`"),
+        ({"cex_label_edges": float("inf")}, "`cex_label_edges`"),
+        ({"pch_nodes": 26}, "`pch_nodes`"),
+        ({"pch_nodes": -1}, "`pch_nodes`"),
+        ({"pch_nodes": "ab"}, "`pch_nodes`"),
+        ({"pch_nodes": " "}, "`pch_nodes`"),
+        ({"pch_nodes": 1.5}, "`pch_nodes`"),
+        ({"lwd_nodes": -1}, "`lwd_nodes`"),
+        ({"layout": {"root": (0, 0)}}, "`layout`"),
+        ({"ylim": "12"}, "`ylim`"),
+    ],
+)
+def test_plot_bad_tree_options(titanic_bhc, kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        plot(titanic_bhc, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -439,6 +552,69 @@ def test_plot_dag_arcs_coloured_by_kind(titanic_bhc):
     assert sorted(a.get_gid()[4:] for a in arcs) == sorted(d["label"] for _, _, d in graph.edges(data=True))
     names = sorted(t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("variable:"))
     assert names == sorted(pl.variables)
+
+
+def test_layout_places_ceg_and_dag_nodes(titanic_bhc):
+    import networkx as nx
+
+    model = ceg(titanic_bhc)
+    graph = as_networkx(model)
+    # a given layout is stretched onto xlim and ylim, coordinate by coordinate (R's write_tikz)
+    raw = {node: (float(i), float(i % 3)) for i, node in enumerate(graph.nodes)}
+    n = len(raw) - 1
+    ax = plot(model, layout=raw, xlim=(0, 2), ylim=(-1, 1))
+    end = next(c for c in ax.collections if c.get_gid() == "end")
+    x_end, y_end = raw["END"]
+    np.testing.assert_allclose(end.get_offsets()[0], [2 * x_end / n, -1 + 2 * y_end / 2])
+    placed = np.vstack([c.get_offsets() for c in ax.collections
+                        if (c.get_gid() or "").startswith("positions:")])
+    expected = np.array([[2 * x / n, -1 + y] for node, (x, y) in raw.items() if node != "END"])
+    np.testing.assert_allclose(np.sort(placed, axis=0), np.sort(expected, axis=0))
+    # or a networkx layout function; the TikZ picture takes it too
+    plot(model, layout=nx.circular_layout)
+    tikz = st.write_tikz(model, layout=raw, xlim=(0, 2), ylim=(-1, 1))
+    assert f"(END) at ({2 * x_end / n:f}, {-1 + y_end:f})" in tikz
+    pl = as_parentslist(titanic_bhc, silent=True)
+    ax = plot(pl, layout={v: (0, i) for i, v in enumerate(pl.variables)}, ylim=(0, 3))
+    boxes = {t.get_text(): t.get_position() for t in ax.texts if (t.get_gid() or "").startswith("variable:")}
+    assert boxes == {v: (0.5, float(i)) for i, v in enumerate(pl.variables)}  # one x: the middle
+
+
+def test_layout_errors(titanic_bhc):
+    model = ceg(titanic_bhc)
+    with pytest.raises(ValueError, match="`layout` has no place for the node 'Class_1' \\(20 of 20"):
+        plot(model, layout={"root": (0, 0)})
+    with pytest.raises(TypeError, match="`layout`"):
+        plot(model, layout=lambda g: [(0, 0)] * len(g))
+    with pytest.raises(ValueError, match="`layout`"):
+        plot(model, layout=dict.fromkeys(as_networkx(model).nodes, (0, float("nan"))))
+    with pytest.raises(ValueError, match="`layout`"):
+        st.write_tikz(titanic_bhc, layout={})
+    # options of tree pictures are refused, not ignored
+    with pytest.raises(ValueError, match="`var_names`, `pch_nodes` apply only to staged trees"):
+        plot(model, pch_nodes=1, var_names=False)
+    with pytest.raises(ValueError, match="`cex_nodes` applies only to staged trees; `x` is drawn as a DAG"):
+        plot(as_parentslist(titanic_bhc, silent=True), cex_nodes=1)
+    plot(model, lwd_edges=1, pch_nodes=16.0)  # the defaults, spelt otherwise, are no change
+
+
+def test_dag_arc_colours_by_kind(titanic_bhc):
+    pl = as_parentslist(titanic_bhc, silent=True)
+    kinds = {d["label"] for _, _, d in as_networkx(pl).edges(data=True)}
+    kind = sorted(kinds)[0]
+    ax = plot(pl, col={kind: "green"})
+    for arc in ax.get_children():
+        gid = getattr(arc, "get_gid", lambda: None)() or ""
+        if gid.startswith("arc:"):
+            colour = arc.arrow_patch.get_edgecolor()
+            want = "green" if gid[4:] == kind else st.plotting.DAG_EDGE_COLORS[gid[4:]]
+            assert matplotlib.colors.to_hex(colour) == matplotlib.colors.to_hex(want)
+    with pytest.raises(ValueError, match="`col` names 'strong'"):
+        plot(pl, col={"strong": "red"})
+    with pytest.raises(ValueError, match=r"`col`\['total'\]"):
+        plot(pl, col={"total": "notacolour"})
+    with pytest.raises(TypeError, match="`col` of a DAG"):
+        plot(pl, col="stages")
 
 
 def test_save_figure(titanic_bhc, tmp_path, monkeypatch):

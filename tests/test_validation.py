@@ -266,7 +266,7 @@ def test_write_tikz_options(fitted, kwargs, error):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"legend": "no"}, {"var_names": 0.5}, {"node_size": -1}, {"lwd_edges": "thick"}]
+    "kwargs", [{"legend": "no"}, {"var_names": 0.5}, {"cex_nodes": -1}, {"lwd_edges": "thick"}]
 )
 def test_plot_options(fitted, kwargs):
     pytest.importorskip("matplotlib")

@@ -57,7 +57,7 @@
 # | `ceg(tree)`, `sevt_simplify(tree)` | `st.ceg(tree)`, `st.sevt_simplify(tree)` |
 # | `as_parentslist(tree)`, `as_sevt(parentslist)` | `st.as_parentslist(tree)`, `st.as_sevt(parentslist)` |
 # | `as_sevt(bnlearn::as.bn.fit(as_grain(bnc_model)))` | `st.as_sevt(bnc_model)` (then `st.sevt_fit(..., lambda_=1)`) |
-# | `plot(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` | `plot(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` from `pystagedtrees.plotting` |
+# | `plot(tree, cex_label_nodes = 1, cex_nodes = 0)`, `text(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` | `plot(tree, cex_label_nodes=1, cex_nodes=0)`, `text(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` from `pystagedtrees.plotting` |
 # | `nb("class", data)`, `tan_cl("class", data)` | `bnc.nb("class", data)`, `bnc.tan_cl("class", data)` |
 # | `tan_hc("class", data, k = 5, epsilon = 0, smooth = 1)` | `bnc.tan_hc("class", data, k=5, epsilon=0, smooth=1)` |
 # | `kdb("class", data, k = 5, kdbk = 3, smooth = 1)` | `bnc.kdb("class", data, k=5, kdbk=3, smooth=1)` |
