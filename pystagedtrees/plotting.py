@@ -1354,7 +1354,8 @@ def _tex_escape(text):
 def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=False,
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
-               node_draw_color="black", node_thickness="very thick", layout=None):
+               node_draw_color="black", node_thickness="very thick", layout=None,
+               edge_options=None, edge_label_options=None, node_text_color=None):
     """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
 
     Nodes are placed as :func:`plot` places them (R lays them out with
@@ -1390,6 +1391,13 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     layout : dict or callable, optional
         Chain event graphs only: the place of every position, as in
         :func:`plot`, stretched onto ``xlim`` and ``ylim`` as R does.
+    edge_options, edge_label_options : callable, optional
+        ``f(var, level) -> str`` (or a list of str, joined by commas): TikZ
+        options of each edge (``to[...]``, default none) and of its label
+        (``node [...]``, default ``"sloped"``), as R's functions of the edge.
+    node_text_color : str, optional
+        Colour of the stage names; default black or white, whichever reads
+        better on the stage's colour (R: always black).
 
     Returns
     -------
@@ -1425,6 +1433,10 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
             raise TypeError(f"`{name}` must be a string (a TikZ option); got {value!r}.")
     node_label = _check_label(node_label, "node_label", "stage")
     edge_label = _check_label(edge_label, "edge_label", "level")
+    edge_options = _check_tikz_options(edge_options, "edge_options", "")
+    edge_label_options = _check_tikz_options(edge_label_options, "edge_label_options", "sloped")
+    if node_text_color is not None:
+        node_text_color = _check_color(node_text_color, _text_color_like, "`node_text_color`")
     file = _check_path(file, "file")
     if file is not None and file.is_dir():
         raise ValueError(f"`file` must be a file to write; {str(file)!r} is a folder.")
@@ -1432,13 +1444,22 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
 
     styles, node_lines, edge_lines = {}, [], []
 
+    def text_color(fill):
+        return _text_color(fill) if node_text_color is None else _tikz_color(node_text_color)
+
+    def draw(start, end, var, level, arrow="->"):
+        to = f"to[{options}]" if (options := edge_options(var, level)) else "to"
+        edge_lines.append(f"\t\\draw[{arrow}] ({_tikz_id(start)}) {to} node "
+                          f"[{edge_label_options(var, level)}]"
+                          f"{{{_tex_escape(edge_label(var, level))}}} ({_tikz_id(end)});")
+
     def style(key, fill, label):
         if key not in styles:
             fill = fill or UNCOLORED
             styles[key] = (
                 f"\tst{len(styles)}/.style={{{node_shape},inner sep={node_inner_sep},"
                 f"minimum size={node_minimum_size},draw,{node_draw_color},{node_thickness},"
-                f"fill={_tikz_color(fill)},text={_text_color(fill)}}},  % {label}"
+                f"fill={_tikz_color(fill)},text={text_color(fill)}}},  % {label}"
             )
         return styles[key].split("/", 1)[0].strip()
 
@@ -1454,8 +1475,7 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
                               f"({coords[name][0]:f}, {coords[name][1]:f})\t{{{_tex_escape(node_label(var, stage))}}};")
         node_lines.append(f"\t\\node [leaf] (END) at ({coords['END'][0]:f}, {coords['END'][1]:f})\t{{END}};")
         for start, end, label, var in edges[["from", "to", "label", "var"]].itertuples(index=False):
-            edge_lines.append(f"\t\\draw[->] ({_tikz_id(start)}) to node [sloped]"
-                              f"{{{_tex_escape(edge_label(var, label))}}} ({_tikz_id(end)});")
+            draw(start, end, var, label)
     else:
         if layout is not None:
             raise ValueError("`layout` places the positions of a chain event graph; "
@@ -1474,9 +1494,7 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
                               f"({_tikz_id(name)}) at ({px:f}, {py:f})\t{{{_tex_escape(node_label(var, stage))}}};")
         for start, end, level, ignored in edges:
             var = view.variables[int(start[1:].split("_")[0])]
-            options = "->,draw=" + _tikz_color(IGNORED_COLOR) if ignored else "->"
-            edge_lines.append(f"\t\\draw[{options}] ({_tikz_id(start)}) to node [sloped]"
-                              f"{{{_tex_escape(edge_label(var, level))}}} ({_tikz_id(end)});")
+            draw(start, end, var, level, "->,draw=" + _tikz_color(IGNORED_COLOR) if ignored else "->")
     header = [f"\\begin{{tikzpicture}}[auto, scale={scale},"] + list(styles.values()) + [
         "\tleaf/.style={circle,inner sep=1mm,minimum size=0.2cm,draw,very thick,black,fill=gray,text=black}]",
         "",
@@ -1494,6 +1512,24 @@ def _check_label(label, name, what):
     if not callable(label):
         raise TypeError(f"`{name}` must be a function (var, {what}) -> str, or None; got {label!r}.")
     return label
+
+
+def _check_tikz_options(options, name, default):
+    """``options(var, level)`` as one TikZ option string; ``None`` gives ``default``."""
+    if options is None:
+        return lambda var, level: default
+    if not callable(options):
+        raise TypeError(f"`{name}` must be a function (var, level) -> str, or None; got {options!r}.")
+
+    def checked(var, level):
+        value = options(var, level)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        raise TypeError(f"`{name}` must return a string or a list of strings; it returned {value!r}.")
+
+    return checked
 
 
 def _check_path(path, name):

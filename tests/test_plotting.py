@@ -434,11 +434,41 @@ def test_write_tikz_colours(small, unobserved):
         ({"node_label": 1}, TypeError, "`node_label` must be a function"),
         ({"edge_label": 1}, TypeError, "`edge_label` must be a function"),
         ({"node_label": np.array(["a", "b"])}, TypeError, "`node_label` must be a function"),
+        ({"edge_options": "bend left"}, TypeError, "`edge_options` must be a function"),
+        ({"edge_label_options": lambda v, lev: 3}, TypeError, "`edge_label_options` must return"),
+        ({"edge_options": lambda v, lev: ["a", 1]}, TypeError, "`edge_options` must return"),
+        ({"node_text_color": "red, draw"}, ValueError, "`node_text_color` must be a colour"),
+        ({"node_text_color": 0}, TypeError, "`node_text_color` must be a colour"),
     ],
 )
 def test_write_tikz_bad_arguments(small, kwargs, error, message):
     with pytest.raises(error, match=message):
         st.write_tikz(small, **kwargs)
+
+
+def test_write_tikz_edge_and_text_options(titanic_bhc):
+    import re
+
+    def edges(text):
+        return [line for line in text.splitlines() if line.startswith("\t\\draw")]
+
+    plain = st.write_tikz(titanic_bhc)
+    # R's defaults: no options on the edge, "sloped" on its label, all labels black in R
+    # (here black or white by the fill unless node_text_color is given)
+    assert all(" to node [sloped]{" in line for line in edges(plain))
+    styled = st.write_tikz(
+        titanic_bhc, node_text_color="Periwinkle",
+        edge_options=lambda var, level: "bend left" if level == "Yes" else "",
+        edge_label_options=lambda var, level: ["sloped", "near start"] if var == "Class" else "above",
+    )
+    lines = edges(styled)
+    assert len(lines) == len(edges(plain))
+    for line in lines:
+        label = re.search(r"\{([^}]*)\} \(", line).group(1)
+        assert ("to[bend left]" in line) == (label == "Yes")
+        assert ("[sloped,near start]" in line) == (label in titanic_bhc.tree["Class"])
+    styles = [line for line in styled.splitlines() if "/.style=" in line and "leaf" not in line]
+    assert styles and all("text=Periwinkle" in line for line in styles)
 
 
 def test_write_tikz_file_is_not_a_folder(small, tmp_path):
