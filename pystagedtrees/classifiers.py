@@ -781,6 +781,6 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class (the first in ``classes_`` on ties, as R's ``predict``)."""
+        """Most probable class; on ties the first in ``classes_`` (R's ``predict`` draws one)."""
         post = self.predict_proba(X)
         return self.classes_[np.argmax(post, axis=1)]

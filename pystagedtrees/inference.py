@@ -169,11 +169,12 @@ def _summed_out_logprob(model, codes, log_tables):
     return out
 
 
-def encode_rows(model, frame, name, unknown_means=None):
+def encode_rows(model, frame, name, unknown_means=None, unread=()):
     """Codes (n x p) of a frame over the model's variables; absent columns are missing.
 
     A value that is not a level is an error, or with ``unknown_means`` (what
     it means, for the warning) the code ``UNKNOWN``: an impossible event.
+    Columns named in ``unread`` are left missing without being read.
     """
     frame = check_frame(frame, name)
     unknown = [c for c in frame.columns if c not in model.variables]
@@ -184,7 +185,7 @@ def encode_rows(model, frame, name, unknown_means=None):
         )
     codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
     for i, v in enumerate(model.variables):
-        if v in frame.columns:
+        if v in frame.columns and v not in unread:
             codes[:, i] = encode_column(
                 frame[v], model.tree[v], v, name,
                 unknown_as=None if unknown_means is None else UNKNOWN, unknown_means=unknown_means,
@@ -382,8 +383,9 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
     source = tie_source(rng, seed)
+    # the class column's own values are not read, as R sets it to NA
     codes = encode_rows(object, frame, "newdata",
-                        "as in R, the rows with it have no prediction (NaN).")
+                        "as in R, the rows with it have no prediction (NaN).", unread=(class_,))
     log_post = class_log_posterior(object, codes, c)
     levels = object.tree[class_]
     if prob:

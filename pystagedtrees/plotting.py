@@ -485,7 +485,8 @@ def plot(
         maps kinds of arcs (``"context"``, ``"partial"``...) to colours, as
         R's ``plot.parentslist`` does.
     ignore : list of str, optional
-        Stages drawn grey and left out of the legend (default
+        Stages whose situations are left out, or with ``show_ignored``
+        drawn grey, and kept out of the legend (default
         ``x.name_unobserved``).
     show_ignored : bool, default False
         Draw the ignored situations too (grey); by default they are left
@@ -1225,7 +1226,8 @@ def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=Fals
     col, palette
         Stage colours, see :func:`make_stages_col`.
     ignore : list of str, optional
-        Stages drawn grey and dashed (default ``x.name_unobserved``).
+        Stages whose situations are left out, or with ``show_ignored``
+        drawn grey and dashed (default ``x.name_unobserved``).
     show_ignored : bool, default False
         Write the ignored situations too; by default they are left out, as
         :func:`plot` leaves them out.
@@ -1375,7 +1377,8 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         xcolor name or mix (``Periwinkle``, ``red!50!blue``) is written as
         given, since TikZ may know it; LaTeX reports the unknown ones.
     ignore : list of str, optional
-        Stages drawn grey (default ``x.name_unobserved``).
+        Stages whose situations are left out, or with ``show_ignored``
+        written grey (default ``x.name_unobserved``).
     show_ignored : bool, default False
         Write the ignored situations too (grey); by default they are left
         out, as R does.

@@ -273,6 +273,13 @@ def get_path(object, var, stage):
         indexed by the 0-based situation number (R's row names minus one).
         :func:`get_stage` of each row gives back one of ``stage``.
 
+    Raises
+    ------
+    ValueError
+        ``var`` is the root or not a variable, or a label in ``stage`` is
+        not a stage of ``var`` (R returns no rows for it: here a misspelt
+        stage is an error).
+
     Examples
     --------
     >>> import pystagedtrees as st

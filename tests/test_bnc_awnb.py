@@ -275,6 +275,14 @@ def test_awnb_no_tree(voting):
         compute_awnb_weights("Class", voting.iloc[:2], trees=10, bootstrap=0.5)
 
 
+def test_awnb_without_features_says_where_they_are_missing(car):
+    with pytest.raises(ValueError, match="`dataset` has no feature besides the class"):
+        compute_awnb_weights("class", car[["class"]], trees=1, bootstrap=1, random_state=0)
+    # a structure of the class alone, on data with features (R stops too)
+    with pytest.raises(ValueError, match="the structure has no features"):
+        bnc.lp(bnc.nb("class", features=[]), car, smooth=1, awnb_trees=2, random_state=0)
+
+
 def test_awnb_weights_for_features_not_in_tree(car):
     draws = RoundingDraws(0)
     rows = draws.sample_int(1000, 10)  # R: car[sample(1:1000, 10), ]

@@ -1,5 +1,6 @@
 """prob / predict: probabilities sum to one, marginalisation, R's conventions."""
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -261,6 +262,18 @@ def test_values_that_are_not_levels_are_impossible_events_with_a_warning():
         assert st.prob(model, {"Sex": "Male"}, conditional_on={"Class": "4th"}) == 0
     with pytest.raises(ValueError, match="not a level"):  # a path must be made of levels
         st.path_probability(model, ["4th", "Male", "Adult", "No"])
+
+
+def test_the_class_columns_own_values_are_not_read():
+    # R sets newdata[[class]] to NA: a value there that is no level changes nothing
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    rows = st.datasets.titanic().astype(object).iloc[:4].copy()
+    expected = st.predict(model, rows.drop(columns="Survived"), class_="Survived", prob=True)
+    rows["Survived"] = ["Maybe", 3, None, "Yes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = st.predict(model, rows, class_="Survived", prob=True)
+    pd.testing.assert_frame_equal(got, expected)
 
 
 def test_a_single_row_is_recycled_against_the_other_side():

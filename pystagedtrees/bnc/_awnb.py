@@ -253,9 +253,11 @@ def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=N
     trees, bootstrap = check_awnb_args(trees, bootstrap)
     if features is None:
         features = [c for c in dataset.columns if c != class_]
+        if not features:
+            raise ValueError("`dataset` has no feature besides the class: AWNB needs one.")
     features = list(features)
     if not features:
-        raise ValueError("`dataset` has no feature besides the class: AWNB needs one.")
+        raise ValueError("the structure has no features: AWNB needs one.")
     enc = encode_dataset(class_, dataset, columns=[*features, class_])
     n_rows = enc.codes.shape[0]
     size = int(n_rows * bootstrap)
