@@ -172,8 +172,24 @@ class Sevt:
 
     @property
     def is_fitted(self):
-        """Whether the stages have probabilities."""
-        return self._prob is not None
+        """Whether every stage has probabilities."""
+        return self._prob is not None and not self._stages_without_prob()
+
+    def _stages_without_prob(self):
+        """``(variable, stage)`` of the stages with no probabilities: neither
+        fitted nor set by hand (all of them when the model was never fitted).
+        The stage is None when a whole variable has none."""
+        if self._prob is None:
+            return [(v, None) for v in self._vars]
+        out = []
+        for i, v in enumerate(self._vars):
+            if self._prob[i] is None:
+                out.append((v, None))
+                continue
+            # fitted stages have a count (0 for unobserved ones, which may have NaN probabilities)
+            unset = np.isnan(self._n[i]) & np.isnan(self._prob[i]).all(axis=1)
+            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
+        return out
 
     def copy(self, only=None):
         """A deep copy (arrays are copied, the raw data is shared).
@@ -337,5 +353,12 @@ def check_sevt(obj, name="object", fitted=False):
     if fitted and obj._prob is None:
         raise ValueError(
             f"`{name}` has no stage probabilities: fit it first with sevt_fit()."
+        )
+    if fitted and (unset := obj._stages_without_prob()):
+        shown = ", ".join(f"{v!r}" if s is None else f"{v!r} stage {s!r}" for v, s in unset[:3])
+        raise ValueError(
+            f"`{name}` has {len(unset)} stage(s) without probabilities ({shown}"
+            f"{', ...' if len(unset) > 3 else ''}): give them with set_stage_prob() or fit "
+            "the model with sevt_fit()."
         )
     return obj

@@ -347,3 +347,20 @@ def test_set_stage_prob_checks_its_arguments():
             st.set_stage_prob(model, "B", "1", bad)
     with pytest.raises(ValueError, match="stage"):
         st.set_stage_prob(model, "B", "9", [0.5, 0.5])
+
+
+def test_a_model_is_fitted_once_every_stage_has_probabilities():
+    # R's prob() stops on a model whose prob list lacks stages; so do prob, predict, sample_from
+    model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]}, full=True)
+    partial = st.set_stage_prob(st.set_stage_prob(model, "A", "1", [0.5, 0.5]), "B", "2", [0.25, 0.75])
+    assert not partial.is_fitted and "(fitted)" not in repr(partial)
+    for call in (lambda m: st.prob(m, {"B": "y"}), lambda m: st.predict(m, class_="A"),
+                 lambda m: st.sample_from(m, 3, seed=1)):
+        with pytest.raises(ValueError, match=r"1 stage\(s\) without probabilities \('B' stage '1'\)"):
+            call(partial)
+    complete = st.set_stage_prob(partial, "B", "1", [0.5, 0.5])
+    assert complete.is_fitted
+    assert st.prob(complete, {"B": "y"}) == pytest.approx(0.5 * 0.5 + 0.5 * 0.75)
+    # stages a fit left without probabilities (lambda 0, never observed) are fitted ones
+    sparse = st.full(st.datasets.titanic(), lambda_=0)
+    assert sparse.is_fitted and np.isnan(sparse.stage_prob["Survived"]["UNOBSERVED"]).all()
