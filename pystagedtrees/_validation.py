@@ -79,6 +79,18 @@ def check_score_value(value, name):
 MAX_SMOOTHING = 1e300
 
 
+# probabilities must sum to 1 up to this (R's examples write them with 8
+# decimals); anything else is weights that inference would not normalise
+PROB_SUM_TOL = 1e-6
+
+
+def is_distribution(values, axis=0):
+    """Whether ``values`` are finite, non-negative and sum to 1 along ``axis``."""
+    values = np.asarray(values, dtype=float)
+    return bool(np.isfinite(values).all() and (values >= 0).all()
+                and (np.abs(values.sum(axis=axis) - 1) <= PROB_SUM_TOL).all())
+
+
 def check_smoothing(value, name, allow_none=False):
     """Additive smoothing (R's ``lambda``/``smooth``): a number in [0, 1e300], as a float."""
     value = check_number(value, name, allow_none=allow_none)

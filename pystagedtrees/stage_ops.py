@@ -8,7 +8,9 @@ import pandas as pd
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels, StageVector
-from pystagedtrees._validation import check_flag, check_ignore, check_label, check_labels
+from pystagedtrees._validation import (
+    check_flag, check_ignore, check_label, check_labels, is_distribution,
+)
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.fit import sevt_fit
 
@@ -364,11 +366,6 @@ def rename_stage(object, var, stage, new):
     return model
 
 
-# a stage's probabilities must sum to 1 up to this (R's examples write them
-# with 8 decimals); anything else is weights that prob() would not normalise
-PROB_SUM_TOL = 1e-6
-
-
 @sevt_method
 def set_stage_prob(object, var, stage, prob):
     """A copy with one stage's probabilities set by hand (R: ``object$prob[[var]][[stage]] <- prob``).
@@ -413,7 +410,7 @@ def set_stage_prob(object, var, stage, prob):
     values = np.asarray(prob, dtype=float) if not isinstance(prob, (str, bytes)) else None
     if values is None or values.shape != (len(levels),):
         raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; got {prob!r}.")
-    if not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1) > PROB_SUM_TOL:
+    if not is_distribution(values):
         raise ValueError(f"`prob` must be probabilities summing to 1; got {values.tolist()}.")
     model = object.copy(only=i)
     if model._prob is None:

@@ -756,6 +756,43 @@ def test_params_are_read_only_and_new_ones_reach_predictions():
     np.testing.assert_allclose(bnc.predict(copy.deepcopy(shallow), rows, prob=True), expected)
 
 
+def test_new_params_must_fit_the_structure():
+    # the compiled prediction trusts the CPTs' shapes: a wrong one used to read out of bounds
+    import pystagedtrees as pst
+
+    data = pst.datasets.titanic()
+    model = bnc.lp(bnc.nb("Survived", data), data, smooth=1)
+    good = bnc.params(model)
+    for name, table, match in (
+            ("huge", np.full(20_000_000, 5e-8), r"`params`\['Survived'\] must have shape \(2,\)"),
+            ("small", np.ones((1, 1)), r"`params`\['Survived'\] must have shape"),
+            ("nan", np.array([np.nan, 1.0]), "must hold probabilities"),
+            ("negative", np.array([1.5, -0.5]), "must hold probabilities"),
+            ("weights", np.array([2.0, 1.0]), "summing to 1")):
+        with pytest.raises(ValueError, match=match):
+            model.params = {**good, "Survived": table}
+        with pytest.raises(ValueError, match=match):
+            bnc.BNCModel("Survived", model.features, model.families, levels=model.levels,
+                         params={**good, "Survived": table})
+    with pytest.raises(TypeError, match=r"`params`\['Survived'\] must be an array of numbers"):
+        model.params = {**good, "Survived": ["a", "b"]}
+    with pytest.raises(ValueError, match="one CPT per variable"):
+        model.params = {k: v for k, v in good.items() if k != "Sex"}
+    with pytest.raises(ValueError, match="need the model's `levels`"):
+        bnc.BNCModel("Survived", model.features, model.families, params=good)
+    with pytest.raises(ValueError, match=r"`levels` lacks the levels of \['Sex'\]"):
+        bnc.BNCModel("Survived", model.features, model.families,
+                     levels={k: v for k, v in model.levels.items() if k != "Sex"}, params=good)
+    with pytest.raises(ValueError, match=r"`params`\['Sex'\] must have shape \(3, 2\)"):
+        model.copy_structure(levels={**model.levels, "Sex": ["F", "M", "X"]})
+    with pytest.raises(ValueError, match=r"`levels`\['Sex'\] must be distinct"):
+        model.copy_structure(levels={**model.levels, "Sex": ["F", "F"]})
+    with pytest.raises(TypeError, match="`families` must map"):
+        bnc.BNCModel("c", ("x",), None)
+    assert np.array_equal(bnc.predict(model, data.iloc[:3]), bnc.predict(
+        model.copy_structure(params=good), data.iloc[:3]))
+
+
 def test_a_class_only_model_predicts_its_prior_without_columns():
     import pystagedtrees as pst
 

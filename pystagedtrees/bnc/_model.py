@@ -1,8 +1,11 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
 import warnings
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import numpy as np
+
+from pystagedtrees._validation import is_distribution
 
 __all__ = [
     "BNCModel",
@@ -75,6 +78,9 @@ class BNCModel:
                  models=None, learner=None, lp_args=None, greedy_scores_log=()):
         self.class_var = class_var
         self.features = tuple(features)
+        if not isinstance(families, Mapping):
+            raise TypeError(f"`families` must map each variable to its family; got "
+                            f"{type(families).__name__}.")
         self.families = {v: tuple(f) for v, f in families.items()}
         _check_augmented_naive_bayes(self.class_var, self.features, self.families)
         self.levels = levels
@@ -88,20 +94,29 @@ class BNCModel:
         self.manb_arc_posterior = None
 
     @property
+    def levels(self):
+        return self._levels
+
+    @levels.setter
+    def levels(self, levels):
+        if levels is not None:
+            levels = _checked_levels(levels, self.families)
+        self._levels = levels
+        if getattr(self, "_params", None) is not None:
+            self.params = dict(self._params)  # checked against the new levels
+
+    @property
     def params(self):
         return self._params
 
     @params.setter
     def params(self, tables):
-        # read-only copies, so the log-tables cached for prediction stay right
+        # read-only copies, so the log-tables cached for prediction stay right;
+        # checked here, as the compiled prediction trusts their shapes
         if tables is None:
             self._params = None
         else:
-            frozen = {}
-            for v, table in tables.items():
-                frozen[v] = np.array(table, dtype=np.float64)
-                frozen[v].flags.writeable = False
-            self._params = MappingProxyType(frozen)
+            self._params = MappingProxyType(_checked_params(tables, self.families, self.levels))
         self.__dict__.pop("_compiled_cache", None)
 
     def __getstate__(self):
@@ -152,6 +167,53 @@ class BNCModel:
             f"<{kind} ({state}): class {self.class_var!r}, "
             f"{len(self.features)} features{arcs}>"
         )
+
+
+def _checked_levels(levels, families):
+    """Each variable's levels, a list of distinct strings, for every family variable."""
+    if not isinstance(levels, Mapping):
+        raise TypeError(f"`levels` must map each variable to its levels; got {type(levels).__name__}.")
+    missing = [v for v in families if v not in levels]
+    if missing:
+        raise ValueError(f"`levels` lacks the levels of {missing}.")
+    out = {}
+    for v in families:
+        values = levels[v]
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"`levels`[{v!r}] must be a list of level names; got {values!r}.")
+        values = list(values)
+        if not values or not all(isinstance(x, str) for x in values) or len(set(values)) != len(values):
+            raise ValueError(f"`levels`[{v!r}] must be distinct level names (strings); got {values}.")
+        out[v] = values
+    return out
+
+
+def _checked_params(tables, families, levels):
+    """Read-only float copies of the CPTs, shaped by the families' levels and
+    normalised over the child (axis 0)."""
+    if not isinstance(tables, Mapping):
+        raise TypeError(f"`params` must map each variable to its CPT; got {type(tables).__name__}.")
+    if levels is None:
+        raise ValueError("`params` need the model's `levels` (the CPTs' axes).")
+    if set(tables) != set(families):
+        raise ValueError(f"`params` must have one CPT per variable {sorted(families)}; "
+                         f"got {sorted(map(str, tables))}.")
+    out = {}
+    for v in families:
+        try:
+            table = np.array(tables[v], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"`params`[{v!r}] must be an array of numbers.") from None
+        shape = tuple(len(levels[u]) for u in families[v])
+        if table.shape != shape:
+            raise ValueError(f"`params`[{v!r}] must have shape {shape} (the levels of "
+                             f"{families[v]}); got {table.shape}.")
+        if not is_distribution(table, axis=0):
+            raise ValueError(f"`params`[{v!r}] must hold probabilities of {v!r} (finite, "
+                             "non-negative, summing to 1 over its levels, axis 0).")
+        table.flags.writeable = False
+        out[v] = table
+    return out
 
 
 def _check_augmented_naive_bayes(class_var, features, families):

@@ -155,7 +155,7 @@ class FoldScorer:
             params = {v: tables[i].reshape([len(self.enc.levels[u]) for u in fam])
                       for v, (fam, tables) in parts.items()}
             model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
-                             params=params)
+                             levels={v: self.enc.levels[v] for v in parts}, params=params)
             part = slice(cuts[i], cuts[i + 1])
             out[part] = _model_log_joint(model, self.codes[self.incomplete[part]],
                                          self.enc.columns)
