@@ -15,6 +15,8 @@ Functions of this package whose first argument is a model are also methods
 of :class:`Sevt` (registered with :func:`sevt_method`), so
 ``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.
 """
+import math
+import numbers
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -23,6 +25,7 @@ import pandas as pd
 from pystagedtrees._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
+from pystagedtrees._validation import check_int
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
@@ -39,9 +42,15 @@ class LogLik(float):
     """
 
     def __new__(cls, value, df, nobs):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"`value` must be a number (a log-likelihood); got {value!r}.")
+        df = check_int(df, "df")
+        if (isinstance(nobs, (bool, np.bool_)) or not isinstance(nobs, numbers.Real)
+                or not (nobs >= 0) or not (float(nobs).is_integer() or nobs == math.inf)):
+            raise ValueError(f"`nobs` must be a whole number >= 0 or inf; got {nobs!r}.")
         obj = super().__new__(cls, value)
-        obj.df = int(df)
-        obj.nobs = int(nobs) if float(nobs).is_integer() else float(nobs)  # inf stays a float
+        obj.df = df
+        obj.nobs = int(nobs) if nobs != math.inf else math.inf  # inf: a total too large to count
         return obj
 
     def __repr__(self):

@@ -462,3 +462,20 @@ def test_counts_whose_total_overflows_give_r_result_not_a_crash():
     with np.errstate(over="ignore"):
         ll = st.logLik(st.full(table, lambda_=0))
     assert float(ll) == -np.inf and ll.df == 7 and ll.nobs == np.inf
+
+
+@pytest.mark.parametrize("args, error, match", [
+    (("x", 3, 10), TypeError, "`value` must be a number"),
+    ((True, 3, 10), TypeError, "`value` must be a number"),
+    ((-1.0, float("inf"), 10), TypeError, "`df` must be an integer"),
+    ((-1.0, -1, 10), ValueError, "`df` must be an integer >= 0"),
+    ((-1.0, 3, -5), ValueError, "`nobs` must be a whole number >= 0 or inf"),
+    ((-1.0, 3, 2.5), ValueError, "`nobs`"),
+    ((-1.0, 3, float("nan")), ValueError, "`nobs`"),
+    ((-1.0, 3, "10"), ValueError, "`nobs`"),
+])
+def test_loglik_checks_its_parts(args, error, match):
+    with pytest.raises(error, match=match):
+        st.LogLik(*args)
+    ll = st.LogLik(np.float64(-2.5), np.int64(3), 10.0)
+    assert (float(ll), ll.df, ll.nobs, type(ll.nobs)) == (-2.5, 3, 10, int)
