@@ -321,8 +321,12 @@ def dense_too_large(n_situations, what):
 
 
 def _numeric_label(label):
-    """The integer a label spells canonically ("12" -> 12), else -1."""
-    if label.isdigit() and label.isascii() and (label == "0" or label[0] != "0"):
+    """The integer a label spells canonically ("12" -> 12), else -1.
+
+    Numbers too long for int64 (19 digits and more) stay names.
+    """
+    if (label.isdigit() and label.isascii() and len(label) <= 18
+            and (label == "0" or label[0] != "0")):
         return int(label)
     return -1
 

@@ -479,3 +479,16 @@ def test_loglik_checks_its_parts(args, error, match):
         st.LogLik(*args)
     ll = st.LogLik(np.float64(-2.5), np.int64(3), 10.0)
     assert (float(ll), ll.df, ll.nobs, type(ll.nobs)) == (-2.5, 3, 10, int)
+
+
+def test_stage_labels_that_are_long_numbers_stay_names():
+    # labels are strings in R; a number past int64 is kept as a name, not an overflow
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    big = "9" * 20
+    renamed = st.rename_stage(model, "Survived", "4", big)
+    assert st.stages(renamed, "Survived") == [big if s == "4" else s for s in st.stages(model, "Survived")]
+    moved = st.set_stages(model, "Survived", big, context={"Class": "1st"})
+    assert len(st.get_path(moved, "Survived", big)) == 4
+    assert big in st.stages(st.full(st.datasets.titanic(), name_unobserved=big), "Survived")
+    edge = "9" * 18  # still a number: the largest length stored as int64
+    assert edge in st.stages(st.rename_stage(model, "Survived", "4", edge), "Survived")
