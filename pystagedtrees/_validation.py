@@ -4,6 +4,7 @@ Wrong types raise ``TypeError`` and values out of range ``ValueError``; every
 message names the argument and what it must be.  Whole floats pass as
 integers, as R's numbers do (``n = 100`` is a double in R).
 """
+import math
 import numbers
 import os
 from collections.abc import Iterable
@@ -52,9 +53,13 @@ def check_number(value, name, positive=False, allow_none=False):
     expected += " or None" if allow_none else ""
     if _is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
-    if not np.isfinite(value) or value < 0 or (positive and value == 0):
+    try:
+        as_float = float(value)
+    except OverflowError:  # an integer past the largest float
+        raise ValueError(f"`{name}` must be {expected} of float size; got {value!r}.") from None
+    if not math.isfinite(as_float) or as_float < 0 or (positive and as_float == 0):
         raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
-    return float(value)
+    return as_float
 
 
 def check_score_value(value, name):

@@ -65,10 +65,11 @@ def _penalty(kind, nobs):
 
 
 def check_max_iter(max_iter, name="max_iter"):
-    """``None`` or ``inf`` means no limit (R's ``Inf``)."""
+    """``None`` or ``inf`` means no limit (R's ``Inf``); so does any count past int64."""
+    no_limit = int(np.iinfo(np.int64).max)
     if max_iter is None or (isinstance(max_iter, float) and np.isinf(max_iter) and max_iter > 0):
-        return np.iinfo(np.int64).max
-    return check_int(max_iter, name, allow_none=True)
+        return no_limit
+    return min(check_int(max_iter, name), no_limit)
 
 
 def prepare(object, scope, ignore):

@@ -77,6 +77,10 @@ def test_max_iter_is_honoured(learner):
     # one move or join: the number of stages changes by at most one
     assert abs(len(set(one.stages("Survived"))) - len(set(start.stages("Survived")))) <= 1
     assert learner(start, max_iter=0).stages() == start.stages()
+    # a count past int64 is no limit, as None and inf are
+    unlimited = learner(start)
+    for no_limit in (2 ** 70, float("inf")):
+        assert learner(start, max_iter=no_limit).stages() == unlimited.stages()
 
 
 def test_ignored_stages_are_never_joined():

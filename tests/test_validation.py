@@ -59,7 +59,8 @@ def test_check_int_none_only_when_allowed():
 @pytest.mark.parametrize(
     "value, positive, error",
     [(-0.1, False, ValueError), (0, True, ValueError), (float("inf"), False, ValueError),
-     (float("nan"), False, ValueError), ("1", False, TypeError), (True, False, TypeError)],
+     (float("nan"), False, ValueError), ("1", False, TypeError), (True, False, TypeError),
+     (10 ** 400, False, ValueError), (-(2 ** 70), False, ValueError)],
 )
 def test_check_number_refuses(value, positive, error):
     with pytest.raises(error, match="`w` must be a"):
@@ -70,6 +71,7 @@ def test_check_number_refuses(value, positive, error):
 def test_check_number_returns_the_float(value):
     assert check_number(value, "w") == value
     assert check_number(value + 1, "w", positive=True) == value + 1
+    assert check_number(2 ** 70, "w") == 2.0 ** 70  # a Python integer past int64
 
 
 def test_check_trace_reads_booleans_as_levels():
