@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees._validation import check_flag, check_int, check_levels
+from pystagedtrees._validation import check_fits_in_memory, check_flag, check_int, check_levels
 from pystagedtrees.model import Sevt, sevt_method
 
 __all__ = [
@@ -751,6 +751,9 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
     n = check_int(n, "n", minimum=1)
     k = check_int(k, "k", minimum=2)
     maxp = n if maxp is None else check_int(maxp, "maxp", minimum=0)
+    # each variable gets up to k named levels and up to n parents
+    check_fits_in_memory(n * (64 * (k + n) + 512), f"`n` = {n} variables of up to `k` = {k} levels",
+                         "ask for fewer variables or levels")
     source = resolve_rng(seed, rng)
     n_levels = [1 + 1 + source.index(k - 1) for _ in range(n)]
     entries = {}

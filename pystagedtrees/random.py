@@ -18,7 +18,9 @@ from pystagedtrees._random_kernels import StageJoiner, draw_levels
 from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
-from pystagedtrees._validation import check_ignore, check_int, check_number, check_seed
+from pystagedtrees._validation import (
+    check_fits_in_memory, check_ignore, check_int, check_number, check_seed,
+)
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
 
@@ -389,6 +391,8 @@ def sample_from(object, size=1, seed=None, rng=None):
     size = check_int(size, "size", minimum=1)
     source = resolve_rng(seed, rng)
     p = len(object.variables)
+    check_fits_in_memory(8 * (p + 1) * size, f"`size` = {size} rows of {p} variables",
+                         "draw fewer rows, or draw in batches")
     codes = np.empty((size, p), dtype=np.int32, order="F")
     root = object._prob[0][0]
     if np.isnan(root).any():
@@ -426,6 +430,15 @@ def _as_sign_frame(columns):
     )
 
 
+def _check_data_size(p, n):
+    """``p`` variables and ``n`` rows, whole numbers whose data fit in memory."""
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    check_fits_in_memory(8 * p * n, f"`n` = {n} rows of `p` = {p} variables",
+                         "ask for fewer rows or variables")
+    return p, n
+
+
 def generate_random_dataset(p, n, seed=None, rng=None):
     """``n`` rows of ``p`` independent -1/+1 variables with random margins (R: ``generate_random_dataset``).
 
@@ -440,8 +453,7 @@ def generate_random_dataset(p, n, seed=None, rng=None):
     >>> generate_random_dataset(3, 5, seed=1).shape
     (5, 3)
     """
-    p = check_int(p, "p", minimum=1)
-    n = check_int(n, "n", minimum=1)
+    p, n = _check_data_size(p, n)
     source = resolve_rng(seed, rng)
     return _as_sign_frame(_binary_columns(p, n, source))
 
@@ -465,8 +477,7 @@ def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
     >>> bool((d["C"].astype(int) == x).all())
     True
     """
-    p = check_int(p, "p", minimum=1)
-    n = check_int(n, "n", minimum=1)
+    p, n = _check_data_size(p, n)
     eps = check_number(eps, "eps")
     source = resolve_rng(seed, rng)
     columns = _binary_columns(p, n, source)
@@ -498,8 +509,7 @@ def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rn
     >>> [round(a, 6) for a in d.attrs["alpha"]], round(d.attrs["gamma"], 6)
     ([-1.396676, -0.683315, -2.919658], 2.218145)
     """
-    p = check_int(p, "p", minimum=1)
-    n = check_int(n, "n", minimum=1)
+    p, n = _check_data_size(p, n)
     eps = check_number(eps, "eps")
     if alpha is not None:
         try:

@@ -240,6 +240,9 @@ def test_random_parentslist_respects_bounds():
         assert all(int(p[1:]) <= i for p in e.parents)
     assert random_parentslist(8, k=4, maxp=2, seed=5).edges() == pl.edges()
     assert random_parentslist(4, maxp=0, seed=1).edges() == []
+    for n, k in ((3, 2 ** 70), (2 ** 70, 2)):
+        with pytest.raises(ValueError, match=f"`n` = {n} variables of up to `k` = {k} levels"):
+            random_parentslist(n, k=k)
 
 
 R_RANDOM_PARENTSLIST = """

@@ -289,6 +289,14 @@ def test_sample_from_bad_input():
         sample_from(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}), 5)
     with pytest.raises(TypeError, match="Sevt"):
         sample_from({"A": ["0"]}, 5)
+    # sizes no machine holds are refused up front (numpy errors or hangs before)
+    with pytest.raises(ValueError, match="`size` = 1180591620717411303424 rows of 4 variables"):
+        sample_from(model, 2 ** 70)
+    for generate in (generate_random_dataset, generate_xor_dataset, generate_linear_dataset):
+        with pytest.raises(ValueError, match="`n` = 1180591620717411303424 rows of `p` = 3"):
+            generate(3, 2 ** 70)
+        with pytest.raises(ValueError, match="`n` = 10 rows of `p` = 1180591620717411303424"):
+            generate(2 ** 70, 10)
     with pytest.raises(ValueError, match="`eps`"):
         generate_xor_dataset(2, 10, eps=-1)
     with pytest.raises(ValueError, match="`alpha`"):
