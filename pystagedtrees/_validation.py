@@ -23,6 +23,13 @@ def _is_bool(value):
     return isinstance(value, (bool, np.bool_))
 
 
+def scalar_of_0d(value):
+    """The element of a 0-d numpy array (which iterates into an error); anything else as is."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    return value
+
+
 def check_flag(value, name):
     """A switch that must be ``True`` or ``False`` (numpy booleans too), as a bool."""
     if not _is_bool(value):
@@ -147,6 +154,7 @@ def check_labels(value, name):
     as :func:`~pystagedtrees.join_stages` reads them).
     """
     expected = "a stage label or a list of stage labels (str)"
+    value = scalar_of_0d(value)
     single = _label_string(value)
     if single is not None:
         return [single]  # R's length-one vector
@@ -176,6 +184,7 @@ def check_ignore(ignore, default):
 
 def check_names(value, name):
     """Variable names: one string or a list of strings (R's character vector), as a list."""
+    value = scalar_of_0d(value)
     if isinstance(value, str):
         return [value]
     expected = "a variable name or a list of variable names (str)"

@@ -17,7 +17,7 @@ from pystagedtrees._kmeans import ALGORITHMS, kmeans
 from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
-from pystagedtrees._validation import check_choice, check_int
+from pystagedtrees._validation import check_choice, check_int, scalar_of_0d
 from pystagedtrees.fit import fit_variable
 from pystagedtrees.learners import check_pair_tables, prepare, resolve_score
 from pystagedtrees.model import check_sevt, sevt_method
@@ -83,12 +83,13 @@ def _per_variable_k(k, positions, model, default=None):
     Variables a dict leaves out, and None values, get ``default``; every
     value is checked.
     """
+    k = scalar_of_0d(k)
     if isinstance(k, dict):
         unknown = [v for v in k if v not in model.variables]
         if unknown:
             raise ValueError(f"`k` names {unknown}, which are not variables of the model.")
         values = {i: k.get(model.variables[i], default) for i in positions}
-    elif k is None or isinstance(k, (numbers.Number, str)):
+    elif k is None or isinstance(k, (numbers.Number, str, bytes)):
         values = {i: k for i in positions}
     elif not isinstance(k, Iterable):
         raise TypeError(f"`k` must be a number, a list or a dict by variable; got {k!r}.")

@@ -116,6 +116,7 @@ class ParentsList(Mapping):
         ambiguous, so :func:`as_parentslist` cannot read it back; use the
         ParentsList itself, or a dict, to pass such a structure on.
         """
+        only_parents = check_flag(only_parents, "only_parents")
         parts = []
         for v, e in self._entries.items():
             names = []
@@ -527,6 +528,7 @@ def topo_sort_parentslist(x, all=False):
     >>> topo_sort_parentslist({"A": [], "B": [], "C": ["A"]}, all=True)
     [['A', 'B', 'C'], ['A', 'C', 'B'], ['B', 'A', 'C']]
     """
+    all = check_flag(all, "all")
     parents = _parent_sets(x)
     names = list(parents)
     if all:

@@ -231,10 +231,27 @@ def test_kmeans_variables_left_out_of_a_k_dict_get_the_default(fitted):
 
 
 @pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans"])
-@pytest.mark.parametrize("k", [0, 1.5, "two", [2, "x"]])
+@pytest.mark.parametrize("k", [0, 1.5, "two", [2, "x"], b"x"])
 def test_clustering_k_is_checked_for_every_variable(fitted, name, k):
     with pytest.raises((TypeError, ValueError), match="`k`"):
         getattr(st, name)(fitted, k=k)
+
+
+def test_numpy_scalar_arrays_are_single_values(fitted):
+    # a 0-d array iterates into numpy's own error; it is read as its one element
+    assert st.stages_hclust(fitted, k=np.array(2)).stages() == st.stages_hclust(fitted, k=2).stages()
+    assert st.stages_bhc(fitted, scope=np.array("Survived")).stages() == st.stages_bhc(
+        fitted, scope="Survived").stages()
+    assert check_labels(np.array("UNOBSERVED"), "ignore") == ["UNOBSERVED"]
+    assert check_labels(np.array(3), "ignore") == ["3"]
+
+
+def test_parents_list_switches_must_be_booleans():
+    for bad in ("no", float("nan"), np.array([True, False])):
+        with pytest.raises(TypeError, match="`all` must be True or False"):
+            st.topo_sort_parentslist({"A": []}, all=bad)
+        with pytest.raises(TypeError, match="`only_parents` must be True or False"):
+            st.as_parentslist({"A": [], "B": ["A"]}).to_string(only_parents=bad)
 
 
 def test_backward_join_threshold_is_not_negative(fitted):
