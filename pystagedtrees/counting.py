@@ -5,6 +5,8 @@ variable), so counting costs time and memory linear in the data, whatever
 the size of the full tree.  Missing values count as in R: a row counts for
 the variables before its first missing value.
 """
+import numbers
+
 import numpy as np
 import pandas as pd
 
@@ -86,6 +88,11 @@ def _read_table(table, order, levels, name):
             f"`{name}`: a table of counts needs a (Multi)Index with distinct "
             f"variable names; got names {names}."
         )
+    numeric = pd.api.types.is_numeric_dtype(table) and not pd.api.types.is_bool_dtype(table)
+    if not numeric and not all(isinstance(c, numbers.Real) and not isinstance(c, (bool, np.bool_))
+                               for c in table):
+        raise TypeError(f"`{name}`: a table of counts must hold numbers; got values of dtype "
+                        f"{table.dtype}.")
     counts = pd.to_numeric(table, errors="coerce").to_numpy(dtype=float)
     if len(counts) == 0:
         raise ValueError(f"`{name}` is empty: the table has no cells.")

@@ -492,3 +492,14 @@ def test_stage_labels_that_are_long_numbers_stay_names():
     assert big in st.stages(st.full(st.datasets.titanic(), name_unobserved=big), "Survived")
     edge = "9" * 18  # still a number: the largest length stored as int64
     assert edge in st.stages(st.rename_stage(model, "Survived", "4", edge), "Survived")
+
+
+def test_a_table_of_counts_must_hold_numbers():
+    table = st.datasets.titanic_table()
+    for bad in (table.astype(str), table > 0, table.astype(object).where(table > 5, "x")):
+        with pytest.raises(TypeError, match="`data`: a table of counts must hold numbers"):
+            st.full(bad)
+    # numbers in any numeric or object dtype are counts
+    expected = float(st.logLik(st.full(table)))
+    for same in (table.astype(object), table.astype("Int64"), table.astype(np.float32)):
+        assert float(st.logLik(st.full(same))) == pytest.approx(expected, rel=1e-12)
