@@ -224,6 +224,15 @@ def column_levels(col, column=None):
             f"column {column!r} holds values of type {kind}, which cannot be levels: "
             "use strings, numbers or a categorical."
         ) from None
+    if any(isinstance(v, (bool, np.bool_)) for v in uniq):
+        # pd.unique merges True with 1 and False with 0 (equal, with equal hashes)
+        number = next((v for v in values if isinstance(v, numbers.Number)
+                       and not isinstance(v, (bool, np.bool_)) and v in (0, 1)), None)
+        if number is not None:
+            raise ValueError(
+                f"column {column!r} mixes booleans with the number {number!r}, which pandas "
+                "takes for the same value; convert them to one type first."
+            )
     if all(isinstance(v, (bool, np.bool_)) for v in uniq):
         return [level_string(v) for v in sorted(uniq)]
     strings = _object_strings(uniq, column)
@@ -334,7 +343,10 @@ def encode_frame(data, columns=None, levels=None, name="data"):
     for j, column in enumerate(columns):
         col = data[column]
         if levels is None or column not in levels:
-            col_levels = column_levels(col, column)
+            try:
+                col_levels = column_levels(col, column)
+            except (TypeError, ValueError) as exc:  # the column's fault: say whose column
+                raise type(exc)(f"`{name}`: {exc}") from None
         else:
             col_levels = [str(lev) for lev in levels[column]]
         out_levels[column] = col_levels

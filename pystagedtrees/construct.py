@@ -20,10 +20,12 @@ __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 _UNSET = object()
 
 
-def _check_tree(tree, name):
+def _check_tree(tree, name, chosen_by=None):
+    """Two variables or more, each with distinct levels; ``chosen_by`` names
+    the argument that picked the variables of ``name``, if any."""
     if len(tree) < 2:
         raise ValueError(
-            f"`{name}` gives {len(tree)} variable(s); a staged tree needs at "
+            f"`{chosen_by or name}` gives {len(tree)} variable(s); a staged tree needs at "
             "least two variables."
         )
     for v, lev in tree.items():
@@ -134,7 +136,7 @@ def sevt(x, full=False, order=None):
     >>> st.sevt({"A": ["a", "b"], "B": ["x", "y", "z"], "C": ["0", "1"]}, full=True).stages()
     {'B': ['1', '2'], 'C': ['1', '2', '3', '4', '5', '6']}
     """
-    tree = _check_tree(_levels_of(x, order, "x"), "x")
+    tree = _check_tree(_levels_of(x, order, "x"), "x", None if order is None else "order")
     stages, labels = _structure(tree, check_flag(full, "full"))
     return Sevt(tree, stages, labels)
 
@@ -148,7 +150,7 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
             f"`name_unobserved` must be a string; got {name_unobserved!r}."
         )
     codes, tree, weights = read_data(data, order)
-    _check_tree(tree, "data" if order is None else "order")
+    _check_tree(tree, "data", None if order is None else "order")
     return model_from_codes(
         codes, tree, weights, own_copy(data), join_unobserved, lambda_, name_unobserved, full
     )
@@ -314,6 +316,10 @@ def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
         raise TypeError(f"`var` must be a variable name (str); got {var!r}.")
     if var in object.variables:
         raise ValueError(f"`var` {var!r} is already a variable of the model.")
+    columns = data.columns if isinstance(data, pd.DataFrame) else getattr(data.index, "names", [])
+    if isinstance(data, (pd.DataFrame, pd.Series)) and var not in columns:
+        raise ValueError(f"`var` {var!r} is not a variable of `data`; its variables are "
+                         f"{list(columns)}.")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     check_choice(useNA, "useNA", USE_NA)
     codes, tree, weights = read_data(data, object.variables + [var], object.tree)

@@ -1,4 +1,6 @@
 """Argument checks: the shared helpers, and the public functions that use them."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -122,6 +124,17 @@ def test_unhashable_values_are_refused_naming_the_column(values):
     data = pd.DataFrame({"a": ["x", "y"] * 3, "b": values * 3})
     with pytest.raises(TypeError, match="column 'b' holds values of type"):
         st.full(data)
+
+
+def test_booleans_mixed_with_zero_or_one_are_refused():
+    # pandas takes True for 1: the 1s would vanish into the level "TRUE"
+    for other in (1, 0, 0.0, np.int64(1)):
+        data = pd.DataFrame({"a": ["x", "y"] * 3, "b": [True, other, False] * 2})
+        with pytest.raises(ValueError, match=re.escape(f"mixes booleans with the number {other!r}")):
+            st.full(data)
+    # other numbers and strings are levels of their own
+    data = pd.DataFrame({"a": ["x", "y"] * 3, "b": [True, 2, "z"] * 2})
+    assert st.full(data).tree["b"] == ["2", "TRUE", "z"]
 
 
 def test_time_deltas_are_levels():
