@@ -103,6 +103,20 @@ def is_distribution(values, axis=0):
                 and (np.abs(values.sum(axis=axis) - 1) <= PROB_SUM_TOL).all())
 
 
+def as_numbers(value, what):
+    """``value`` as a float array (0-d for one number); ``what`` names it in the error.
+
+    Text is refused though numpy would parse "3" as 3.0, and None though
+    numpy would make it NaN: R's arithmetic would not.
+    """
+    if value is not None and not isinstance(value, (str, bytes)):
+        try:
+            return np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{what} must be numbers; got {value!r}.")
+
+
 def check_smoothing(value, name, allow_none=False):
     """Additive smoothing (R's ``lambda``/``smooth``): a number in [0, 1e300], as a float."""
     value = check_number(value, name, allow_none=allow_none)

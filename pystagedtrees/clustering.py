@@ -17,7 +17,7 @@ from pystagedtrees._kmeans import ALGORITHMS, kmeans
 from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
-from pystagedtrees._validation import check_choice, check_int, scalar_of_0d
+from pystagedtrees._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fit import fit_variable
 from pystagedtrees.learners import check_pair_tables, prepare, resolve_score
 from pystagedtrees.model import check_sevt, sevt_method
@@ -251,7 +251,12 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
             points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
-            points = points if transform is None else np.asarray(transform(points), dtype=float)
+            if transform is not None:
+                moved = as_numbers(transform(points), "what `transform` returns")
+                if moved.shape != points.shape:
+                    raise ValueError(f"`transform` must return an array of the shape it is given, "
+                                     f"{points.shape}; got {moved.shape}.")
+                points = moved
             try:
                 groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
                                 algorithm=algorithm, rng=source).cluster

@@ -12,7 +12,7 @@ from scipy.stats import chi2
 
 from pystagedtrees._stagevec import StageLabels, StageVector
 from pystagedtrees._validation import (
-    check_choice, check_flag, check_fraction, check_ignore, check_names,
+    as_numbers, check_choice, check_flag, check_fraction, check_ignore, check_names,
 )
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.fit import sevt_fit
@@ -142,6 +142,17 @@ def _matched_difference(a, b):
 
 
 @sevt_method
+def _sum_of(FUN, flags_per_variable):
+    """R's ``sum(vapply(..., FUN, 1))``: ``FUN`` of each variable's 0/1 flags, summed."""
+    total = 0.0
+    for flags in flags_per_variable:
+        value = as_numbers(FUN(flags.astype(float)), "what `FUN` returns")
+        if value.shape != ():
+            raise ValueError(f"`FUN` must return one number; got shape {value.shape}.")
+        total += float(value)
+    return total
+
+
 def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     """Hamming distance between stage partitions (R: ``hamming_stages``).
 
@@ -184,7 +195,7 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     }
     if return_tree:
         return difftree
-    return float(sum(FUN(d.astype(float)) for d in difftree.values()))
+    return _sum_of(FUN, difftree.values())
 
 
 @sevt_method
@@ -685,7 +696,7 @@ def cid(object1, object2, FUN=np.mean):
             if len(np.unique(stage1[matched])) > 1:
                 flags[matched] = 1
         wrong[v] = flags
-    return {"wrong": wrong, "cid": sum(FUN(w) for w in wrong.values())}
+    return {"wrong": wrong, "cid": _sum_of(FUN, wrong.values())}
 
 
 @sevt_method

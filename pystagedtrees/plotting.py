@@ -58,6 +58,7 @@ DEFAULT_LIMIT = 10  # R: plot(x, y = 10)
 MAX_LEAVES = 2000
 EDGE_LABELS_MAX_LEAVES = 256
 MAX_TEXT_NODES = 200_000
+MIN_DPI = 10
 RANKDIRS = ("LR", "RL", "TB", "BT")  # Graphviz rankdir values
 
 DAG_EDGE_COLORS = {
@@ -1568,7 +1569,7 @@ def save_figure(obj, name, folder=None, dpi=100):
         Default the environment variable ``PYSTAGEDTREES_FIGURES``, else a
         temporary folder made once per session.
     dpi : int, default 100
-        A positive number.
+        At least 10.
 
     Returns
     -------
@@ -1593,6 +1594,8 @@ def save_figure(obj, name, folder=None, dpi=100):
         raise ValueError(f"`name` must be a file name without folders; got {name!r}.")
     folder = _check_path(folder, "folder")
     dpi = check_number(dpi, "dpi", positive=True)
+    if dpi < MIN_DPI:  # FreeType cannot size text below a few pixels
+        raise ValueError(f"`dpi` must be at least {MIN_DPI}; got {dpi:g}.")
     if folder is None:
         folder = os.environ.get("PYSTAGEDTREES_FIGURES")
     if folder is None:

@@ -19,7 +19,7 @@ from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
 from pystagedtrees._validation import (
-    check_fits_in_memory, check_ignore, check_int, check_number, check_seed,
+    as_numbers, check_fits_in_memory, check_ignore, check_int, check_number, check_seed,
 )
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
@@ -143,7 +143,8 @@ def _random_stage_joins(model, i, q, source):
 
 
 def _random_distribution(k, rfun, source):
-    weights = np.asarray(rfun(k, source.engine) if rfun is not None else source.exponential(k), dtype=float)
+    weights = (as_numbers(rfun(k, source.engine), "what `rfun(k, rng)` returns")
+               if rfun is not None else source.exponential(k))
     if weights.shape != (k,):
         raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
     # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"

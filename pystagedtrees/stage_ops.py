@@ -9,7 +9,7 @@ from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import StageLabels, StageVector
 from pystagedtrees._validation import (
-    check_flag, check_ignore, check_label, check_labels, is_distribution,
+    as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
 )
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.fit import sevt_fit
@@ -407,8 +407,8 @@ def set_stage_prob(object, var, stage, prob):
             raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; "
                              f"got {list(prob)}.")
         prob = [prob[level] for level in levels]
-    values = np.asarray(prob, dtype=float) if not isinstance(prob, (str, bytes)) else None
-    if values is None or values.shape != (len(levels),):
+    values = as_numbers(prob, "`prob`")
+    if values.shape != (len(levels),):
         raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; got {prob!r}.")
     if not is_distribution(values):
         raise ValueError(f"`prob` must be probabilities summing to 1; got {values.tolist()}.")

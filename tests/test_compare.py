@@ -74,6 +74,13 @@ def test_hamming_distance_by_hand(titanic):
     tree = hamming_stages(full, joined, return_tree=True)
     assert tree["Sex"].sum() == 1 and tree["Age"].sum() == 0
     assert hamming_stages(full, joined, FUN=np.mean) == pytest.approx(1 / 4)
+    # FUN must give one number per variable (R's vapply(..., FUN.VALUE = 1))
+    with pytest.raises(TypeError, match="what `FUN` returns must be numbers; got None"):
+        hamming_stages(full, joined, FUN=lambda flags: None)
+    with pytest.raises(ValueError, match="`FUN` must return one number"):
+        hamming_stages(full, joined, FUN=lambda flags: flags)
+    with pytest.raises(TypeError, match="what `FUN` returns must be numbers"):
+        st.cid(full, joined, FUN=lambda flags: "many")
     # indep against full: one matched situation per variable
     indep = st.indep(titanic, join_unobserved=False)
     assert hamming_stages(indep, full) == (4 - 1) + (8 - 1) + (16 - 1)

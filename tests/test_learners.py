@@ -188,6 +188,10 @@ def test_learner_bad_input():
         st.stages_kmeans(start, rng="R")
     with pytest.raises(TypeError, match="transform"):
         st.stages_kmeans(start, transform="sqrt")
+    with pytest.raises(ValueError, match=r"`transform` must return an array of the shape it is given"):
+        st.stages_kmeans(start, k=2, transform=lambda points: 1.0)
+    with pytest.raises(TypeError, match="what `transform` returns must be numbers"):
+        st.stages_kmeans(start, k=2, transform=lambda points: "a")
 
 
 @pytest.mark.parametrize("learner", [

@@ -663,6 +663,9 @@ def test_save_figure(titanic_bhc, tmp_path, monkeypatch):
         save_figure(ax, "x", folder=tmp_path, dpi="x")
     with pytest.raises(ValueError, match="`dpi`"):
         save_figure(ax, "x", folder=tmp_path, dpi=0)
+    with pytest.raises(ValueError, match="`dpi` must be at least 10"):
+        save_figure(ax, "x", folder=tmp_path, dpi=2)  # FreeType's RuntimeError before
+    assert save_figure(ax, "coarse", folder=tmp_path, dpi=10).stat().st_size > 0
 
 
 def test_compare_stages_draws_the_differing_situations_red(titanic_bhc):

@@ -261,6 +261,8 @@ def test_random_sevt_custom_rfun_and_bad_q():
             random_sevt(levels, q=q)
     with pytest.raises(TypeError, match="`rfun`"):
         random_sevt(levels, rfun=3)
+    with pytest.raises(TypeError, match=r"what `rfun\(k, rng\)` returns must be numbers"):
+        random_sevt(levels, rfun=lambda k, rng: ["x"] * k)
     with pytest.raises(TypeError, match="`seed` must be an integer"):
         random_sevt(levels, rng="R")
     with pytest.raises(ValueError, match="`rng` must be"):
@@ -350,8 +352,11 @@ def test_set_stage_prob_checks_its_arguments():
     assert fitted.stage_prob["Survived"]["3"].tolist() != [0.5, 0.5]
     for bad, match in (([0.5, 0.6], "summing to 1"), ([1.5, -0.5], "summing to 1"),
                        ([1.0], "one value per level"), ({"x": 1.0}, "one value per level"),
-                       ("xy", "one value per level"), ([np.nan, 1.0], "summing to 1")):
+                       ([np.nan, 1.0], "summing to 1")):
         with pytest.raises(ValueError, match=match):
+            st.set_stage_prob(model, "B", "1", bad)
+    for bad in ("xy", None, object(), ["a", "b"]):
+        with pytest.raises(TypeError, match="`prob` must be numbers"):
             st.set_stage_prob(model, "B", "1", bad)
     with pytest.raises(ValueError, match="stage"):
         st.set_stage_prob(model, "B", "9", [0.5, 0.5])
