@@ -188,7 +188,7 @@ def join_positions(object, var, s1, s2):
             names = [str(n + 1) for n in range(len(names))]
         # refitted (or erased) below
         model.replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
-    if model.is_fitted and model._ctab is not None and i + 1 < len(model.variables):
+    if model._prob is not None and model._ctab is not None and i + 1 < len(model.variables):
         return sevt_fit(model, scope=model.variables[i + 1:])
     if i + 1 < len(model.variables):
         model.erase_fit()
