@@ -25,7 +25,7 @@ import pandas as pd
 from pystagedtrees._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
-from pystagedtrees._validation import check_int
+from pystagedtrees._validation import check_int, check_smoothing
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
@@ -138,6 +138,15 @@ class Sevt:
         self.name_unobserved = None
         self.ll = None
         self.data_raw = None
+
+    @property
+    def lambda_(self):
+        return self._lambda
+
+    @lambda_.setter
+    def lambda_(self, value):
+        # refits read it: checked as the `lambda_` argument is
+        self._lambda = check_smoothing(value, "lambda_", allow_none=True)
 
     # -- structure ----------------------------------------------------------
     @property

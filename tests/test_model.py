@@ -503,3 +503,15 @@ def test_a_table_of_counts_must_hold_numbers():
     expected = float(st.logLik(st.full(table)))
     for same in (table.astype(object), table.astype("Int64"), table.astype(np.float32)):
         assert float(st.logLik(st.full(same))) == pytest.approx(expected, rel=1e-12)
+
+
+def test_lambda_is_checked_when_set_on_a_model():
+    # refits read model.lambda_: a bad value gave NaN log-likelihoods or numpy's type errors
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    with pytest.raises(ValueError, match="`lambda_` must be a non-negative number"):
+        model.lambda_ = -1
+    with pytest.raises(TypeError, match="`lambda_` must be a non-negative number"):
+        model.lambda_ = "a"
+    model.lambda_ = 0.5
+    assert float(st.logLik(st.sevt_fit(model))) == pytest.approx(
+        float(st.logLik(st.full(st.datasets.titanic(), lambda_=0.5))), rel=1e-12)
