@@ -406,6 +406,8 @@ def fit_input(estimator, X, y):
             "is required."
         )
     raw = y
+    if np.ndim(y) == 2 and 0 in np.shape(y):  # numpy's own error would not say which array
+        raise ValueError(f"`y` must be one column of class labels; got shape {np.shape(y)}.")
     y = column_or_1d(y, warn=True)
     if len(y) != frame.shape[0]:
         raise ValueError(

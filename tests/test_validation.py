@@ -407,6 +407,14 @@ def test_classes_of_mixed_types_are_refused(titanic, estimator):
         estimator.fit(X, mixed)
 
 
+@pytest.mark.parametrize("estimator", [st.StagedTreeClassifier(), bnc.BNClassifier()])
+def test_empty_labels_are_refused_by_name(titanic, estimator):
+    X, _ = _estimator_data(titanic)
+    for y in (pd.DataFrame(), np.empty((len(X), 0))):
+        with pytest.raises(ValueError, match="`y` must be one column of class labels"):
+            estimator.fit(X, y)
+
+
 # -- arguments a fuzz got past the checks --------------------------------------------
 
 @pytest.mark.parametrize("name", ["stages_hclust", "stages_kmeans", "stages_bhc", "confint"])
