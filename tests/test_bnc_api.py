@@ -333,6 +333,13 @@ def test_dag_args_is_a_dict_of_arguments(small, dag_args):
         bnc.bnc("nb", "c", small, smooth=1, dag_args=dag_args)
 
 
+def test_dag_args_names_what_the_learner_does_not_take(small):
+    with pytest.raises(ValueError, match=r"`dag_args` has \['kdbk'\], which tan_cl\(\) does not take"):
+        bnc.bnc("tan_cl", "c", small, smooth=1, dag_args={"kdbk": 2})
+    with pytest.raises(ValueError, match=r"`dag_args` has \['dataset'\]"):
+        bnc.bnc("nb", "c", small, smooth=1, dag_args={"dataset": small})
+
+
 def test_other_argument_errors(small):
     with pytest.raises(ValueError, match="score"):
         bnc.tan_cl("c", small, score="mdl")

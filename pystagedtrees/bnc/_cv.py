@@ -1,4 +1,5 @@
 """Cross-validation of fitted classifiers and the one-shot ``bnc`` learner."""
+import inspect
 from collections.abc import Mapping
 
 import numpy as np
@@ -41,10 +42,16 @@ def learn_structure(name, class_, dataset, args, draws=None):
             f"got a {type(args).__name__}."
         )
     args = dict(args)
+    learner = LEARNERS[name]
+    taken = inspect.signature(learner).parameters
+    unknown = [k for k in args if k not in taken or k in ("class_", "dataset")]
+    if unknown:
+        allowed = [k for k in taken if k not in ("class_", "dataset")]
+        raise ValueError(f"`dag_args` has {unknown}, which {name}() does not take; it takes {allowed}.")
     # Draw from the caller's stream unless the arguments bring their own.
     if name in RANDOMISED and not {"random_state", "rng", "seed"} & set(args):
         args["random_state"] = draws
-    return LEARNERS[name](class_, dataset, **args)
+    return learner(class_, dataset, **args)
 
 
 def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
