@@ -128,7 +128,7 @@ def sevt_simplify(object, fit=True):
     positions = compute_positions(object)
     unobserved = list(object.name_unobserved or [])
     model = object.copy()
-    model.erase_fit()
+    model._erase_fit()
     stage_of_new = [np.zeros(1, dtype=np.int64)]
     for i in range(1, len(model.variables)):
         labels = object._labels[i]
@@ -143,7 +143,7 @@ def sevt_simplify(object, fit=True):
         first = np.unique(ids, return_index=True)[1]
         names = [str(key[f] + 1) if key[f] >= 0 else unobserved[-key[f] - 1] for f in first]
         stage_of_new.append(stage[first])
-        model.install_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        model._install_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if object.is_fitted and fit:
         if object._ctab is not None:
             return sevt_fit(model)
@@ -187,11 +187,11 @@ def join_positions(object, var, s1, s2):
         if len(set(names)) < len(names):
             names = [str(n + 1) for n in range(len(names))]
         # refitted (or erased) below
-        model.replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        model._replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if model._prob is not None and model._ctab is not None and i + 1 < len(model.variables):
         return sevt_fit(model, scope=model.variables[i + 1:])
     if i + 1 < len(model.variables):
-        model.erase_fit()
+        model._erase_fit()
     return model
 
 

@@ -73,7 +73,7 @@ def _relabel_by_groups(model, i, ids, groups):
     unique = list(dict.fromkeys(labels))
     index = {label: n for n, label in enumerate(unique)}
     mapping = np.array([index[label] for label in labels], dtype=np.int32)
-    model.replace_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
+    model._replace_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
     fit_variable(model, i)
 
 

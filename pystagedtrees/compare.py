@@ -272,7 +272,7 @@ def _difference_tree(object1, object2, difftree):
             stage_names = model._labels[i].as_array()[_ids(model, i)]
             both &= np.isin(stage_names, list(names))
         ids[both] = 2
-        drawn.install_stages(i, StageVector(len(ids), ids), labels)
+        drawn._install_stages(i, StageVector(len(ids), ids), labels)
     drawn.name_unobserved = ["UNOBSERVED"]
     return drawn
 
@@ -342,8 +342,8 @@ def subtree(object, path):
             inside = (sit >= start) & (sit < start + block)
             out._ctab_sit.append(sit[inside] - start)
             out._ctab.append(object._ctab[old][inside])
-        out.install_stages(t, out._stages[t], out._labels[t])
-        out.reindex_stages(t, out._stages[t].first_appearance())
+        out._install_stages(t, out._stages[t], out._labels[t])
+        out._reindex_stages(t, out._stages[t].first_appearance())
     out.ll = None
     return out
 
@@ -393,7 +393,7 @@ def depsubtree(object, var, other_stages="NA"):
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    model.install_stages(
+    model._install_stages(
         len(variables) - 1,
         StageVector(len(labels), rank[ids.ravel()]),
         StageLabels.from_strings(list(names[order])),

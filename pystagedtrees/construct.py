@@ -339,14 +339,14 @@ def append_from_codes(object, var, levels, codes, weights, join_unobserved):
     vector, labels = _variable_stages(
         var, object.n_situations(position), True, situations[position], unobserved
     )
-    model.append_variable(var, levels, vector, labels, situations[position], counts[position])
+    model._append_variable(var, levels, vector, labels, situations[position], counts[position])
     fit_variable(model, position)
     if unobserved is not None:
         # R lists the observed situations' stages first, the unobserved one last
         last = model._labels[position].index(unobserved)
         if last >= 0:
             ids = [j for j in range(len(model._labels[position])) if j != last]
-            model.reindex_stages(position, ids + [last])
+            model._reindex_stages(position, ids + [last])
     model.ll = compute_loglik(model)
     return model
 

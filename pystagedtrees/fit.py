@@ -30,7 +30,7 @@ def fit_variable(model, i):
     Stage ids are renumbered in order of first appearance, as R rebuilds
     ``prob`` from ``unique(stages)``.
     """
-    model.reindex_stages(i, model._stages[i].first_appearance())
+    model._reindex_stages(i, model._stages[i].first_appearance())
     model._prob[i], model._n[i] = refitted_stage_prob(model, i)
 
 
@@ -177,11 +177,11 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
         if trace > 0:
             print(f"{model.variables[i]}: unobserved situations joined in stage {label!r}")
         model._prob = None  # stage ids change: the fit is redone below
-        model.install_stages(i, vector, labels)
+        model._install_stages(i, vector, labels)
         names_used.append(label)
     model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + names_used))
     if fit:
         lam = model.lambda_ if lambda_ is None else lambda_
         return sevt_fit(model, lambda_=0.0 if lam is None else lam)
-    model.erase_fit()
+    model._erase_fit()
     return model

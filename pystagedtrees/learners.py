@@ -125,7 +125,7 @@ def apply_merges(model, i, ids, merges, prob, n):
     model._n[i][ids] = n
     model._stages[i] = model._stages[i].remap(mapping)
     survivors = np.flatnonzero(mapping == np.arange(len(mapping)))
-    model.reindex_stages(i, survivors)
+    model._reindex_stages(i, survivors)
 
 
 def check_pair_tables(model, i, n_stages, tables, learner):
@@ -400,7 +400,7 @@ def _set_situation_labels(model, i, situations, labels):
             current = current.append(label)
             sid = len(current) - 1
         vector = vector.assign(situations[labels == label], sid)
-    model.replace_stages(i, vector, current)
+    model._replace_stages(i, vector, current)
     fit_variable(model, i)
 
 

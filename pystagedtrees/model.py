@@ -128,7 +128,7 @@ class Sevt:
         self._stages = list(stages)
         self._labels = list(labels)
         for i in range(len(self._stages)):
-            self.install_stages(i, self._stages[i], self._labels[i])
+            self._install_stages(i, self._stages[i], self._labels[i])
         # fit state: per-variable arrays aligned with stage ids
         self._ctab_sit = None  # list of int64 arrays of observed situations
         self._ctab = None  # list of (m_i, k_i) float64 counts
@@ -230,7 +230,7 @@ class Sevt:
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
-    def reindex_stages(self, i, ids):
+    def _reindex_stages(self, i, ids):
         """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
 
         Stages not listed must be unused; probabilities follow their stage.
@@ -244,15 +244,15 @@ class Sevt:
             self._prob[i] = self._prob[i][ids]
             self._n[i] = self._n[i][ids]
 
-    def install_stages(self, i, vector, labels):
+    def _install_stages(self, i, vector, labels):
         """Install a new stage vector for variable ``i``, dropping unused labels."""
         self._stages[i] = vector
         self._labels[i] = labels
         used = vector.ids_in_use()
         if len(used) < len(labels):
-            self.reindex_stages(i, used)
+            self._reindex_stages(i, used)
 
-    def replace_stages(self, i, vector, labels):
+    def _replace_stages(self, i, vector, labels):
         """Install stages whose ids do not follow the old ones.
 
         Variable ``i``'s probabilities belong to the old ids, so they are
@@ -260,9 +260,9 @@ class Sevt:
         """
         if self._prob is not None:
             self._prob[i] = self._n[i] = None
-        self.install_stages(i, vector, labels)
+        self._install_stages(i, vector, labels)
 
-    def append_variable(self, var, levels, vector, labels, situations, counts):
+    def _append_variable(self, var, levels, vector, labels, situations, counts):
         """Add ``var`` as the last variable, with its stages and counts.
 
         The other variables keep their fit; the new one has no probabilities
@@ -282,7 +282,7 @@ class Sevt:
             self._n = self._n + [None]
         self.ll = None
 
-    def erase_fit(self):
+    def _erase_fit(self):
         """Drop probabilities and log-likelihood (structure changed)."""
         self._prob = None
         self._n = None

@@ -131,15 +131,15 @@ def resolve_rng(seed, rng):
 
 def _random_stage_joins(model, i, q, source):
     """R's random joins of variable ``i``'s stages (in place)."""
-    model.reindex_stages(i, model._stages[i].first_appearance())
+    model._reindex_stages(i, model._stages[i].first_appearance())
     joiner = StageJoiner(len(model._labels[i]))
     while joiner.next_stage < len(model._labels[i]):
         # one uniform per stage, plus the index draws of the accepted ones
         remaining = len(model._labels[i]) - joiner.next_stage
         used = joiner.run(q, source.peek_uniforms(2 * remaining + 64))
         source.advance(used)
-    model.install_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
-    model.reindex_stages(i, model._stages[i].first_appearance())
+    model._install_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
+    model._reindex_stages(i, model._stages[i].first_appearance())
 
 
 def _random_distribution(k, rfun, source):
@@ -214,7 +214,7 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
         raise TypeError(f"`rfun` must be a function rfun(k, rng); got {rfun!r}.")
     source = resolve_rng(seed, rng)
     model = _as_random_base(x)
-    model.erase_fit()
+    model._erase_fit()
     model._ctab_sit = model._ctab = None
     model.lambda_ = None
     model.data_raw = None
@@ -275,7 +275,7 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     new_labels = labels.take([0] + kept).replace(0, "randomized")
     model._prob[i] = np.vstack([p, object._prob[i][kept]])
     model._n[i] = np.concatenate([[np.nan], object._n[i][kept]])
-    model.install_stages(i, model._stages[i].remap(mapping), new_labels)
+    model._install_stages(i, model._stages[i].remap(mapping), new_labels)
     model.ll = None
     return model
 

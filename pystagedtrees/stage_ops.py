@@ -150,11 +150,11 @@ def set_stages(object, var, value, context=None, fit=True):
     labels[chosen] = new if len(new) > 1 else new[0]
     names, ids = np.unique(labels.astype(str), return_inverse=True)
     model = object.copy()
-    model.replace_stages(i, StageVector(n_situations, ids.astype(np.int32)),
+    model._replace_stages(i, StageVector(n_situations, ids.astype(np.int32)),
                          StageLabels.from_strings(names.tolist()))
     if fit and object.is_fitted and object._ctab is not None:
         return sevt_fit(model, scope=[var])
-    model.erase_fit()
+    model._erase_fit()
     return model
 
 
@@ -252,7 +252,7 @@ def join_stage_ids(model, i, keep, drop):
             k = int(model._k[i])
             model.ll = LogLik((float(model.ll) - dll) + gain, model.ll.df - (k - 1), model.ll.nobs)
     keep_ids = [s for s in range(len(model._labels[i])) if s != drop]
-    model.reindex_stages(i, keep_ids)
+    model._reindex_stages(i, keep_ids)
 
 
 @sevt_method
