@@ -233,8 +233,18 @@ def _frame_with_missing_values(seed, n_rows=100, n_vars=4, n_levels=3):
                          for j in range(n_vars)})
 
 
+def _one_row_frame():
+    """One row: BIC's penalty log(1) is 0, so moving an empty situation to a
+    stage of its own gains only rounding noise."""
+    levels = {"X0": 2, "X1": 2, "X2": 2, "X3": 3}
+    row = {"X0": "l1", "X1": "l1", "X2": "l1", "X3": "l0"}
+    return pd.DataFrame({v: pd.Categorical([row[v]], [f"l{a}" for a in range(k)])
+                         for v, k in levels.items()})
+
+
 @settings(max_examples=60, deadline=None)
 @example(_frame_with_missing_values(0), "indep_unjoined", False, 0)
+@example(_one_row_frame(), "indep_unjoined", True, 1)
 @given(categorical_frames(max_vars=4, max_levels=3, max_rows=150),
        hst.sampled_from(["indep", "indep_unjoined", "full", "full_unjoined"]), hst.booleans(),
        hst.sampled_from([0, 0.5, 1]))
@@ -251,6 +261,11 @@ def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_n
     ignore = [] if ignore_nothing else None
     kernel = st.stages_hc(start, ignore=ignore)
     plain = st.stages_hc(start, ignore=ignore, score=lambda m: -st.BIC(m))
+    if kernel.stages() != plain.stages():
+        # a gain of rounding noise: the kernel takes it for a tie (no move, as R
+        # may round either way), the literal loop may move; the scores must tie
+        assert st.BIC(kernel) == pytest.approx(st.BIC(plain), rel=1e-13, abs=1e-13)
+        return
     assert kernel.stages() == plain.stages()
     np.testing.assert_allclose(float(kernel.ll), float(plain.ll), rtol=1e-12)
     for var in data.columns:
