@@ -319,7 +319,8 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
     return float(result[0]) if single else result
 
 
-_UNKNOWN_IN_PROB = "as in R, an event with it has probability 0."
+_UNKNOWN_IN_PROB = ("an event with it has probability 0 (as in R when it is the last value "
+                    "given; before that R stops).")
 
 
 def _all_combinations(model):
@@ -385,7 +386,8 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     source = tie_source(rng, seed)
     # the class column's own values are not read, as R sets it to NA
     codes = encode_rows(object, frame, "newdata",
-                        "as in R, the rows with it have no prediction (NaN).", unread=(class_,))
+                        "the rows with it have no prediction, NaN (as in R when it is the row's "
+                        "last value; before that R stops).", unread=(class_,))
     log_post = class_log_posterior(object, codes, c)
     levels = object.tree[class_]
     if prob:
