@@ -349,19 +349,14 @@ class StageLabels:
     @classmethod
     def from_strings(cls, labels):
         nums = np.empty(len(labels), dtype=np.int64)
-        names = []
+        code_of = {}  # name -> its negative code, in order of first appearance
         for i, label in enumerate(labels):
             label = str(label)
             value = _numeric_label(label)
-            if value >= 0:
-                nums[i] = value
-            else:
-                if label in names:
-                    nums[i] = -(names.index(label) + 1)
-                else:
-                    names.append(label)
-                    nums[i] = -len(names)
-        return cls(nums, names)
+            if value < 0:
+                value = code_of.setdefault(label, -(len(code_of) + 1))
+            nums[i] = value
+        return cls(nums, list(code_of))
 
     @classmethod
     def numbered(cls, numbers):
