@@ -771,8 +771,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         c = self.model_.var_index(self.class_name_)
         post = np.exp(class_log_posterior(self.model_, codes, c))
         undefined = np.isnan(post).any(axis=1)
-        (root_stage,) = self.model_.stage_prob[self.class_name_].values()
-        post[undefined] = root_stage.to_numpy()
+        post[undefined] = self.model_._prob[c][0]  # the class is the root: one stage
         return post
 
     def predict_log_proba(self, X):

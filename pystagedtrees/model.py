@@ -306,15 +306,17 @@ class Sevt:
         """Stage probabilities per variable and stage (R's ``prob``), or None."""
         if self._prob is None:
             return None
+        return {v: self._stage_prob_of(i) for i, v in enumerate(self._vars)}
+
+    def _stage_prob_of(self, i):
+        """:attr:`stage_prob` of the variable at position ``i`` only."""
+        levels = pd.Index(self._tree[self._vars[i]])  # shared: an Index per Series is slow
+        labels = ["1"] if i == 0 else self._labels[i].tolist()
         out = {}
-        for i, v in enumerate(self._vars):
-            per_stage = {}
-            for sid in range(len(self._labels[i])):
-                label = "1" if i == 0 else self._labels[i][sid]
-                ser = pd.Series(self._prob[i][sid], index=self._tree[v], name=label)
-                ser.attrs["n"] = float(self._n[i][sid])
-                per_stage[label] = ser
-            out[v] = per_stage
+        for label, prob, n in zip(labels, self._prob[i], self._n[i]):
+            ser = pd.Series(prob, index=levels, name=label, copy=True)
+            ser.attrs["n"] = float(n)
+            out[label] = ser
         return out
 
     def __repr__(self):

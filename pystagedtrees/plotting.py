@@ -1140,7 +1140,7 @@ def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=Non
     else:
         colors = _stages_col(x, col, ignore, None, palette, _color_check())[var]
         stages = list(colors)
-    probs = x.stage_prob[var]
+    probs = x._stage_prob_of(i)
     levels = x.tree[var]
     groups = len(stages) if beside else 1
     ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * groups), 4.0)
