@@ -141,7 +141,6 @@ def _matched_difference(a, b):
     return (a != mapping[b]).astype(int)
 
 
-@sevt_method
 def _sum_of(FUN, flags_per_variable):
     """R's ``sum(vapply(..., FUN, 1))``: ``FUN`` of each variable's 0/1 flags, summed."""
     total = 0.0
@@ -153,6 +152,7 @@ def _sum_of(FUN, flags_per_variable):
     return total
 
 
+@sevt_method
 def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     """Hamming distance between stage partitions (R: ``hamming_stages``).
 
