@@ -244,21 +244,23 @@ def column_levels(col, column=None):
     return sorted(strings)
 
 
-def _value_strings(col, column):
-    """The values of a column as level strings (None for missing)."""
+def _distinct_value_strings(col, column):
+    """The level strings of a column's distinct values, and each row's index into
+    them (-1 for missing): strings are made once per distinct value."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        cats = np.array([level_string(c) for c in col.cat.categories] + [None], dtype=object)
-        return cats[col.cat.codes.to_numpy()]  # code -1 picks the trailing None
-    out = np.full(len(col), None, dtype=object)
+        return [level_string(c) for c in col.cat.categories], col.cat.codes.to_numpy()
     mask = col.notna().to_numpy()
     values = col.to_numpy()[mask]
+    index = np.full(len(col), -1, dtype=np.intp)
     if pd.api.types.is_bool_dtype(col.dtype):
-        out[mask] = [level_string(bool(v)) for v in values]
-    elif pd.api.types.is_numeric_dtype(col.dtype):
-        out[mask] = _numeric_values_as_levels(values, column).astype(str)
-    else:
-        out[mask] = _object_strings(values, column)
-    return out
+        index[mask] = values.astype(bool)
+        return ["FALSE", "TRUE"], index
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        index[mask], numbers_ = pd.factorize(_numeric_values_as_levels(values, column))
+        return numbers_.astype(str), index
+    # objects one by one: True and 1 are distinct values here, though equal to pandas
+    index[mask] = np.arange(mask.sum())
+    return _object_strings(values, column), index
 
 
 def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means=""):
@@ -290,12 +292,12 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     ] == levels:
         # the Categorical's own codes: no Series built (predict on few rows)
         return col.array.codes.astype(np.int32)
-    strings = _value_strings(col, column)
-    missing = pd.isna(strings)
-    codes = pd.Index(levels).get_indexer(strings).astype(np.int32)
-    unknown = (codes < 0) & ~missing
+    strings, index = _distinct_value_strings(col, column)
+    known = np.append(pd.Index(levels).get_indexer(strings), -1).astype(np.int32)
+    codes = known[index]  # index -1 picks the trailing -1: missing
+    unknown = (codes < 0) & (index >= 0)
     if unknown.any():
-        bad = strings[np.flatnonzero(unknown)[0]]
+        bad = strings[index[np.flatnonzero(unknown)[0]]]
         where = f"`{name}`: column {column!r}" if name else f"column {column!r}"
         message = f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}"
         if unknown_as is None:
@@ -406,8 +408,9 @@ def fit_input(estimator, X, y):
             "is required."
         )
     raw = y
-    if np.ndim(y) == 2 and 0 in np.shape(y):  # numpy's own error would not say which array
-        raise ValueError(f"`y` must be one column of class labels; got shape {np.shape(y)}.")
+    shape = getattr(y, "shape", ())  # read, not computed: array-likes may refuse numpy calls
+    if len(shape) == 2 and 0 in shape:  # numpy's own error would not say which array
+        raise ValueError(f"`y` must be one column of class labels; got shape {shape}.")
     y = column_or_1d(y, warn=True)
     if len(y) != frame.shape[0]:
         raise ValueError(
