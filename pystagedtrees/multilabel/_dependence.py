@@ -133,7 +133,9 @@ def label_dependence(Y):
     """
     codes, names = _binary_label_matrix(Y)
     n_samples = codes.shape[0]
-    both = codes.T @ codes  # both[k, j] = #(l_k = 1, l_j = 1)
+    # both[k, j] = #(l_k = 1, l_j = 1); a float product runs in BLAS, exact below 2**53 rows
+    as_float = codes.astype(np.float64)
+    both = np.rint(as_float.T @ as_float).astype(np.int64)
     ones = np.diag(both)
     cells = (
         both,
