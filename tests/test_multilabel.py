@@ -276,6 +276,26 @@ def test_label_network_properties(Y, max_children, max_parents):
         assert max(d for _, d in net.out_degree) <= max_children
 
 
+@settings(max_examples=60, deadline=None)
+@given(label_matrices(max_labels=7, max_rows=120), hst.data())
+def test_scoring_every_candidate_at_once_equals_one_by_one(Y, data):
+    # the parent search scores all candidates in one grouped pass; each must equal
+    # the family's own score, H(child | parents + [candidate]) from its joint table
+    from pystagedtrees.multilabel._network import _family_score, _family_scores_with_each
+
+    codes = np.asarray(Y, dtype=np.int64)
+    m = codes.shape[1]
+    child = data.draw(hst.integers(0, m - 1))
+    others = [j for j in range(m) if j != child]
+    parents = data.draw(hst.lists(hst.sampled_from(others), unique=True, max_size=m - 2)) if others else []
+    penalty = data.draw(hst.floats(0, 5))
+    at_once = _family_scores_with_each(codes, child, parents, penalty)
+    for j in others:
+        if j not in parents:
+            assert at_once[j] == pytest.approx(_family_score(codes, child, parents + [j], penalty),
+                                               rel=1e-12, abs=1e-9)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [

@@ -10,6 +10,7 @@ import numbers
 import networkx as nx
 import numpy as np
 import pandas as pd
+from scipy.special import xlogy
 
 from pystagedtrees._validation import check_int
 from pystagedtrees.multilabel._dependence import (
@@ -162,6 +163,31 @@ def _family_score(codes, child, parents, per_config_penalty):
     return n_samples * (1.0 - entropy) - per_config_penalty * 2.0 ** len(parents)
 
 
+def _family_scores_with_each(codes, child, parents, per_config_penalty):
+    """:func:`_family_score` of ``parents + [j]`` for every label ``j``, in one pass.
+
+    Rows are grouped by (parent configuration, child value); one grouped sum
+    gives every label's count of 1s per group, from which each candidate's
+    joint table, and so its conditional entropy, follows.
+    """
+    n_samples, _ = codes.shape
+    config = codes[:, parents] @ (1 << np.arange(len(parents), dtype=np.int64))
+    key = 2 * config + codes[:, child]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
+    ones = np.add.reduceat(codes[order], starts, axis=0).astype(np.float64)  # groups x labels
+    sizes = np.diff(np.r_[starts, n_samples]).astype(np.float64)
+    cells = (ones, sizes[:, None] - ones)  # candidate = 1, candidate = 0
+    # the new configurations: (parent configuration, candidate value), over both child values
+    same_config = np.flatnonzero(np.r_[True, np.diff(sorted_key[starts] >> 1) != 0])
+    xlogx_cells = sum(xlogy(c, c).sum(axis=0) for c in cells)
+    xlogx_configs = sum(xlogy(s, s).sum(axis=0)
+                        for s in (np.add.reduceat(c, same_config, axis=0) for c in cells))
+    bits = np.maximum((xlogx_configs - xlogx_cells) / n_samples / np.log(2), 0.0)
+    return n_samples * (1.0 - bits) - per_config_penalty * 2.0 ** (len(parents) + 1)
+
+
 def _search_parents(codes, order, max_children, max_parents, per_config_penalty):
     """Greedy parent sets, one label at a time along ``order``.
 
@@ -175,22 +201,20 @@ def _search_parents(codes, order, max_children, max_parents, per_config_penalty)
         parents = parent_sets[child]
         score = _family_score(codes, child, parents, per_config_penalty)
         while len(parents) < max_parents:
-            best, best_score = None, score
-            for candidate in range(n_labels):  # lowest index wins ties
-                if candidate == child or candidate in parents:
-                    continue
-                if max_children is not None and children[candidate] >= max_children:
-                    continue
-                trial = _family_score(
-                    codes, child, parents + [candidate], per_config_penalty
-                )
-                if trial > best_score:
-                    best, best_score = candidate, trial
-            if best is None:
+            allowed = np.ones(n_labels, dtype=bool)
+            allowed[[child, *parents]] = False
+            if max_children is not None:
+                allowed &= children < max_children
+            if not allowed.any():
+                break
+            trials = np.where(allowed, _family_scores_with_each(
+                codes, child, parents, per_config_penalty), -np.inf)
+            best = int(np.argmax(trials))  # lowest index wins ties
+            if not trials[best] > score:
                 break
             parents.append(best)
             children[best] += 1
-            score = best_score
+            score = trials[best]
         scores[child] = score
     return parent_sets, scores
 
