@@ -9,6 +9,7 @@ as R does (fold by fold, candidate by candidate, row by row).
 """
 import numpy as np
 
+from pystagedtrees._validation import _physical_memory
 from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._infer import (
     family_index_counts,
@@ -23,6 +24,10 @@ from pystagedtrees.bnc._params import cpt
 from pystagedtrees.bnc._predict import _model_log_joint
 
 __all__ = ["FoldScorer"]
+
+# Bytes of slots kept between candidates; a family left out is recomputed
+# (one pass over the cells) when proposed again.
+POOL_BUDGET = min(2**30, (_physical_memory() or 2**33) // 8)
 
 
 def _row_keys(fold, codes, n_levels):
@@ -79,6 +84,9 @@ class FoldScorer:
         self.slots, self.fold_cpts = {}, {}
         self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
         self.base, self.current = None, None
+        # least recently used slots go first once the pool outgrows POOL_BUDGET
+        self.family_of, self.last_used, self.free = {}, {}, []
+        self.pool_bytes, self.clock = 0, 0
 
     def _families(self, dag):
         # R adds the class prior first, then the features in family order.
@@ -105,22 +113,50 @@ class FoldScorer:
 
     def _slot(self, family):
         """Pool slot holding the family's log-CPT at every pool row."""
+        self.clock += 1
         slot = self.slots.get(family)
         if slot is not None:
+            self.last_used[slot] = self.clock
             return slot
         index, tables = self._fold_cpts(family)
         values = np.empty((len(self.truth), self.n_class))
         with np.errstate(divide="ignore"):
             gather_by_fold(index, self.fold_of, np.log(tables), values)
-        slot = len(self.pool)
-        self.pool.append(values)
+        if self.free:
+            slot = self.free.pop()
+            self.pool[slot] = values
+        else:
+            slot = len(self.pool)
+            self.pool.append(values)
         if slot == len(self.addresses):
             self.addresses = np.concatenate([self.addresses, np.zeros_like(self.addresses)])
         self.addresses[slot] = values.ctypes.data
         if np.isinf(values).any():
             self.infinite.add(slot)
-        self.slots[family] = slot
+        self.slots[family], self.family_of[slot] = slot, family
+        self.last_used[slot] = self.clock
+        self.pool_bytes += values.nbytes
         return slot
+
+    def _shrink_pool(self):
+        """Drop the least recently used slots outside the current structure,
+        down to half the budget, so memory stays bounded on long searches."""
+        if self.pool_bytes <= POOL_BUDGET:
+            return
+        keep = self.current or set()
+        for slot in sorted(self.last_used, key=self.last_used.get):
+            if self.pool_bytes <= POOL_BUDGET // 2:
+                break
+            if slot in keep:
+                continue
+            family = self.family_of.pop(slot)
+            del self.slots[family], self.last_used[slot]
+            self.fold_cpts.pop(family, None)
+            self.pool_bytes -= self.pool[slot].nbytes
+            self.pool[slot] = None
+            self.addresses[slot] = 0
+            self.infinite.discard(slot)
+            self.free.append(slot)
 
     def _log_joint(self, fams):
         out = self._log_joint_by_slots(fams)
@@ -129,6 +165,7 @@ class FoldScorer:
         return out
 
     def _log_joint_by_slots(self, fams):
+        self._shrink_pool()  # between candidates: no slot of this one is held yet
         slots = [self._slot(fam) for fam in fams]
         out = np.empty((len(self.truth), self.n_class))
         ordered = np.array(slots, dtype=np.intp)

@@ -245,7 +245,9 @@ _WRAPPER_DOC = """
     seed : int, optional
         The R seed for ``rng="R"``.
     cache_reset : ignored
-        Accepted for compatibility with bnclassify (memoisation only).
+        Accepted for compatibility with bnclassify (memoisation only): here
+        the scores cached during a search are kept within a memory budget
+        (at most 1 GiB), least recently used first out.
 
     Returns
     -------
