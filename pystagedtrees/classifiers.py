@@ -748,8 +748,15 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             axis=1,
         )
         self.model_, self.bnc_ = self._learn(data)
-        self.dag_ = as_parentslist(self.model_, silent=True)
+        self._dag = None  # read from the model when asked for: large trees need not have one
         return self
+
+    @property
+    def dag_(self):
+        check_is_fitted(self)
+        if self._dag is None:
+            self._dag = as_parentslist(self.model_, silent=True)
+        return self._dag
 
     def predict_proba(self, X):
         """Class posteriors, columns in ``classes_`` order.

@@ -88,6 +88,23 @@ def test_fitted_attributes():
     assert full.model_.variables == [full.class_name_, "a", "b", "c"]
 
 
+def test_a_naive_tree_too_large_for_a_dag_still_classifies():
+    # 15 ternary features: the last has 3**15 situations, stored compactly; the
+    # DAG (read from a dense stage vector) is made only when asked for
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 3, size=(400, 15)).astype(str),
+                     columns=[f"f{i}" for i in range(15)])
+    y = (X["f0"] == X["f1"]).to_numpy()
+    clf = StagedTreeClassifier(method="naive").fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    assert clf.score(X, y) > 0.9
+    with pytest.raises(ValueError, match="stage vector of .* would have"):
+        clf.dag_
+    small = StagedTreeClassifier(method="naive").fit(X[["f0", "f1"]], y)
+    assert small.dag_ is small.dag_  # made once
+
+
 def test_rng_r_replays_the_function_form():
     X, y = _data()
     clf = StagedTreeClassifier(method="tan_hc", rng="R", random_state=2020).fit(X, y)
