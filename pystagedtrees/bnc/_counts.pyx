@@ -11,12 +11,14 @@ from libc.math cimport log
 cnp.import_array()
 
 
-def family_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
+def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
                   const Py_ssize_t[::1] dims):
     """Counts of every joint value of ``cols`` (C order over ``dims``).
 
-    Rows with a missing code (-1) in any of the columns are skipped, so each
-    table uses the rows complete on its own variables (as R's table_cpp).
+    ``codes`` is column-major, so the rows of each counted column are read in
+    sequence.  Rows with a missing code (-1) in any of the columns are
+    skipped, so each table uses the rows complete on its own variables (as
+    R's table_cpp).
     """
     cdef Py_ssize_t n = codes.shape[0], k = cols.shape[0]
     cdef Py_ssize_t size = 1, i, j, flat, v

@@ -42,7 +42,7 @@ def family_table(enc, family):
         "give the feature fewer parents or its parents fewer levels",
     )
     counts = family_counts(
-        enc.codes, np.asarray(enc.index(family), dtype=np.intp),
+        enc.codes_by_column, np.asarray(enc.index(family), dtype=np.intp),
         np.asarray(dims, dtype=np.intp),
     )
     return counts.reshape(dims)
