@@ -58,6 +58,7 @@ DEFAULT_LIMIT = 10  # R: plot(x, y = 10)
 MAX_LEAVES = 2000
 EDGE_LABELS_MAX_LEAVES = 256
 MAX_TEXT_NODES = 200_000
+LEGEND_MAX = 120  # 4 columns of 30
 MIN_DPI = 10
 RANKDIRS = ("LR", "RL", "TB", "BT")  # Graphviz rankdir values
 
@@ -509,6 +510,7 @@ def plot(
     var_names : bool, default True
         Write the variable names under their columns (see :func:`text`).
     legend : bool, default True
+        A legend of the stages, when there are at most 120 of them.
     col_edges : str, default "black"
         A matplotlib colour.
     pch_nodes : int or str, default 16
@@ -715,7 +717,8 @@ def _finish_axes(ax, xlim, ylim, asp, main, sub):
 
 
 def _legend(ax, n_entries, title):
-    if n_entries == 0:
+    """The legend of the stages; none past LEGEND_MAX entries, which no one could read."""
+    if n_entries == 0 or n_entries > LEGEND_MAX:
         return
     ax.legend(
         loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, title=title,
@@ -745,6 +748,7 @@ def _plot_tree(model, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignor
     xs, ys = _tree_layout(view.k, xlim, ylim, style.cex_tree_y)
     n_leaves = len(ys[-1])
     ax = _new_axes(ax, 2.0 + 1.8 * d, min(40.0, max(4.8, 0.18 * n_leaves)))
+    ax.set_autoscale_on(False)  # the limits are set at the end; rescaling per artist is slow
     cex_label_edges = style.cex_label_edges
     if cex_label_edges is None:
         cex_label_edges = 1.0 if n_leaves <= EDGE_LABELS_MAX_LEAVES else 0.0

@@ -180,6 +180,19 @@ def test_plot_large_tree_warns_and_notes():
     ]
 
 
+def test_no_legend_past_what_anyone_could_read():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(rng.integers(0, 3, size=(3000, 6)).astype(str),
+                        columns=[f"X{i}" for i in range(6)])
+    model = st.full(data, join_unobserved=False)  # every situation its own stage
+    assert sum(len(set(s)) for s in model.stages().values()) > st.plotting.LEGEND_MAX
+    ax = plot(model)
+    assert ax.get_legend() is None
+    coloured, _, _ = tree_content(ax)
+    assert sum(coloured.values()) == 1 + 3 + 9 + 27 + 81 + 243  # every situation still drawn
+    assert plot(model, limit=3).get_legend() is not None  # 3 + 9 stages
+
+
 def test_plot_more_than_ten_variables_warns():
     model = st.sevt({f"X{i}": ["0", "1"] for i in range(11)})
     with pytest.warns(UserWarning, match="at most 10 variables"):
