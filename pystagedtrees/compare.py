@@ -479,29 +479,32 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
             q = chi2.isf(1 - level, k - 1) if k > 1 else 0.0
         else:
             q = chi2.isf((1 - level) / k, 1)
-        for sid in object._stages[i].first_appearance():
-            label = "1" if i == 0 else object._labels[i][sid]
-            if i > 0 and label in ignore:  # R: the root has no stage vector to ignore
-                continue
-            p = object._prob[i][sid]
-            n = object._n[i][sid]
-            n_stage = p * (n + k * lam) - lam
-            with np.errstate(divide="ignore", invalid="ignore"):  # R's NaN for empty stages
-                if lam > 0:
-                    p = n_stage / n
-                if method in ("wald", "waldcc"):
-                    half = np.sqrt(q * p * (1 - p) / n) + (1 / (2 * n) if method == "waldcc" else 0)
-                    lo, hi = p - half, p + half
-                else:
-                    root = np.sqrt(q ** 2 + 4 * n_stage * q * (1 - p))
-                    lo = (q + 2 * n_stage - root) / (2 * (n + q))
-                    hi = (q + 2 * n_stage + root) / (2 * (n + q))
+        sids = object._stages[i].first_appearance()
+        labels = ["1"] if i == 0 else object._labels[i].as_array()[sids].tolist()
+        if i > 0:  # R: the root has no stage vector to ignore
+            kept = [j for j, label in enumerate(labels) if label not in ignore]
+            sids, labels = np.asarray(sids)[kept], [labels[j] for j in kept]
+        # all stages of the variable at once: one row per stage, one column per level
+        p = object._prob[i][sids]
+        n = object._n[i][sids][:, None]
+        n_stage = p * (n + k * lam) - lam
+        with np.errstate(divide="ignore", invalid="ignore"):  # R's NaN for empty stages
             if lam > 0:
-                lo = (n * lo + lam) / (n + k * lam)
-                hi = (n * hi + lam) / (n + k * lam)
-            rows += [f"{v}={level_name}|{label}" for level_name in object.tree[v]]
-            lower.append(np.maximum(0, lo))
-            upper.append(np.minimum(1, hi))
+                p = n_stage / n
+            if method in ("wald", "waldcc"):
+                half = np.sqrt(q * p * (1 - p) / n) + (1 / (2 * n) if method == "waldcc" else 0)
+                lo, hi = p - half, p + half
+            else:
+                root = np.sqrt(q ** 2 + 4 * n_stage * q * (1 - p))
+                lo = (q + 2 * n_stage - root) / (2 * (n + q))
+                hi = (q + 2 * n_stage + root) / (2 * (n + q))
+        if lam > 0:
+            lo = (n * lo + lam) / (n + k * lam)
+            hi = (n * hi + lam) / (n + k * lam)
+        levels = object._tree[v]
+        rows += [f"{v}={level_name}|{label}" for label in labels for level_name in levels]
+        lower.append(np.maximum(0, lo).ravel())
+        upper.append(np.minimum(1, hi).ravel())
     alpha = (1 - level) / 2
     columns = _r_percent_labels([alpha, 1 - alpha])
     values = np.column_stack([np.concatenate(lower), np.concatenate(upper)]) if rows else np.zeros((0, 2))
