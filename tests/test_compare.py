@@ -115,6 +115,24 @@ def test_cid_is_zero_for_itself_indep_first_or_full_second(seed):
     assert cid(full, indep)["cid"] > 0
 
 
+
+@settings(max_examples=200, deadline=None)
+@given(hst.lists(hst.tuples(hst.integers(0, 6), hst.integers(0, 3)), min_size=1, max_size=25),
+       hst.lists(hst.tuples(hst.integers(0, 6), hst.integers(0, 3)), min_size=1, max_size=25))
+def test_split_stages_are_found_as_by_scanning_each_stage(first, second):
+    # the sort-based flags equal R's scan: for each stage s2 of the second tree, the
+    # first tree's situations with its configurations, flagged if in several stages
+    from pystagedtrees.compare import _split_stage_flags
+
+    cfg1, stage1 = (np.array(c) for c in zip(*first))
+    cfg2, stage2 = (np.array(c) for c in zip(*second))
+    expected = np.zeros(len(cfg1), dtype=int)
+    for s2 in np.unique(stage2):
+        matched = np.isin(cfg1, cfg2[stage2 == s2])
+        if len(np.unique(stage1[matched])) > 1:
+            expected[matched] = 1
+    assert _split_stage_flags(cfg1, stage1, cfg2, stage2).tolist() == expected.tolist()
+
 def test_cid_with_different_orders():
     # Y's stage depends on X in both trees; in the second, X comes after Y's
     # other predecessor, so only the shared predecessors are compared.
