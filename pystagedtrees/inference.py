@@ -5,6 +5,7 @@ accumulated variable by variable along its path.  Variables missing in a
 row (before its last observed variable) are summed out by enumerating
 their levels, as R does.
 """
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -26,6 +27,8 @@ UNKNOWN = -2
 # terms of a row's sum the kernel keeps; a row with more completions of its
 # gaps computes their paths twice instead of holding them all
 _COMPLETION_BUFFER = 1 << 16
+# paths the sparse-tree fallback builds at once (rows x completions)
+_SPARSE_PATHS = 1 << 18
 
 
 class _LogTables:
@@ -159,14 +162,53 @@ def _summed_out_logprob(model, codes, log_tables):
             out[rows] = path_logprob(model, prefix, log_tables)
             continue
         sizes = [int(model._k[j]) for j in missing]
-        # the first gap varies fastest, as R's expand.grid and the kernel
-        completions = np.array(np.unravel_index(np.arange(int(np.prod(sizes))), sizes,
-                                                order="F")).T
-        expanded = np.repeat(prefix, len(completions), axis=0)
-        expanded[:, missing] = np.tile(completions, (len(rows), 1))
-        lp = path_logprob(model, expanded, log_tables).reshape(len(rows), len(completions))
-        out[rows] = _log_sum_exp_in_order(lp)
+        n_completions = math.prod(sizes)
+        step = max(1, _SPARSE_PATHS // n_completions)
+        for start in range(0, len(rows), step):
+            part = slice(start, start + step)
+            out[rows[part]] = _completed_logsumexp(model, prefix[part], missing, sizes, log_tables)
     return out
+
+
+def _completion_logprob(model, prefix, missing, sizes, first, last, log_tables):
+    """Log-probabilities (rows x completions) of completions ``first..last-1`` of
+    the gaps ``missing``; the first gap varies fastest, as in R's expand.grid."""
+    completions = np.array(np.unravel_index(np.arange(first, last), sizes, order="F")).T
+    expanded = np.repeat(prefix, len(completions), axis=0)
+    expanded[:, missing] = np.tile(completions, (len(prefix), 1))
+    return path_logprob(model, expanded, log_tables).reshape(len(prefix), len(completions))
+
+
+def _completed_logsumexp(model, prefix, missing, sizes, log_tables):
+    """:func:`_log_sum_exp_in_order` over every completion of each row's gaps,
+    building at most ``_SPARSE_PATHS`` paths at once: past that, a first pass
+    finds each row's first largest term and a second adds the others in order."""
+    n_completions = math.prod(sizes)
+    if n_completions * len(prefix) <= _SPARSE_PATHS:
+        return _log_sum_exp_in_order(
+            _completion_logprob(model, prefix, missing, sizes, 0, n_completions, log_tables))
+    chunks = [(a, min(a + _SPARSE_PATHS, n_completions))
+              for a in range(0, n_completions, _SPARSE_PATHS)]
+    rows = np.arange(len(prefix))
+    top = np.full(len(prefix), -np.inf)
+    top_at = np.zeros(len(prefix), dtype=np.int64)
+    for a, b in chunks:
+        values = _undefined_as_zero(_completion_logprob(model, prefix, missing, sizes, a, b,
+                                                        log_tables))
+        better = values.max(axis=1) > top  # strictly: the first largest stays
+        top_at[better] = a + values.argmax(axis=1)[better]
+        top[better] = values.max(axis=1)[better]
+    defined = np.isfinite(top)
+    total = np.zeros(len(prefix))
+    for a, b in chunks:
+        values = _undefined_as_zero(_completion_logprob(model, prefix, missing, sizes, a, b,
+                                                        log_tables))
+        terms = np.exp(values - np.where(defined, top, 0.0)[:, None])
+        mine = (top_at >= a) & (top_at < b)
+        terms[rows[mine], top_at[mine] - a] = 0.0
+        # cumsum from the running total: the terms are added one by one, in order
+        total = np.cumsum(np.column_stack([total, terms]), axis=1)[:, -1]
+    return np.where(defined, top + np.log1p(total), top)
 
 
 def encode_rows(model, frame, name, unknown_means=None, unread=()):
