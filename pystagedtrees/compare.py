@@ -642,7 +642,6 @@ def _shared_config(model, i, shared, reference):
     return config
 
 
-@sevt_method
 def _split_stage_flags(cfg1, stage1, cfg2, stage2):
     """1 for each situation of the first tree whose shared configuration meets a
     stage of the second tree that the first tree splits over several stages.
@@ -668,6 +667,7 @@ def _split_stage_flags(cfg1, stage1, cfg2, stage2):
     return np.isin(cfg1, configs[at[split[group]]]).astype(int)
 
 
+@sevt_method
 def cid(object1, object2, FUN=np.mean):
     """Context-specific interventional discrepancy (R: ``cid``).
 

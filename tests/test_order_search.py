@@ -83,8 +83,10 @@ def test_sevt_add_checks_its_arguments():
     model = st.full(data, order=["V0", "V1"])
     with pytest.raises(ValueError, match="already a variable"):
         st.sevt_add(model, "V1", data)
-    with pytest.raises(ValueError, match="lacks variable"):
+    with pytest.raises(ValueError, match="`var` 'W' is not a variable of `data`"):
         st.sevt_add(model, "W", data)
+    with pytest.raises(ValueError, match="`data` lacks variable"):  # a model variable missing
+        st.sevt_add(model, "V2", data.drop(columns="V1"))
     with pytest.raises(TypeError, match="`var`"):
         st.sevt_add(model, 2, data)
     with pytest.raises(TypeError, match="join_unobserved"):
