@@ -422,31 +422,6 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
     np.testing.assert_allclose(ours, accuracy.mean(axis=0), rtol=1e-12)
 
 
-@pytest.mark.parametrize("learner", ["tan_hc", "kdb", "bsej"])
-def test_the_score_cache_may_forget_without_changing_searches(monkeypatch, learner):
-    # with no room at all, every slot outside the current structure is dropped
-    # before each candidate; the searches must make the same steps
-    import pystagedtrees as pst
-    import pystagedtrees.bnc._scoring as scoring
-
-    data = pst.datasets.titanic()
-    run = getattr(bnc, learner)
-    expected = run("Survived", data, k=3, smooth=1, random_state=0)
-    kept = []
-    shrink = FoldScorer._shrink_pool
-
-    def shrink_and_look(self):
-        shrink(self)
-        kept.append(set(self.slots.values()) - (self.current or set()))
-
-    monkeypatch.setattr(scoring, "POOL_BUDGET", 0)
-    monkeypatch.setattr(FoldScorer, "_shrink_pool", shrink_and_look)
-    got = run("Survived", data, k=3, smooth=1, random_state=0)
-    assert kept and all(not extra for extra in kept)
-    assert got.families == expected.families
-    assert got.greedy_scores_log == expected.greedy_scores_log
-
-
 @pytest.mark.parametrize("learner", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
 def test_wrappers_search_data_with_missing_values(learner):
     rng = np.random.default_rng(11)
