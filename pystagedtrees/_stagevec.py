@@ -25,6 +25,10 @@ from pystagedtrees._counts import first_positions
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
 
+EXPAND_MAX = 1 << 24
+"""Largest number of situations whose ids a compactly stored vector writes
+out one per situation when asked (64 MiB of ids)."""
+
 MAX_SITUATIONS = 1 << 62
 """Situation indices are int64: larger trees are refused."""
 
@@ -92,10 +96,14 @@ class StageVector:
         return np.where(hit, self.stage[pos_clipped], self.default).astype(np.int32)
 
     def dense(self, what="stage vector"):
-        """One id per situation; refuses when it would not fit in memory."""
+        """One id per situation; refuses past :data:`EXPAND_MAX` situations."""
         if self.sit is None:
             return self.stage
-        raise dense_too_large(self.n_situations, what)
+        if self.n_situations > EXPAND_MAX:
+            raise dense_too_large(self.n_situations, what)
+        out = np.full(self.n_situations, self.default, dtype=np.int32)
+        out[self.sit] = self.stage
+        return out
 
     def first_situation_of_default(self):
         """Smallest situation index that is not listed (sparse), or None."""
@@ -248,8 +256,8 @@ class ParentStageVector:
         return out
 
     def dense(self, what="stage vector"):
-        """One id per situation; refuses when it would not fit in memory."""
-        if self.n_situations > DENSE_MAX:
+        """One id per situation; refuses past :data:`EXPAND_MAX` situations."""
+        if self.n_situations > EXPAND_MAX:
             raise dense_too_large(self.n_situations, what)
         return self.lookup(np.arange(self.n_situations, dtype=np.int64))
 
@@ -314,7 +322,7 @@ def dense_too_large(n_situations, what):
     """The error raised when a dense vector of ``n_situations`` is asked for."""
     return ValueError(
         f"the {what} would have {n_situations} entries (one per situation), "
-        f"more than the {DENSE_MAX} this library expands; the tree is stored "
+        f"more than the {EXPAND_MAX} this library expands; the tree is stored "
         "compactly (unobserved situations share one stage): use get_stage() "
         "on the paths you need instead."
     )

@@ -88,9 +88,12 @@ def test_fitted_attributes():
     assert full.model_.variables == [full.class_name_, "a", "b", "c"]
 
 
-def test_a_naive_tree_too_large_for_a_dag_still_classifies():
+def test_a_naive_tree_too_large_for_a_dag_still_classifies(monkeypatch):
     # 15 ternary features: the last has 3**15 situations, stored compactly; the
     # DAG (read from a dense stage vector) is made only when asked for
+    from pystagedtrees import _stagevec
+
+    monkeypatch.setattr(_stagevec, "EXPAND_MAX", 3 ** 14)
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.integers(0, 3, size=(400, 15)).astype(str),
                      columns=[f"f{i}" for i in range(15)])

@@ -126,6 +126,30 @@ def test_sparse_storage_gives_the_same_model(monkeypatch, lambda_):
     assert st.stndnaming(sparse)._labels[3].tolist() == st.stndnaming(dense)._labels[3].tolist()
 
 
+@pytest.mark.parametrize("learn", [lambda m: m, st.stages_bhc])
+def test_compactly_stored_stages_are_written_out_for_the_functions_that_read_them(
+        monkeypatch, learn):
+    # comparisons, DAGs and CEGs read one stage per situation: a compact vector (up to
+    # EXPAND_MAX situations) gives them the same answers as the dense one
+    data = st.datasets.titanic()
+    dense = learn(st.full(data, lambda_=1))
+    indep = st.indep(data, lambda_=1)
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
+    sparse = learn(st.full(data, lambda_=1))
+    assert not sparse._stages[3].is_dense
+    assert sparse.stages() == dense.stages()
+    assert st.as_parentslist(sparse, silent=True).to_string() == st.as_parentslist(
+        dense, silent=True).to_string()
+    assert st.compare_stages(sparse, indep, method="stages") == st.compare_stages(
+        dense, indep, method="stages")
+    assert st.hamming_stages(indep, sparse) == st.hamming_stages(indep, dense)
+    assert st.cid(indep, sparse)["cid"] == st.cid(indep, dense)["cid"]
+    assert st.get_vertices(st.ceg(sparse)).equals(st.get_vertices(st.ceg(dense)))
+    monkeypatch.setattr(stagevec, "EXPAND_MAX", 8)
+    with pytest.raises(ValueError, match="more than the 8 this library expands"):
+        st.stages(sparse)
+
+
 def test_many_variables_stay_compact():
     rng = np.random.default_rng(1)
     data = pd.DataFrame({f"V{j}": rng.integers(0, 2, 500) for j in range(40)})
