@@ -25,8 +25,10 @@ from pystagedtrees.bnc._predict import _model_log_joint
 
 __all__ = ["FoldScorer"]
 
-# Bytes of slots kept between candidates; a family left out is recomputed
-# (one pass over the cells) when proposed again.
+# Bytes of family scores (slots and fold CPTs) kept between candidates; a
+# family left out is recomputed (a pass over the cells) when proposed again.
+# Searches ran as fast or faster within 1 GiB than holding everything (less
+# memory traffic), so the budget is small.
 POOL_BUDGET = min(2**30, (_physical_memory() or 2**33) // 8)
 
 
@@ -109,6 +111,7 @@ class FoldScorer:
         # A training fold is every other fold.
         tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
         self.fold_cpts[family] = index, tables.reshape(self.n_folds, size)
+        self.pool_bytes += index.nbytes + tables.nbytes
         return self.fold_cpts[family]
 
     def _slot(self, family):
@@ -139,20 +142,21 @@ class FoldScorer:
         return slot
 
     def _shrink_pool(self):
-        """Drop the least recently used slots outside the current structure,
-        down to half the budget, so memory stays bounded on long searches."""
+        """Drop the least recently used slots (and their families' fold CPTs)
+        outside the current structure, down to three quarters of the budget,
+        so memory stays bounded."""
         if self.pool_bytes <= POOL_BUDGET:
             return
         keep = self.current or set()
         for slot in sorted(self.last_used, key=self.last_used.get):
-            if self.pool_bytes <= POOL_BUDGET // 2:
+            if self.pool_bytes <= 3 * POOL_BUDGET // 4:
                 break
             if slot in keep:
                 continue
             family = self.family_of.pop(slot)
             del self.slots[family], self.last_used[slot]
-            self.fold_cpts.pop(family, None)
-            self.pool_bytes -= self.pool[slot].nbytes
+            index, tables = self.fold_cpts.pop(family)
+            self.pool_bytes -= self.pool[slot].nbytes + index.nbytes + tables.nbytes
             self.pool[slot] = None
             self.addresses[slot] = 0
             self.infinite.discard(slot)
