@@ -906,14 +906,16 @@ def _layered_positions(layers, xlim, ylim):
     return coords
 
 
-def _node_positions(layout, graph, layers, xlim, ylim):
-    """Where each node of ``graph`` goes: by layers, or a user's ``layout`` fitted to the limits.
+def _node_positions(layout, graph_of, layers, xlim, ylim):
+    """Where each node goes: by layers, or a user's ``layout`` fitted to the limits.
 
-    As R's ``write_tikz`` does, each coordinate is stretched linearly onto
+    ``graph_of()`` gives the networkx graph, built only for a layout.  As
+    R's ``write_tikz`` does, each coordinate is stretched linearly onto
     ``xlim``/``ylim`` (a coordinate shared by all nodes goes to the middle).
     """
     if layout is None:
         return _layered_positions(layers, xlim, ylim)
+    graph = graph_of()
     expected = "a dict node -> (x, y), or a function of the networkx graph returning one"
     coords = layout(graph) if callable(layout) else layout
     if not isinstance(coords, Mapping):
@@ -929,6 +931,16 @@ def _node_positions(layout, graph, layers, xlim, ylim):
     spread = np.where(high > low, high - low, 1.0)
     fitted = np.where(high > low, (xy - low) / spread, 0.5) * (limits[:, 1] - limits[:, 0]) + limits[:, 0]
     return {node: (float(px), float(py)) for node, (px, py) in zip(points, fitted)}
+
+
+def _ceg_positions(model, ignore, layers, layout, xlim, ylim):
+    """:func:`_node_positions` of the positions of a chain event graph."""
+    from pystagedtrees.parentslist import as_networkx
+
+    def graph_of():
+        return as_networkx(model, ignore=list(check_ignore(ignore, model.name_unobserved)))
+
+    return _node_positions(layout, graph_of, layers, xlim, ylim)
 
 
 def _ceg_view(model, col, ignore, palette, is_color):
@@ -963,11 +975,8 @@ def _quadratic_curve(p0, p1, bend, n=24):
 def _plot_ceg(model, ax, xlim, ylim, main, col, palette, ignore, legend, cex_label_edges, layout):
     from matplotlib.collections import LineCollection
 
-    from pystagedtrees.parentslist import as_networkx
-
     layers, nodes, edges, colors = _ceg_view(model, col, ignore, palette, _color_check())
-    graph = as_networkx(model, ignore=list(check_ignore(ignore, model.name_unobserved)))
-    coords = _node_positions(layout, graph, layers, xlim, ylim)
+    coords = _ceg_positions(model, ignore, layers, layout, xlim, ylim)
     tallest = max(len(layer) for layer in layers)
     ax = _new_axes(ax, 2.0 + 1.8 * len(layers), max(4.0, 0.5 * tallest))
     if cex_label_edges is None:
@@ -1032,7 +1041,7 @@ def _plot_dag(x, ax, xlim, ylim, main, col, legend, layout):
     colors = _dag_colors(col)
     graph = as_networkx(x)
     layers = _dag_layers(graph)
-    coords = _node_positions(layout, graph, layers, xlim, ylim)
+    coords = _node_positions(layout, lambda: graph, layers, xlim, ylim)
     longest = max(len(str(node)) for node in graph.nodes)
     ax = _new_axes(ax, 1.0 + (0.9 + 0.09 * longest) * len(layers),
                    max(3.0, 0.9 * max(len(layer) for layer in layers)))
@@ -1472,11 +1481,8 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
         return styles[key].split("/", 1)[0].strip()
 
     if isinstance(x, Ceg):
-        from pystagedtrees.parentslist import as_networkx
-
         layers, nodes, edges, _ = _ceg_view(x, col, ignore, palette, _text_color_like)
-        graph = as_networkx(x, ignore=list(check_ignore(ignore, x.name_unobserved)))
-        coords = _node_positions(layout, graph, layers, xlim, ylim)
+        coords = _ceg_positions(x, ignore, layers, layout, xlim, ylim)
         for name, var, stage, color in nodes:
             node_style = style((var, stage), color, f"{var}: {stage}")
             node_lines.append(f"\t\\node [{node_style}] ({_tikz_id(name)}) at "
