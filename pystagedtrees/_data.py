@@ -256,8 +256,8 @@ def _distinct_value_strings(col, column):
         index[mask] = values.astype(bool)
         return ["FALSE", "TRUE"], index
     if pd.api.types.is_numeric_dtype(col.dtype):
-        index[mask], numbers_ = pd.factorize(_numeric_values_as_levels(values, column))
-        return numbers_.astype(str), index
+        index[mask], distinct = pd.factorize(_numeric_values_as_levels(values, column))
+        return distinct.astype(str), index
     # objects one by one: True and 1 are distinct values here, though equal to pandas
     index[mask] = np.arange(mask.sum())
     return _object_strings(values, column), index
