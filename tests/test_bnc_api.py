@@ -850,3 +850,46 @@ def test_a_family_table_beyond_memory_is_refused_not_a_crash():
     with pytest.raises(ValueError, match=r"family of 'f62' \(64 variables\) has "
                                          r"18,446,744,073,709,551,616 cells"):
         bnc.lp(bnc.BNCModel("c", features, families), data, smooth=1)
+
+
+def test_copies_and_unpickled_models_keep_read_only_params_and_their_own_fields():
+    import copy
+    import pickle
+
+    import pystagedtrees as pst
+
+    data = pst.datasets.titanic()
+    rows = data.iloc[:5]
+    for model in (bnc.lp(bnc.nb("Survived", data), data, smooth=1),
+                  bnc.lp(bnc.aode("Survived", data), data, smooth=1)):
+        before = bnc.predict(model, rows, prob=True)
+        for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+            tables = twin.models[0].params if twin.is_aode else twin.params
+            with pytest.raises(ValueError, match="read-only"):
+                tables["Survived"][:] = [0.999, 0.001]
+            np.testing.assert_allclose(bnc.predict(twin, rows, prob=True), before)
+        copied = model.copy_structure()
+        if model.is_aode:
+            copied.models.pop()
+            copied.models[0].params = None
+            assert len(model.models) == 3 and model.models[0].is_fitted
+        copied.lp_args["smooth"] = 100
+        copied.learner[1]["changed"] = True
+        assert model.lp_args["smooth"] == 1 and "changed" not in model.learner[1]
+        np.testing.assert_allclose(bnc.predict(model, rows, prob=True), before)
+    # the structure given to lp keeps its own record of how it was learned
+    structure = bnc.tan_cl("Survived", data)
+    fitted = bnc.lp(structure, data, smooth=1)
+    fitted.learner[1]["score"] = "aic"
+    assert structure.learner[1]["score"] == "loglik"
+
+
+def test_unpickled_params_are_checked():
+    import pystagedtrees as pst
+
+    data = pst.datasets.titanic()
+    state = bnc.lp(bnc.nb("Survived", data), data, smooth=1).__getstate__()
+    state["_params"]["Survived"] = np.array([2.0, 5.0])
+    tampered = bnc.BNCModel.__new__(bnc.BNCModel)
+    with pytest.raises(ValueError, match="params"):
+        tampered.__setstate__(state)

@@ -1,4 +1,5 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
+import copy
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -85,10 +86,11 @@ class BNCModel:
         _check_augmented_naive_bayes(self.class_var, self.features, self.families)
         self.levels = levels
         self.params = params
-        self.models = models
-        # How to redo the structure (name, kwargs) and the parameters, for cv.
-        self.learner = learner
-        self.lp_args = lp_args
+        self.models = None if models is None else list(models)
+        # How to redo the structure (name, kwargs) and the parameters, for cv;
+        # the model's own, as the caller may edit theirs.
+        self.learner = copy.deepcopy(learner)
+        self.lp_args = copy.deepcopy(lp_args)
         self.greedy_scores_log = list(greedy_scores_log)
         self.weights = None
         self.manb_arc_posterior = None
@@ -127,9 +129,9 @@ class BNCModel:
         return state
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self._params is not None:
-            self._params = MappingProxyType(self._params)
+        params = state.pop("_params")
+        self.__dict__.update(state, _params=None)
+        self.params = params  # checked, and read-only again
 
     @property
     def is_fitted(self):
@@ -153,7 +155,8 @@ class BNCModel:
         fields = dict(
             class_var=self.class_var, features=self.features,
             families=self.families, levels=self.levels, params=self.params,
-            models=self.models, learner=self.learner, lp_args=self.lp_args,
+            models=None if self.models is None else [m.copy_structure() for m in self.models],
+            learner=self.learner, lp_args=self.lp_args,
             greedy_scores_log=self.greedy_scores_log,
         )
         fields.update(changes)
