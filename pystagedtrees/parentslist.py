@@ -86,7 +86,7 @@ class ParentsList(Mapping):
                 "`entries` must map each variable name to a ParentsEntry; build parents "
                 f"lists with parentslist() or as_parentslist(); got {entries!r}."
             )
-        self._entries = dict(entries)
+        self._entries = copy.deepcopy(dict(entries))  # the caller keeps theirs
 
     def __getitem__(self, var):
         # a copy: editing it must not change the DAG behind the list's checks

@@ -12,6 +12,7 @@ from hypothesis import strategies as hst
 import pystagedtrees as st
 from pystagedtrees.conversion import as_sevt
 from pystagedtrees.parentslist import (
+    ParentsEntry,
     ParentsList,
     as_adj_matrix,
     as_bn,
@@ -292,3 +293,11 @@ def test_entries_read_from_a_parents_list_are_copies():
         entry.parents.append("Z")
     assert str(pl) == "[A][B|A]"
     assert pl["A"].values == ["0", "1"]
+
+
+def test_a_parents_list_keeps_its_own_entries():
+    entries = {"A": ParentsEntry([], ["a", "b"]), "B": ParentsEntry(["A"], ["x", "y"])}
+    dag = ParentsList(entries)
+    entries["B"].parents.append("B")
+    entries["A"].values.append("c")
+    assert str(dag) == "[A][B|A]" and dag["A"].values == ["a", "b"]
