@@ -171,7 +171,7 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
     else:
         model = Sevt(tree, *_structure(tree, full))
     model._ctab_sit, model._ctab = situations, counts
-    model.data_raw = data
+    model._data_raw = data
     if not full and not join_unobserved and isinstance(data, pd.DataFrame):
         return _fit_marginals(model, codes, lambda_)
     return sevt_fit(model, lambda_=lambda_)
@@ -356,7 +356,7 @@ _COPYABLE = {
     "lambda": ("lambda_",),
     "lambda_": ("lambda_",),
     "name_unobserved": ("name_unobserved",),
-    "data_raw": ("data_raw",),
+    "data_raw": ("_data_raw",),
     "ctables": ("_ctab_sit", "_ctab"),
     "prob": ("_prob", "_n"),
     "ll": ("ll",),

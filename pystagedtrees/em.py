@@ -24,12 +24,12 @@ __all__ = ["sevt_fit_em", "stages_em"]
 def _em_data(model, data):
     """The data to impute: ``data``, else the model's raw data (a DataFrame)."""
     if data is None:
-        if not isinstance(model.data_raw, pd.DataFrame):
+        if not isinstance(model._data_raw, pd.DataFrame):
             raise ValueError(
                 "`data` is needed: the model's raw data is not a DataFrame of "
                 "rows (a table of counts has no missing values to impute)."
             )
-        return model.data_raw
+        return model._data_raw
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`data` must be a pandas DataFrame of rows; got {type(data).__name__}."
@@ -198,5 +198,5 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
             break
         model = learned
     model = sevt_fit(model, data=completed)
-    model.data_raw = own_copy(data)
+    model._data_raw = own_copy(data)
     return model

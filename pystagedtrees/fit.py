@@ -102,7 +102,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
         if data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
             model._ctab_sit, model._ctab = count_situations(codes, model._k, weights)
-            model.data_raw = own_copy(data)
+            model._data_raw = own_copy(data)
         elif model._ctab is None:
             raise ValueError(
                 "`data` is needed: `object` holds no contingency tables to fit from."

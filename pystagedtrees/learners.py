@@ -45,14 +45,29 @@ def _default_score(model):
     return -BIC(model)
 
 
+def _aic_score(model):
+    return -AIC(model)
+
+
+class _CheckedScore:
+    """A user's score function whose values are checked; a class, not a
+    closure, so that models storing it pickle (when the function does)."""
+
+    def __init__(self, function, name):
+        self.function, self.name = function, name
+
+    def __call__(self, model):
+        return check_score_value(self.function(model), self.name)
+
+
 def resolve_score(score, name="score"):
     """``(penalty per df, callable)``; the penalty is None for a custom callable."""
     if score is None or (isinstance(score, str) and score.lower() == "bic"):
         return "bic", _default_score
     if isinstance(score, str) and score.lower() == "aic":
-        return "aic", lambda model: -AIC(model)
+        return "aic", _aic_score
     if callable(score):
-        return None, lambda model: check_score_value(score(model), name)
+        return None, _CheckedScore(score, name)
     raise TypeError(
         f"`{name}` must be None, 'bic', 'aic' or a callable model -> float; got {score!r}."
     )

@@ -25,6 +25,7 @@ import pandas as pd
 from pystagedtrees._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
+from pystagedtrees._data import own_copy
 from pystagedtrees._validation import check_int, check_smoothing
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
@@ -32,6 +33,8 @@ __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
 class LogLik(float):
     """A log-likelihood value with R's ``df`` and ``nobs`` attributes.
+
+    Immutable, as a float is: models and their copies share it.
 
     Examples
     --------
@@ -49,9 +52,14 @@ class LogLik(float):
                 or not (nobs >= 0) or not (float(nobs).is_integer() or nobs == math.inf)):
             raise ValueError(f"`nobs` must be a whole number >= 0 or inf; got {nobs!r}.")
         obj = super().__new__(cls, value)
-        obj.df = df
-        obj.nobs = int(nobs) if nobs != math.inf else math.inf  # inf: a total too large to count
+        # inf: a total too large to count
+        for name, attribute in (("df", df), ("nobs", int(nobs) if nobs != math.inf else math.inf)):
+            object.__setattr__(obj, name, attribute)
         return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(
+            f"LogLik is immutable: build a new one, LogLik(value, df, nobs), to change {name!r}.")
 
     def __repr__(self):
         return f"'log Lik.' {float(self):.10g} (df={self.df})"
@@ -105,7 +113,7 @@ class Sevt:
     ll : LogLik or None
         The stored log-likelihood.
     data_raw : pandas.DataFrame or None
-        The data last used to fit.
+        The data last used to fit (a copy: assign to replace it).
 
     Examples
     --------
@@ -137,7 +145,7 @@ class Sevt:
         self.lambda_ = None
         self.name_unobserved = None
         self.ll = None
-        self.data_raw = None
+        self._data_raw = None  # shared by derived models: never edited in place
 
     @property
     def lambda_(self):
@@ -147,6 +155,17 @@ class Sevt:
     def lambda_(self, value):
         # refits read it: checked as the `lambda_` argument is
         self._lambda = check_smoothing(value, "lambda_", allow_none=True)
+
+    @property
+    def data_raw(self):
+        return own_copy(self._data_raw)
+
+    @data_raw.setter
+    def data_raw(self, value):
+        if value is not None and not isinstance(value, (pd.DataFrame, pd.Series)):
+            raise TypeError("`data_raw` must be a pandas DataFrame (rows), a Series "
+                            f"(a table of counts) or None; got {type(value).__name__}.")
+        self._data_raw = own_copy(value)
 
     # -- structure ----------------------------------------------------------
     @property
@@ -210,7 +229,7 @@ class Sevt:
         return out
 
     def copy(self, only=None):
-        """A deep copy (arrays are copied, the raw data is shared).
+        """A deep copy (arrays are copied; the raw data, never edited in place, is shared).
 
         With ``only``, a variable's position, only that variable's arrays
         are copied and the others shared: enough for changing its stages.
@@ -220,6 +239,9 @@ class Sevt:
 
         out = Sevt.__new__(Sevt)
         out.__dict__.update(self.__dict__)
+        for field, value in self.__dict__.items():
+            if isinstance(value, dict):  # score, em, fit_em: their own in each model
+                out.__dict__[field] = dict(value)
         out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):

@@ -217,7 +217,7 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     model._erase_fit()
     model._ctab_sit = model._ctab = None
     model.lambda_ = None
-    model.data_raw = None
+    model._data_raw = None
     for i in range(1, len(model.variables)):
         _random_stage_joins(model, i, float(q), source)
     prob = [None] * len(model.variables)

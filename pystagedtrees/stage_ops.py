@@ -535,4 +535,4 @@ def summary(object):
             for a, level in enumerate(object.tree[v]):
                 table[level] = object._prob[i][rows, a]
         tables[v] = table
-    return SevtSummary(object, tables)
+    return SevtSummary(object.copy(), tables)  # R holds a copy of the model

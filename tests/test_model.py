@@ -539,3 +539,50 @@ def test_lambda_is_checked_when_set_on_a_model():
     model.lambda_ = 0.5
     assert float(st.logLik(st.sevt_fit(model))) == pytest.approx(
         float(st.logLik(st.full(st.datasets.titanic(), lambda_=0.5))), rel=1e-12)
+
+
+def _negative_aic(model):
+    return -st.AIC(model)
+
+
+def test_derived_models_share_nothing_a_user_can_edit():
+    data = pd.DataFrame({"A": ["a", "b", None, "a", "b", "a"] * 5,
+                         "B": ["x", "y", "x", None, "y", "y"] * 5})
+    first = st.full(data, lambda_=1)
+    learned = st.stages_bhc(first)
+    imputed = st.sevt_fit_em(first).stage_prob["A"]["1"].to_numpy()
+    # data_raw is read as a copy: editing it changes no model
+    raw = learned.data_raw
+    raw.loc[:, "A"] = "b"
+    np.testing.assert_array_equal(st.sevt_fit_em(first).stage_prob["A"]["1"], imputed)
+    pd.testing.assert_frame_equal(first.data_raw, learned.data_raw)
+    # and assigning keeps a copy
+    learned.data_raw = raw
+    raw.loc[:, "B"] = "x"
+    assert set(learned.data_raw["B"].dropna()) == {"x", "y"} and set(first.data_raw["A"].dropna()) == {"a", "b"}
+    with pytest.raises(TypeError, match="data_raw"):
+        learned.data_raw = [1, 2]
+    # score, em and fit_em are each model's own
+    renamed = st.stndnaming(learned)
+    renamed.score["value"] = 0.0
+    assert learned.score["value"] == pytest.approx(-st.BIC(learned))
+    # the stored log-likelihood is immutable, as a float is
+    assert renamed.ll == learned.ll
+    with pytest.raises(AttributeError, match="immutable"):
+        renamed.ll.df = 1
+    # a summary holds a copy
+    summary = st.summary(learned)
+    assert summary.model is not learned and summary.model.stages() == learned.stages()
+
+
+@pytest.mark.parametrize("score", ["aic", _negative_aic])
+def test_models_learned_with_any_picklable_score_pickle(score):
+    import pickle
+
+    start = st.full(st.datasets.titanic(), lambda_=1)
+    for learner in (st.stages_bhc, st.stages_fbhc, st.stages_csbhc, st.stages_simplebhc):
+        model = learner(start, score=score)
+        back = pickle.loads(pickle.dumps(model))
+        assert back.stages() == model.stages()
+        assert back.score["f"](back) == pytest.approx(model.score["value"])
+        assert float(st.logLik(back)) == float(st.logLik(model))

@@ -58,7 +58,7 @@ def test_sevt_add_lists_the_unobserved_stage_last_and_keeps_data_raw():
     assert added.stages()["Survived"] == ["1", "2", "3", "UNOBSERVED", "5", "6", "7", "8"]
     assert list(added.stage_prob["Survived"]) == ["1", "2", "3", "5", "6", "7", "8", "UNOBSERVED"]
     assert round(float(added.ll), 8) == -4439.88269967 and added.ll.df == 15
-    assert added.data_raw is model.data_raw
+    pd.testing.assert_series_equal(added.data_raw, model.data_raw)  # R keeps the model's
     assert added.name_unobserved == ["UNOBSERVED"]
 
 

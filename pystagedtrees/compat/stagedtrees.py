@@ -127,10 +127,10 @@ def sevt_to_r(model, data_raw=True):
     }
     if model._ctab is not None:
         fields["ctables"] = _ctables_to_r(model)
-    if data_raw and isinstance(model.data_raw, pd.DataFrame):
-        fields["data_raw"] = frame_to_r(model.data_raw)
-    elif data_raw and isinstance(model.data_raw, pd.Series):
-        fields["data_raw"] = table_to_r(model.data_raw)
+    if data_raw and isinstance(model._data_raw, pd.DataFrame):
+        fields["data_raw"] = frame_to_r(model._data_raw)
+    elif data_raw and isinstance(model._data_raw, pd.Series):
+        fields["data_raw"] = table_to_r(model._data_raw)
     if model._prob is not None:
         fields["prob"] = _prob_to_r(model)
     if model.lambda_ is not None:
@@ -296,7 +296,7 @@ def sevt_from_r(x):
     raw = _field(x, names, "data_raw")
     if raw is not None:
         classes = r_classes(raw)
-        model.data_raw = frame_from_r(raw) if "data.frame" in classes else (
+        model._data_raw = frame_from_r(raw) if "data.frame" in classes else (
             table_from_r(raw) if "table" in classes else None
         )
     return model
