@@ -297,7 +297,7 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     codes = known[index]  # index -1 picks the trailing -1: missing
     unknown = (codes < 0) & (index >= 0)
     if unknown.any():
-        bad = strings[index[np.flatnonzero(unknown)[0]]]
+        bad = str(strings[index[np.flatnonzero(unknown)[0]]])  # a plain repr, not np.str_(...)
         where = f"`{name}`: column {column!r}" if name else f"column {column!r}"
         message = f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}"
         if unknown_as is None:
@@ -390,7 +390,9 @@ def fit_input(estimator, X, y):
     """Checked ``fit`` input of a classifier: ``(features, classes, class codes)``.
 
     Records ``n_features_in_``/``feature_names_in_`` on ``estimator`` as
-    scikit-learn does; the class codes index the sorted ``classes``.
+    scikit-learn does; the class codes index the sorted ``classes``.  The
+    features come back as categorical columns, read once here, so that every
+    error about their values names `X`.
     """
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import column_or_1d, validate_data
@@ -427,6 +429,10 @@ def fit_input(estimator, X, y):
     except TypeError:
         kinds = sorted({type(v).__name__ for v in uniq})
         raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
+    check_observed(frame, frame.columns, "X")
+    features, levels = encode_frame(frame, name="X")
+    frame = pd.DataFrame({c: pd.Categorical.from_codes(features[:, j], levels[c])
+                          for j, c in enumerate(frame.columns)})
     return frame, classes, codes
 
 

@@ -739,7 +739,6 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         """Learn the staged tree from features ``X`` and labels ``y``."""
         self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
-        check_observed(frame, frame.columns, "X")
         self._names = list(frame.columns)
         self.class_name_ = class_column_name(self._names)
         levels = [str(i) for i in range(len(self.classes_))]

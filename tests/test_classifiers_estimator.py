@@ -193,6 +193,22 @@ def test_predict_names_x():
             method(X.iloc[:0])
 
 
+@pytest.mark.parametrize("estimator", [
+    *(StagedTreeClassifier(method=m, random_state=0) for m in ("nb", "tan_cl", "naive", "full_bhc")),
+    *(bnc.BNClassifier(structure=s, random_state=0) for s in ("nb", "tan_cl", "kdb", "aode"))])
+def test_errors_about_feature_values_name_x(estimator):
+    X, y = _data()
+    with pytest.raises(TypeError, match="^`X`: column 'c' holds non-categorical floats"):
+        estimator.fit(X.assign(c=np.linspace(0.05, 0.95, len(X))), y)
+
+
+def test_unknown_values_are_quoted_plainly():
+    X = np.array([[1, 0], [1, 1], [2, 0], [2, 1]] * 5)
+    clf = bnc.BNClassifier().fit(X, [0, 1, 0, 1] * 5)
+    with pytest.raises(ValueError, match=r"^`X`: column 'x0' has value '0' that is not a level"):
+        clf.predict([[0, 1]])
+
+
 @pytest.mark.parametrize("estimator", [StagedTreeClassifier(), bnc.BNClassifier()])
 def test_whole_floats_in_an_object_array_meet_integer_levels(estimator):
     # X.to_numpy() of a frame whose int column has a NaN holds 1.0 where the

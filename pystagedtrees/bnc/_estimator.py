@@ -6,7 +6,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees._data import (
     categorical_tags,
-    check_observed,
     class_column_name,
     feature_frame,
     fit_input,
@@ -125,7 +124,6 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         """Learn the structure and the parameters from ``X`` and labels ``y``."""
         self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
-        check_observed(frame, frame.columns, "X")
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]
         self._names = list(frame.columns)
