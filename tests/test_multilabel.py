@@ -299,7 +299,7 @@ def test_scoring_every_candidate_at_once_equals_one_by_one(Y, data):
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"max_parents": "sqrt"}, TypeError, "max_parents"),
+        ({"max_parents": "sqrt"}, ValueError, "`max_parents` must be one of 'log', None, an integer"),
         ({"max_parents": -1}, ValueError, "max_parents"),
         ({"max_children": 1.5}, TypeError, "max_children"),
         ({"penalty": -1.0}, ValueError, "penalty"),
@@ -492,6 +492,34 @@ def test_chain_rejects_non_binary_labels_and_non_estimators():
         BNClassifierChain(LogisticRegression()).fit(X, Y3)
     with pytest.raises(TypeError, match="estimator"):
         BNClassifierChain("logistic").fit(X, Y)
+
+
+def test_chain_keeps_each_label_columns_own_values():
+    X, Y = _separable_labels(60)
+    frame = pd.DataFrame(Y, columns=list("abcd")).assign(
+        a=lambda f: f["a"] == 1, b=lambda f: np.where(f["b"] == 1, "yes", "no"))
+    chain = BNClassifierChain(LogisticRegression()).fit(X, frame)
+    predicted = chain.predict(X)
+    as_codes = BNClassifierChain(LogisticRegression()).fit(X, Y).predict(X)
+    assert predicted.dtype == object
+    assert isinstance(predicted[0, 0], (bool, np.bool_)) and isinstance(predicted[0, 1], str)
+    np.testing.assert_array_equal(predicted[:, 0].astype(int), as_codes[:, 0])
+    np.testing.assert_array_equal(predicted[:, 1] == "yes", as_codes[:, 1])
+    np.testing.assert_array_equal(predicted[:, 2:].astype(int), as_codes[:, 2:])
+    mixed = frame.astype(object)
+    mixed.loc[0, "b"] = 1
+    with pytest.raises(ValueError, match=r"label column 'b' of `Y` mixes values of types \['int', 'str'\]"):
+        BNClassifierChain(LogisticRegression()).fit(X, mixed)
+    with pytest.raises(ValueError, match="label column 'c' of `Y` has missing values"):
+        BNClassifierChain(LogisticRegression()).fit(X, frame.astype({"c": float}).assign(
+            c=lambda f: f["c"].where(f.index > 0)))
+
+
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), ("a", TypeError)])
+def test_chain_names_random_state(seed, error):
+    X, Y = _separable_labels(30)
+    with pytest.raises(error, match="`random_state` must be None, an int >= 0"):
+        BNClassifierChain(LogisticRegression(), order="random", random_state=seed).fit(X, Y)
 
 
 @pytest.mark.parametrize("estimator", [LogisticRegression(), GaussianNB()])

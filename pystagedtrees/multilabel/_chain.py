@@ -2,6 +2,7 @@
 import numbers
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.multioutput import ClassifierChain
@@ -22,38 +23,68 @@ __all__ = ["BNClassifierChain"]
 _CHAIN_METHODS = ("predict", "predict_proba")
 
 
-def _encode_binary_targets(Y):
-    """0/1 codes of each label column and the (sorted) classes behind them."""
-    Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
-    target_type = type_of_target(Y, input_name="Y")
-    if target_type.startswith("continuous"):
-        raise ValueError(
-            f"Unknown label type: {target_type}. `Y` must hold binary labels "
-            "(two values per column, e.g. 0/1)."
-        )
-    columns = Y.reshape(len(Y), -1)
-    classes = [np.unique(column) for column in columns.T]
-    for j, values in enumerate(classes):
-        if len(values) > 2:
-            raise ValueError(
-                "Only binary classification is supported: every label column of "
-                f"`Y` must take at most two values; column {j} takes "
-                f"{len(values)}."
-            )
+def _label_columns(Y):
+    """The label columns of ``Y`` as 1-D numpy arrays, each keeping its own
+    type (a frame's bool column next to int ones stays bool)."""
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    if isinstance(Y, pd.DataFrame):
+        return [
+            column.to_numpy(dtype=column.dtype.numpy_dtype)
+            if hasattr(column.dtype, "numpy_dtype") and not column.isna().any()  # nullable dtypes
+            else column.to_numpy()
+            for _, column in Y.items()
+        ]
+    Y = np.asarray(Y)
+    if Y.ndim == 1 and len(Y):
+        _column_classes(Y, "`Y`")  # scikit-learn's checks expect its complaints first
     if Y.ndim != 2:
         raise ValueError(
-            "`Y` must be a 2-D label matrix (n_samples, n_labels); got a 1-D "
-            "array. Use Y.reshape(-1, 1) for a single label."
+            "`Y` must be a 2-D label matrix (n_samples, n_labels); got an array of "
+            f"{Y.ndim} dimension(s). Use Y.reshape(-1, 1) for a single label."
         )
-    for j, values in enumerate(classes):
+    return list(Y.T)
+
+
+def _column_classes(column, label):
+    """The sorted values of one label column, at most two of them."""
+    if pd.isna(column).any():
+        raise ValueError(f"{label} has missing values.")
+    try:
+        values = np.unique(column)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in column})
+        raise ValueError(f"{label} mixes values of types {kinds}: give it one type.") from None
+    target_type = type_of_target(column, input_name="Y")
+    if target_type.startswith("continuous"):
+        raise ValueError(
+            f"Unknown label type: {target_type} in {label}. `Y` must hold binary "
+            "labels (two values per column, e.g. 0/1)."
+        )
+    if len(values) > 2:
+        raise ValueError(
+            f"Only binary classification is supported: every label column of `Y` "
+            f"must take at most two values; {label} takes {len(values)}."
+        )
+    return values
+
+
+def _encode_binary_targets(Y, names):
+    """0/1 codes of each label column and the (sorted) classes behind them."""
+    columns = _label_columns(Y)
+    classes = []
+    for j, column in enumerate(columns):
+        label = f"label column {j if names is None else names[j]!r} of `Y`"
+        values = _column_classes(column, label)
         if len(values) < 2:
             # scikit-learn's chain would fail later, or only in predict_proba
             raise ValueError(
-                f"label column {j} of `Y` has only one class ({values[0].tolist()!r}): each "
+                f"{label} has only one class ({values[0].tolist()!r}): each "
                 "label's classifier needs both classes in the training data."
             )
+        classes.append(values)
     codes = np.column_stack(
-        [np.searchsorted(values, column) for values, column in zip(classes, columns.T)]
+        [np.searchsorted(values, column) for values, column in zip(classes, columns)]
     )
     return codes.astype(np.int64), classes
 
@@ -266,16 +297,19 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         try:  # checked whatever the order, as scikit-learn checks every parameter
             rng = np.random.default_rng(self.random_state)
         except (TypeError, ValueError) as exc:
-            raise TypeError(
-                "`random_state` must be None, an int, a sequence of ints, "
+            # numpy raises ValueError for negative seeds, TypeError for other kinds
+            raise type(exc)(
+                "`random_state` must be None, an int >= 0, a sequence of them, "
                 f"a SeedSequence or a Generator; got {self.random_state!r}."
             ) from exc
+        if Y is None:
+            raise ValueError("BNClassifierChain requires y to be passed, but the target y is None.")
         names = label_names(Y)
         shape = getattr(Y, "shape", ())  # before scikit-learn's checks, whose message is obscure
         if len(shape) == 2 and shape[1] == 0:
             raise ValueError(f"`Y` must have at least one label column; got shape {shape}.")
-        X, Y = validate_data(self, X, Y, multi_output=True, accept_sparse=True)
-        codes, self.classes_ = _encode_binary_targets(Y)
+        codes, self.classes_ = _encode_binary_targets(Y, names)
+        X, codes = validate_data(self, X, codes, multi_output=True, accept_sparse=True)
         self.order_, self.label_graph_ = self._chain_order(codes, names, rng)
         self.chain_ = ClassifierChain(
             clone(self.estimator),
@@ -298,14 +332,18 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         numpy.ndarray of shape (n_samples, n_labels)
             The predicted labels, drawn from ``classes_`` (so with the values
             of the fitted ``Y``, and its dtype when it was a numpy array;
-            pandas' nullable dtypes come back as numpy's).
+            pandas' nullable dtypes come back as numpy's).  Label columns of
+            different kinds (bool and int, say) give an object array, each
+            column keeping its own values.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=True)
         codes = self.chain_.predict(X).astype(np.int64)
-        return np.column_stack(
-            [values[codes[:, j]] for j, values in enumerate(self.classes_)]
-        )
+        kinds = {values.dtype.kind for values in self.classes_}
+        out = np.empty(codes.shape, dtype=np.result_type(*self.classes_) if len(kinds) == 1 else object)
+        for j, values in enumerate(self.classes_):
+            out[:, j] = values[codes[:, j]]
+        return out
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):

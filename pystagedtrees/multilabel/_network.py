@@ -132,9 +132,12 @@ def break_cycles(weights):
 
 
 def _check_count(value, name, allowed=()):
-    """A non-negative int, or one of the ``allowed`` special values."""
+    """A non-negative int, None, or one of the ``allowed`` special values."""
     if value is None or (isinstance(value, str) and value in allowed):
         return value
+    if allowed and isinstance(value, str):
+        choices = ", ".join([*map(repr, allowed), "None", "an integer >= 0"])
+        raise ValueError(f"`{name}` must be one of {choices}; got {value!r}.")
     return check_int(value, name)
 
 
