@@ -1,5 +1,6 @@
 """Tests of the multi-label comparison study (python -m pystagedtrees.study multilabel)."""
 import itertools
+import re
 import subprocess
 import sys
 import warnings
@@ -213,6 +214,47 @@ def test_network_orders_are_exactly_the_topological_orders():
     assert len(network_orders(net, limit=2)) == min(2, len(expected))
     with pytest.raises(ValueError, match="limit"):
         network_orders(net, limit=0)
+
+
+@pytest.mark.parametrize("contents, options, message", [
+    ("l1,l2,l3,f1\n1,0,1,0\n0,1,0,2\n", ["--labels", "4"],
+     "--labels must be less than the 4 columns"),
+    ("l1,l2,f1\n1,0,0.5\n0,1,1.5\n", ["--labels", "1", "--labels-at", "end"],
+     r"label column 'f1' \(the last 1 columns are labels: `n_labels`\) must hold 0 and 1 only; "
+     "found 0.5 in data row 1"),
+    ("l1,l2,f1\n1,0,0.5\n,1,1.5\n", ["--labels", "2"],
+     "label column 'l1' .* found a missing value in data row 2"),
+    ("l1,l2,f1,f2\n1,0,0.5,abc\n0,1,1.5,2\n", ["--labels", "2"],
+     "feature column 'f2' must be numeric; found 'abc'"),
+    ("l1,l2,f1\n1,0,0.5\n0,1,1.5\n", ["--labels", "2", "--folds", "3"],
+     "--folds must be at most the 2 rows"),
+    ("l1,l2,f1\n1,0,0.5\n0,1,1.5\n", ["--labels", "2", "--out", "{file}"],
+     "--out .* is a file, not a directory"),
+    ("l1,l2,f1\n1,0,0.5\n0,1,1.5\n", ["--labels", "2", "--data", "{dir}"],
+     "--data .* is a directory"),
+])
+def test_study_names_the_option_or_column_at_fault_before_working(tmp_path, capsys, contents,
+                                                                  options, message):
+    from pystagedtrees.study.__main__ import main
+
+    csv = tmp_path / "d.csv"
+    csv.write_text(contents)
+    (tmp_path / "afile").write_text("")
+    args = ["multilabel", "--data", str(csv)] + [
+        o.format(file=tmp_path / "afile", dir=tmp_path) for o in options]
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in err
+    assert re.search(message, err), err
+
+
+def test_study_refuses_a_negative_seed(capsys):
+    from pystagedtrees.study.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["multilabel", "--data", "x.csv", "--labels", "3", "--seed", "-5"])
+    assert "--seed: must be at least 0" in capsys.readouterr().err
 
 
 def test_load_multilabel_csv_labels_at_either_end(tmp_path):

@@ -42,7 +42,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (FileNotFoundError, ValueError) as exc:  # bad data or settings: no traceback
+    except (OSError, ValueError) as exc:  # bad files, data or settings: no traceback
         parser.exit(2, f"{parser.prog} {args.study}: error: {exc}\n")
 
 

@@ -105,7 +105,24 @@ def load_multilabel_csv(path, n_labels, labels_at="start"):
         Y, X = data.iloc[:, :n_labels], data.iloc[:, n_labels:]
     else:
         X, Y = data.iloc[:, :-n_labels], data.iloc[:, -n_labels:]
-    return X.astype(float), Y.astype(int)
+    for name, column in Y.items():
+        # read as numbers: a label column holds only 0 and 1
+        numbers_read = pd.to_numeric(column, errors="coerce")
+        bad = ~numbers_read.isin([0, 1])
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            value = column.iloc[row]
+            found = "a missing value" if pd.isna(value) else repr(getattr(value, "item", lambda: value)())
+            where = "first" if labels_at == "start" else "last"
+            raise ValueError(
+                f"label column {name!r} (the {where} {n_labels} columns are labels: `n_labels`) "
+                f"must hold 0 and 1 only; found {found} in data row {row + 1}."
+            )
+    for name, column in X.items():
+        text = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
+        if len(text):
+            raise ValueError(f"feature column {name!r} must be numeric; found {text.iloc[0]!r}.")
+    return X.astype(float), Y.apply(pd.to_numeric).astype(int)
 
 
 def base_learners(n_bins=3):
@@ -557,7 +574,7 @@ def add_arguments(parser):
                         help="random chain orders, also the ensemble size (default: 10)")
     parser.add_argument("--bins", type=_at_least(2), default=3,
                         help="quantile bins per feature for naive Bayes (default: 3)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=_at_least(0), default=0,
                         help="seed of the folds and random orders (default: 0)")
     parser.add_argument("--repeats", type=_at_least(1), default=1,
                         help="fold splits, with seeds --seed, --seed + 1, ...; more than one "
@@ -571,7 +588,18 @@ def add_arguments(parser):
 
 def run(args):
     """Run the study with parsed command-line ``args``; returns the exit status."""
+    if args.data.is_dir():
+        raise ValueError(f"--data {args.data} is a directory, not a CSV file.")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a directory.")
+    n_columns = pd.read_csv(args.data, nrows=0).shape[1]
+    if args.labels >= n_columns:
+        raise ValueError(f"--labels must be less than the {n_columns} columns of {args.data} "
+                         f"(at least one feature); got {args.labels}.")
     X, Y = load_multilabel_csv(args.data, args.labels, args.labels_at)
+    if args.folds > len(X):
+        raise ValueError(f"--folds must be at most the {len(X)} rows of {args.data}; got {args.folds}.")
+    args.out.mkdir(parents=True, exist_ok=True)  # now, not after the work
     print(f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, {Y.shape[1]} labels")
     graph = label_network(Y)
     print("Label network (all rows):")
@@ -584,7 +612,6 @@ def run(args):
     print(f"\n{args.folds}-fold cross-validation, pooled out-of-fold predictions "
           f"(CC-random over {args.orders} orders):")
     print(table.to_string(index=False, float_format="{:.4f}".format))
-    args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "multilabel_scores.csv", index=False)
     written = [args.out / "multilabel_scores.csv"]
     if args.repeats > 1:
