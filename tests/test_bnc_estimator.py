@@ -97,6 +97,21 @@ def test_errors():
         BNClassifier(structure="kdb", k=500).fit(X, y)
 
 
+def test_kdbk_is_at_least_one_and_at_most_the_features():
+    X, y = _data()
+    with pytest.raises(ValueError, match="`kdbk` must be"):
+        BNClassifier(structure="nb", kdbk=0).fit(X, y)
+    one = X[["a"]]
+    capped = BNClassifier(structure="kdb", kdbk=2, k=3, random_state=0).fit(one, y)
+    frame = one.assign(__class__=pd.Categorical.from_codes(
+        np.searchsorted(capped.classes_, y), categories=["0", "1"]))
+    model = bnc.bnc("kdb", "__class__", frame, smooth=1, dag_args=dict(k=3, kdbk=1),
+                    random_state=0)
+    np.testing.assert_allclose(capped.predict_proba(one), bnc.predict(model, frame, prob=True))
+    with pytest.raises(ValueError, match="exceeds the number of features"):
+        bnc.kdb("__class__", frame, k=3, kdbk=2)  # as bnclassify
+
+
 def test_a_feature_without_values_is_named_as_x():
     X, y = _data()
     with pytest.raises(ValueError, match=r"`X` column\(s\) \['b'\] have no observed value"):

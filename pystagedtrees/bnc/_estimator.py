@@ -39,7 +39,9 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     epsilon : float
         Minimum accuracy gain of a greedy step.
     kdbk : int
-        Maximum number of feature parents for "kdb".
+        Maximum number of feature parents for "kdb"; at most the number of
+        features is used (bnclassify's ``kdb`` refuses more, which would
+        break a search over feature subsets).
     search_smooth : float, optional
         Pseudo-count of the CPTs fitted during a greedy search (default
         ``smooth``).
@@ -97,7 +99,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     def _draws(self):
         return resolve_rng(self.random_state)
 
-    def _structure_args(self):
+    def _structure_args(self, n_features):
         smooth = self.smooth if self.search_smooth is None else self.search_smooth
         if self.structure == "tan_cl":
             return dict(score=self.edge_score)
@@ -105,7 +107,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
             args = dict(k=self.k, epsilon=self.epsilon,
                         smooth=check_smoothing(smooth, "search_smooth"))
             if self.structure == "kdb":
-                args["kdbk"] = self.kdbk
+                args["kdbk"] = min(self.kdbk, n_features)
             return args
         return {}
 
@@ -116,7 +118,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         check_choice(self.edge_score, "edge_score", SCORES)
         check_int(self.k, "k", minimum=2)
         check_number(self.epsilon, "epsilon")
-        check_int(self.kdbk, "kdbk", minimum=0)
+        check_int(self.kdbk, "kdbk", minimum=1)
         check_number(self.search_smooth, "search_smooth", allow_none=True)
         check_random_state(self.random_state)
 
@@ -131,7 +133,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         frame[self.class_name_] = pd.Categorical.from_codes(y_codes, categories=levels)
         draws = self._draws()
         structure = learn_structure(self.structure, self.class_name_, frame,
-                                    self._structure_args(), draws)
+                                    self._structure_args(len(self._names)), draws)
         self.model_ = lp(structure, frame, smooth=self.smooth)
         return self
 
