@@ -403,6 +403,20 @@ class StageLabels:
     def __contains__(self, label):
         return self.index(label) >= 0
 
+    def keys_with(self, other):
+        """Integer keys of these labels and of ``other``'s, equal exactly
+        where the labels are (numbers as themselves, names negative)."""
+        code_of = {name: -(j + 1) for j, name in enumerate(self._names)}
+        for name in other._names:
+            code_of.setdefault(name, -(len(code_of) + 1))
+        ours = self._num.copy()  # our names keep their codes
+        theirs = other._num.copy()
+        named = theirs < 0
+        if named.any():
+            recode = np.array([code_of[name] for name in other._names], dtype=np.int64)
+            theirs[named] = recode[-theirs[named] - 1]
+        return ours, theirs
+
     def take(self, ids):
         """Labels of the given ids, in that order."""
         nums = self._num[np.asarray(ids, dtype=np.int64)]

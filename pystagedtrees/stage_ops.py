@@ -363,6 +363,9 @@ def rename_stage(object, var, stage, new):
         )
     model = object.copy()
     model._labels[i] = model._labels[i].replace(sid, new)
+    if new != stage:  # R appends the new name to `prob` and drops the old one
+        others = np.flatnonzero(np.arange(len(model._labels[i])) != sid)
+        model._reindex_stages(i, np.append(others, sid))
     return model
 
 
@@ -482,9 +485,31 @@ def stndnaming(object, uniq=False, prefix=False, ignore=None):
                 strings[s] = f"{model.variables[i]}{num}" if prefix else str(num)
             _refuse_clash(strings, model.variables[i])
             model._labels[i] = StageLabels.from_strings(strings)
+        r_order = _renamed_prob_order(*labels.keys_with(model._labels[i]), renamed)
+        if not np.array_equal(r_order, np.arange(len(labels))):
+            model._reindex_stages(i, r_order)
         if uniq:
             start += len(renamed)
     return model
+
+
+def _renamed_prob_order(old, new, renamed):
+    """Stage ids in the order R's stndnaming leaves ``prob``.
+
+    R assigns ``prob[new] <- prob[old]``, which overwrites in place the names
+    already there and appends the others (in ``renamed`` order), then drops
+    the old names not reused.  ``old``/``new`` are the labels by stage id, as
+    comparable keys (:meth:`StageLabels.keys_with`).
+    """
+    renamed = np.asarray(renamed, dtype=np.int64)
+    new_names = pd.Index(np.asarray(new)[renamed])
+    holder = new_names.get_indexer(old)  # the renamed stage that takes over position p
+    is_renamed = np.zeros(len(old), dtype=bool)
+    is_renamed[renamed] = True
+    kept = np.where(holder >= 0, renamed[np.maximum(holder, 0)],
+                    np.where(is_renamed, -1, np.arange(len(old))))
+    appended = renamed[~new_names.isin(old)]
+    return np.concatenate([kept[kept >= 0], appended])
 
 
 class SevtSummary:

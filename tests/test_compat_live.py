@@ -824,12 +824,20 @@ def test_model_inspection_equals_r(seed):
     for stage in dict.fromkeys(st.stages(a, last)):
         assert _same_frame_text(st.get_path(a, last, stage),
                                 r_call("get_path", r_a, last, stage)), stage
+    with r_context():  # the order of R's prob lists, which the clusterings read
+        r_prob_names = ro.r("function(m) lapply(m$prob, names)")
     for options in ({}, {"uniq": True}, {"uniq": True, "prefix": True}):
-        assert st.stndnaming(b, **options).stages() == \
-            r_call("stndnaming", r_b, **options).stages(), options
+        got, expected = st.stndnaming(b, **options), r_call("stndnaming", r_b, convert_result=False,
+                                                            **options)
+        assert got.stages() == from_r(expected).stages(), options
+        assert {v: list(p) for v, p in got.stage_prob.items()} == {
+            v: np.atleast_1d(p).tolist() for v, p in from_r(r_prob_names(expected)).items()}, options
     renamed = st.stages(a, names[2])[0]
-    assert st.rename_stage(a, names[2], renamed, "new").stages() == \
-        r_call("rename_stage", r_a, names[2], renamed, "new").stages()
+    got, expected = st.rename_stage(a, names[2], renamed, "new"), r_call(
+        "rename_stage", r_a, names[2], renamed, "new", convert_result=False)
+    assert got.stages() == from_r(expected).stages()
+    assert list(got.stage_prob[names[2]]) == \
+        np.atleast_1d(from_r(r_prob_names(expected))[names[2]]).tolist()
     got, expected = st.sevt_simplify(a), r_call("sevt_simplify", r_a)
     assert got.stages() == expected.stages()
     assert float(got.ll) == pytest.approx(float(st.logLik(expected)), rel=1e-12)

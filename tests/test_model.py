@@ -586,3 +586,24 @@ def test_models_learned_with_any_picklable_score_pickle(score):
         assert back.stages() == model.stages()
         assert back.score["f"](back) == pytest.approx(model.score["value"])
         assert float(st.logLik(back)) == float(st.logLik(model))
+
+
+def test_renamings_order_the_probabilities_as_r():
+    # R: rename_stage sets prob[[new]] and drops prob[[stage]], so the stage
+    # moves last; stndnaming assigns prob[new] <- prob[old], overwriting the
+    # names already there in place and appending the others.
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    renamed = st.rename_stage(model, "Survived", "2", "z")
+    order = list(model.stage_prob["Survived"])
+    assert list(renamed.stage_prob["Survived"]) == [s for s in order if s != "2"] + ["z"]
+    assert renamed.stage_prob["Survived"]["z"].equals(model.stage_prob["Survived"]["2"])
+    learned = st.stages_bhc(model)
+    standard = st.stndnaming(learned)
+    for v in learned.variables[1:]:
+        old = list(learned.stage_prob[v])
+        first_seen = [s for s in dict.fromkeys(learned.stages(v)) if s not in learned.name_unobserved]
+        new = [str(j + 1) for j in range(len(first_seen))]
+        expected = [s for s in old if s in new or s not in first_seen] + [s for s in new if s not in old]
+        assert list(standard.stage_prob[v]) == expected, v
+        for before, after in zip(first_seen, new):
+            assert standard.stage_prob[v][after].equals(learned.stage_prob[v][before])
