@@ -44,14 +44,17 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
     """Stage vector and labels of one non-root variable.
 
     ``full`` gives every situation its own stage, labelled by its 1-based
-    position; otherwise all share stage "1".  With ``name_unobserved`` only
-    the ``observed`` situations (sorted indices) get those stages and the
-    others share the stage ``name_unobserved``; if an observed stage already
-    has that name, they join it, as in R.
+    position; otherwise all share stage "1".  With ``observed`` only those
+    situations (sorted indices) get those stages and the others share the
+    stage ``name_unobserved``; if an observed stage already has that name,
+    they join it, as in R.  A ``name_unobserved`` of None is R's
+    ``new_label`` of the unjoined stages: one past the last situation, or "2".
     """
-    if name_unobserved is not None:
+    if observed is not None:
         own = np.arange(len(observed)) if full else np.zeros(len(observed))
         labels = StageLabels.numbered(observed + 1) if full else StageLabels.numbered([1])
+        if name_unobserved is None:
+            name_unobserved = str(n_sit + 1) if full else "2"
         unobserved_id = labels.index(name_unobserved)
         if unobserved_id < 0:
             unobserved_id, labels = len(labels), labels.append(name_unobserved)
@@ -69,8 +72,8 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
 def _structure(tree, full, observed=None, name_unobserved=None):
     """Stage vectors of the saturated (full) or independence model.
 
-    With ``observed`` (the situations data reach, per variable) and
-    ``name_unobserved``, the other situations share the unobserved stage.
+    With ``observed`` (the situations data reach, per variable), the other
+    situations share the unobserved stage ``name_unobserved``.
     """
     root_vector, root_labels = _root_stage()
     stages, labels = [root_vector], [root_labels]
@@ -145,9 +148,9 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
     """``full``/``indep`` after checking their arguments."""
     lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
-    if not isinstance(name_unobserved, str):
+    if name_unobserved is not None and not isinstance(name_unobserved, str):
         raise TypeError(
-            f"`name_unobserved` must be a string; got {name_unobserved!r}."
+            f"`name_unobserved` must be a string or None; got {name_unobserved!r}."
         )
     codes, tree, weights = read_data(data, order)
     _check_tree(tree, "data", None if order is None else "order")
@@ -167,7 +170,8 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
     situations, counts = count_situations(codes, [len(lev) for lev in tree.values()], weights)
     if join_unobserved:
         model = Sevt(tree, *_structure(tree, full, situations, name_unobserved))
-        model.name_unobserved = [name_unobserved]
+        # R records the name given, none for fresh labels (name None)
+        model.name_unobserved = None if name_unobserved is None else [name_unobserved]
     else:
         model = Sevt(tree, *_structure(tree, full))
     model._ctab_sit, model._ctab = situations, counts
@@ -215,7 +219,9 @@ def full(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNO
     join_unobserved : bool, default True
     lambda_ : float, default 0
         Additive smoothing of the stage probabilities.
-    name_unobserved : str, default "UNOBSERVED"
+    name_unobserved : str or None, default "UNOBSERVED"
+        None gives each variable's unobserved stage a fresh number, as
+        :func:`join_unobserved` does with ``name=None``.
 
     Returns
     -------
@@ -337,7 +343,8 @@ def append_from_codes(object, var, levels, codes, weights, join_unobserved):
         unobserved = model.name_unobserved[0] if model.name_unobserved else "UNOBSERVED"
         model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + [unobserved]))
     vector, labels = _variable_stages(
-        var, object.n_situations(position), True, situations[position], unobserved
+        var, object.n_situations(position), True,
+        situations[position] if join_unobserved else None, unobserved
     )
     model._append_variable(var, levels, vector, labels, situations[position], counts[position])
     fit_variable(model, position)

@@ -136,7 +136,9 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
     trace : int, default 0
         Print what is joined when > 0.
     name : str or None, default "UNOBSERVED"
-        Label of the new stage; None picks a fresh numeric label per variable.
+        Label of the new stage; None picks a fresh numeric label per variable
+        (R's ``new_label``), which, as in R, is not added to
+        ``name_unobserved``: learners may join those stages.
     scope : list of str, optional
         Variables to treat (default all but the root).
     lambda_ : float, optional
@@ -164,7 +166,6 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
     trace = check_trace(trace)
     lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
     model = object.copy()
-    names_used = []
     for i in check_scope(model, scope):
         labels = model._labels[i]
         label = name if name is not None else new_label(labels.tolist())
@@ -178,8 +179,8 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
             print(f"{model.variables[i]}: unobserved situations joined in stage {label!r}")
         model._prob = None  # stage ids change: the fit is redone below
         model._install_stages(i, vector, labels)
-        names_used.append(label)
-    model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + names_used))
+    if name is not None:  # as R, which records the name given, none for fresh labels
+        model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + [name]))
     if fit:
         lam = model.lambda_ if lambda_ is None else lambda_
         return sevt_fit(model, lambda_=0.0 if lam is None else lam)

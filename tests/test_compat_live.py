@@ -495,6 +495,28 @@ def test_random_small_frames_equal_r(seed):
 
 @needs_stagedtrees
 @pytest.mark.parametrize("seed", range(4))
+def test_fresh_unobserved_labels_equal_r(seed):
+    # name None: a fresh number per variable, not recorded in name_unobserved,
+    # so the learners may join those stages, as in R
+    rng = np.random.default_rng(70 + seed)
+    data = _small_random_frame(rng)
+    models = {
+        "full": (st.full(data, lambda_=1, name_unobserved=None),
+                 r_call("full", data, lambda_=1, name_unobserved=None, convert_result=False)),
+        "indep": (st.indep(data, lambda_=1, name_unobserved=None),
+                  r_call("indep", data, lambda_=1, name_unobserved=None, convert_result=False)),
+    }
+    unjoined = st.full(data, lambda_=1, join_unobserved=False)
+    models["join_unobserved"] = (st.join_unobserved(unjoined, name=None), r_call(
+        "join_unobserved", to_r(unjoined), name_=None, convert_result=False))
+    for what, (got, expected) in models.items():
+        assert got.name_unobserved is None and from_r(expected).name_unobserved is None, what
+        assert got.stages() == from_r(expected).stages(), what
+        assert st.stages_bhc(got).stages() == r_call("stages_bhc", expected).stages(), what
+
+
+@needs_stagedtrees
+@pytest.mark.parametrize("seed", range(4))
 def test_learners_from_indep_with_missing_values_equal_r(seed):
     # indep's stored fit counts each variable's own values, while a refit
     # counts the tree's complete paths: R's learners score moves and joins

@@ -607,3 +607,22 @@ def test_renamings_order_the_probabilities_as_r():
         assert list(standard.stage_prob[v]) == expected, v
         for before, after in zip(first_seen, new):
             assert standard.stage_prob[v][after].equals(learned.stage_prob[v][before])
+
+
+def test_fresh_unobserved_labels_are_r_new_label_and_not_recorded():
+    table = st.datasets.titanic_table()
+    fresh = st.full(table, lambda_=1, name_unobserved=None)
+    named = st.full(table, lambda_=1)
+    n_situations = 16  # Class x Sex x Age before Survived
+    assert fresh.name_unobserved is None
+    assert fresh.stages("Survived") == [str(n_situations + 1) if s == "UNOBSERVED" else s
+                                        for s in named.stages("Survived")]
+    assert st.join_unobserved(st.full(table, lambda_=1, join_unobserved=False),
+                              name=None).stages() == fresh.stages()
+    assert set(st.indep(table, lambda_=1, name_unobserved=None).stages("Survived")) == {"1", "2"}
+    # nothing to ignore: the learners may join the fresh stages with others
+    def partition(model):
+        return {v: [list(dict.fromkeys(s)).index(x) for x in s] for v, s in model.stages().items()}
+
+    assert partition(st.stages_bhc(fresh)) == partition(st.stages_bhc(named, ignore=False))
+    assert partition(st.stages_bhc(fresh)) != partition(st.stages_bhc(named))
