@@ -194,7 +194,10 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     Returns
     -------
     Sevt
-        With stage probabilities (sample sizes NaN) and no data.
+        With stage probabilities (sample sizes NaN).  A staged tree ``x``
+        keeps its counts, data, ``lambda_`` and ``name_unobserved``, as in
+        R, so ``sevt_fit`` refits with them; its log-likelihood goes (R
+        keeps it, though it no longer holds).
 
     Examples
     --------
@@ -215,9 +218,8 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     source = resolve_rng(seed, rng)
     model = _as_random_base(x)
     model._erase_fit()
-    model._ctab_sit = model._ctab = None
-    model.lambda_ = None
-    model._data_raw = None
+    for field in ("score", "em", "fit_em"):  # they describe the old stages
+        model.__dict__.pop(field, None)
     for i in range(1, len(model.variables)):
         _random_stage_joins(model, i, float(q), source)
     prob = [None] * len(model.variables)

@@ -252,6 +252,25 @@ def test_random_sevt_joins_only_existing_stages():
     assert len(set(st.stages(random_sevt(base, q=1.0, seed=3), "Survived"))) < 16
 
 
+def test_random_sevt_of_a_model_keeps_its_data_as_r():
+    # R's random_sevt.sevt changes only stages and prob
+    table = st.datasets.titanic_table()
+    base = st.stages_bhc(st.full(table, lambda_=0.5))
+    model = random_sevt(base, q=0.5, seed=4)
+    assert model.lambda_ == 0.5 and model.name_unobserved == base.name_unobserved
+    pd.testing.assert_series_equal(model.data_raw, base.data_raw)
+    assert model.ll is None and not hasattr(model, "score")
+    # the counts stay: logLik is that of the data under the random probabilities
+    by_hand = sum(float((model.ctables[v].to_numpy() * np.log(
+        np.vstack([model.stage_prob[v][s].to_numpy() for s in model.stages(v)]))).sum())
+        for v in model.variables[1:]) + float((table.groupby(level="Class").sum().to_numpy() * np.log(
+            model.stage_prob["Class"]["1"].to_numpy())).sum())
+    assert float(st.logLik(model)) == pytest.approx(by_hand, rel=1e-12)
+    refit = st.sevt_fit(model)  # from the kept counts, with the kept lambda
+    assert refit.stages() == model.stages() and refit.lambda_ == 0.5
+    assert float(refit.ll) == pytest.approx(float(st.sevt_fit(model, data=table, lambda_=0.5).ll))
+
+
 def test_random_sevt_custom_rfun_and_bad_q():
     levels = {"A": ["a", "b"], "B": ["x", "y", "z"]}
     model = random_sevt(levels, q=0, rfun=lambda k, rng: np.arange(1, k + 1))
