@@ -137,6 +137,18 @@ def _check_distinct_strings(values, strings, where):
             )
 
 
+def category_strings(categories, column):
+    """Level names of a categorical's categories: each read as in a column of
+    values (a whole float 1.0 as "1", as R's ``factor(c(1, 2))``)."""
+    strings = [
+        str(int(c)) if isinstance(c, (float, np.floating)) and np.isfinite(c)
+        and float(c).is_integer() and abs(c) < 2.0**63 else level_string(c)
+        for c in categories
+    ]
+    _check_distinct_strings(list(categories), strings, f"column {column!r} (its categories)")
+    return strings
+
+
 def _observed_values(col):
     """The non-missing values of a column, as a plain Series."""
     return col[col.notna()]
@@ -209,7 +221,7 @@ def column_levels(col, column=None):
     """
     column = col.name if column is None else column
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return [level_string(c) for c in col.cat.categories]
+        return category_strings(col.cat.categories, column)
     values = _observed_values(col)
     if pd.api.types.is_bool_dtype(col.dtype):
         return [level_string(v) for v in sorted(pd.unique(values.astype(bool)))]
@@ -248,7 +260,7 @@ def _distinct_value_strings(col, column):
     """The level strings of a column's distinct values, and each row's index into
     them (-1 for missing): strings are made once per distinct value."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return [level_string(c) for c in col.cat.categories], col.cat.codes.to_numpy()
+        return category_strings(col.cat.categories, column), col.cat.codes.to_numpy()
     mask = col.notna().to_numpy()
     values = col.to_numpy()[mask]
     index = np.full(len(col), -1, dtype=np.intp)
@@ -287,9 +299,8 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     """
     column = col.name if column is None else column
     levels = [str(lev) for lev in levels]
-    if isinstance(col.dtype, pd.CategoricalDtype) and [
-        level_string(c) for c in col.dtype.categories
-    ] == levels:
+    if isinstance(col.dtype, pd.CategoricalDtype) and category_strings(
+            col.dtype.categories, column) == levels:
         # the Categorical's own codes: no Series built (predict on few rows)
         return col.array.codes.astype(np.int32)
     strings, index = _distinct_value_strings(col, column)

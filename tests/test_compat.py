@@ -266,7 +266,7 @@ def test_r_data_frame_with_row_names_and_missing_values():
 def test_data_frame_errors():
     with pytest.raises(ValueError, match="duplicated index"):
         to_r(pd.DataFrame({"a": ["x", "y"]}, index=[0, 0]))
-    with pytest.raises(ValueError, match="not distinct"):
+    with pytest.raises(ValueError, match="read as the same level"):
         to_r(pd.DataFrame({"a": pd.Categorical([1, "1"], categories=[1, "1"])}))
     with pytest.raises(TypeError, match="non-categorical floats"):
         to_r(pd.DataFrame({"a": [0.5, 1.0]}))

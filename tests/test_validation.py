@@ -119,6 +119,22 @@ def test_object_columns_read_whole_floats_as_in_a_float_column():
                 st.full(bad)
 
 
+def test_categories_read_whole_floats_as_a_float_column_does():
+    # R: factor(c(1, 2)) has levels "1", "2"
+    as_float = pd.DataFrame({"C": list("abab"), "a": [1.0, 2.0, 2.0, 10.0]})
+    as_category = as_float.astype({"a": "category"})
+    with_half = as_float.assign(a=pd.Categorical([1.0, 2.5, 1.0, 1.0]))
+    assert st.full(as_category).tree == st.full(as_float).tree == \
+        {"C": ["a", "b"], "a": ["1", "2", "10"]}
+    assert st.full(with_half).tree["a"] == ["1", "2.5"]
+    model = st.full(as_category, lambda_=1)
+    for event in ({"C": "a", "a": 1.0}, {"C": "a", "a": 1}, {"C": "a", "a": "1"}):
+        assert st.prob(model, pd.DataFrame([event]))[0] == pytest.approx(3 / 6 * 2 / 5)  # lambda 1
+    clash = pd.Categorical.from_codes([0, 1], categories=pd.Index(["1", 1.0], dtype=object))
+    with pytest.raises(ValueError, match=r"column 'a' \(its categories\) has values '1' and 1.0"):
+        st.full(pd.DataFrame({"C": ["a", "b"], "a": clash}))
+
+
 @pytest.mark.parametrize("values", [[[1], [2]], [{"a": 1}, {"a": 2}], [{1}, {2}]])
 def test_unhashable_values_are_refused_naming_the_column(values):
     data = pd.DataFrame({"a": ["x", "y"] * 3, "b": values * 3})

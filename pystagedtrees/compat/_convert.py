@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import check_frame, column_levels, encode_column, level_string
+from pystagedtrees._data import category_strings, check_frame, column_levels, encode_column
 from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.model import LogLik, Sevt
 
@@ -158,12 +158,7 @@ def frame_to_r(df, factors=True):
 
 def _column_to_r(col, name, factors):
     if isinstance(col.dtype, pd.CategoricalDtype):
-        levels = [level_string(c) for c in col.cat.categories]
-        if len(set(levels)) != len(levels):
-            raise ValueError(
-                f"column {name!r}: its categories are not distinct once written as "
-                f"strings ({levels}); R factor levels must be."
-            )
+        levels = category_strings(col.cat.categories, name)  # as the models name them
         return factor_to_r(col.cat.codes.to_numpy(), levels, col.cat.ordered)
     if factors:
         levels = column_levels(col, name)
