@@ -893,3 +893,16 @@ def test_unpickled_params_are_checked():
     tampered = bnc.BNCModel.__new__(bnc.BNCModel)
     with pytest.raises(ValueError, match="params"):
         tampered.__setstate__(state)
+
+
+def test_bsej_orders_parents_as_r_after_removing_a_feature():
+    # recorded from R (bnclassify 0.4.8): set.seed(912); modelstring(bsej("c", d, k = 2,
+    # epsilon = 0)) with d these columns as factors.  bsej joins X4 -> X1, then
+    # X2 -> {X1, X4}, then drops X3; R's node removal rebuilds the arcs by parent
+    # in graph order, so X1's parents read X2, X4, and its CPT has axes in that order.
+    columns = {"c": "bbbabaabbaabababb", "X1": "10101101100001111", "X2": "10101111101001000",
+               "X3": "10101111001001100", "X4": "11001111001101100"}
+    data = pd.DataFrame({k: list(v) for k, v in columns.items()}).astype("category")
+    model = bnc.bsej("c", data, k=2, epsilon=0, rng="R", seed=912)
+    assert bnc.modelstring(model) == "[c] [X2|c] [X4|X2:c] [X1|X2:X4:c]"
+    assert bnc.families(model)["X1"] == ("X1", "X2", "X4", "c")

@@ -38,8 +38,12 @@ class _Dag:
         return _Dag(self.features + (feature,), {**self.parents, feature: tuple(parents)})
 
     def without_feature(self, feature):
+        # bnclassify rebuilds the arcs when it removes a node, grouped by parent
+        # in graph order: each family's parents come out in graph order
         keep = [f for f in self.features if f != feature]
-        return _Dag(keep, {f: [p for p in self.parents[f] if p != feature] for f in keep})
+        rank = {f: i for i, f in enumerate(keep)}
+        return _Dag(keep, {f: sorted((p for p in self.parents[f] if p != feature),
+                                     key=rank.__getitem__) for f in keep})
 
     def ancestors(self, node):
         seen, stack = set(), list(self.parents[node])
