@@ -214,10 +214,18 @@ def test_non_integer_trees(small, trees):
         bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=trees)
 
 
-@pytest.mark.parametrize("bootstrap", [0, -0.1, 1.5, float("nan")])
-def test_bootstrap_outside_unit_interval(small, bootstrap):
-    with pytest.raises(ValueError, match=r"awnb_bootstrap.*\(0, 1\]"):
+@pytest.mark.parametrize("bootstrap", [0, -0.1, float("inf"), float("nan")])
+def test_bootstrap_not_positive(small, bootstrap):
+    with pytest.raises(ValueError, match="`awnb_bootstrap` must be a positive proportion"):
         bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=bootstrap)
+
+
+def test_bootstrap_larger_than_the_data_draws_that_many_rows(small):
+    # bnclassify takes any positive size: trunc(n * size) rows with replacement
+    twice = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=2, awnb_trees=3,
+                   rng="R", seed=4)
+    assert set(twice.weights) == set(bnc.features(twice))
+    assert all(0 <= w <= 1 for w in twice.weights.values())
 
 
 def test_bootstrap_not_a_number(small):

@@ -68,10 +68,13 @@ def check_awnb_args(trees, bootstrap):
     trees = DEFAULT_TREES if trees is None else trees
     bootstrap = DEFAULT_BOOTSTRAP if bootstrap is None else bootstrap
     trees = check_int(trees, "awnb_trees", minimum=1)
+    # bnclassify documents (0, 1] but takes any positive size (drawn with replacement)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Real):
-        raise TypeError(f"`awnb_bootstrap` must be a proportion in (0, 1]; got {bootstrap!r}.")
-    if not 0 < bootstrap <= 1:
-        raise ValueError(f"`awnb_bootstrap` must be a proportion in (0, 1]; got {bootstrap!r}.")
+        raise TypeError(f"`awnb_bootstrap` must be a positive proportion of the rows; got "
+                        f"{bootstrap!r}.")
+    if not (0 < bootstrap and math.isfinite(bootstrap)):
+        raise ValueError(f"`awnb_bootstrap` must be a positive proportion of the rows; got "
+                         f"{bootstrap!r}.")
     return int(trees), float(bootstrap)
 
 
