@@ -494,6 +494,19 @@ def test_random_small_frames_equal_r(seed):
 
 
 @needs_stagedtrees
+def test_an_empty_level_name_crosses_the_bridge():
+    # R cannot index p[""]; the bridge matches level names instead
+    data = pd.DataFrame({"A": pd.Categorical(["", "x", "x", "", "x"], categories=["", "x"]),
+                         "B": pd.Categorical(["p", "q", "", "p", ""], categories=["p", "q", ""])})
+    model = st.full(data, lambda_=1)
+    for back in (from_r(r_call("full", data, lambda_=1, convert_result=False)),
+                 from_r(to_r(model))):
+        for v in model.variables:
+            np.testing.assert_allclose(back._prob[model.variables.index(v)],
+                                       model._prob[model.variables.index(v)], rtol=1e-15)
+
+
+@needs_stagedtrees
 @pytest.mark.parametrize("seed", range(4))
 def test_fresh_unobserved_labels_equal_r(seed):
     # name None: a fresh number per variable, not recorded in name_unobserved,

@@ -73,9 +73,11 @@ list(
       if (is.null(v)) NA_real_ else as.numeric(v)
     }, 0)
     # R reads a stage's probabilities by level name, so order them by name
+    # (with match: indexing by the name "" gives NA)
     named_ok <- vapply(pl, function(p) is.null(names(p)) || setequal(names(p), levels), TRUE)
     mat <- do.call(rbind, lapply(pl, function(p) {
-      if (is.null(names(p)) || !setequal(names(p), levels)) as.numeric(p) else as.numeric(p[levels])
+      if (is.null(names(p)) || !setequal(names(p), levels)) as.numeric(p) else
+        as.numeric(p[match(levels, names(p))])
     }))
     list(labels = names(pl), mat = mat, n = unname(n), named_ok = named_ok)
   },
