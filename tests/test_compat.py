@@ -263,6 +263,20 @@ def test_r_data_frame_with_row_names_and_missing_values():
     assert r_call("rownames", to_r(df)).tolist() == ["u", "v"]
 
 
+def test_plain_columns_send_missing_values_as_na():
+    df = pd.DataFrame({"f": [1.0, np.nan, 2.0], "b": pd.array([True, None, False], dtype="boolean"),
+                       "s": ["a", None, "b"]})
+    robj = to_r(df, factors=False)
+    kinds = r_apply("function(d) c(class(d$f), class(d$b), class(d$s))", robj)
+    assert list(kinds) == ["numeric", "logical", "character"]
+    # R's own is.na/is.nan tell NA from NaN
+    assert list(r_apply("function(d) c(is.na(d$f[2]), is.nan(d$f[2]), is.na(d$b[2]))", robj)) == \
+        [True, False, True]
+    assert list(r_apply("function(d) levels(factor(d$f))", robj)) == ["1", "2"]
+    with pytest.raises(ValueError, match="NUL character"):
+        to_r(pd.DataFrame({"s": ["a\x00b", "c"]}), factors=False)
+
+
 def test_data_frame_errors():
     with pytest.raises(ValueError, match="duplicated index"):
         to_r(pd.DataFrame({"a": ["x", "y"]}, index=[0, 0]))

@@ -58,7 +58,11 @@ def int_vector(values):
 
 def str_vector(values):
     """An R character vector; None and NaN become NA."""
-    return ri.StrSexpVector([ri.NA_Character if _is_missing(v) else str(v) for v in values])
+    strings = [None if _is_missing(v) else str(v) for v in values]
+    bad = next((x for x in strings if x is not None and "\x00" in x), None)
+    if bad is not None:  # R would cut it short there
+        raise ValueError(f"R strings cannot hold a NUL character; got {bad!r}.")
+    return ri.StrSexpVector([ri.NA_Character if x is None else x for x in strings])
 
 
 def bool_vector(values):
@@ -164,12 +168,16 @@ def _column_to_r(col, name, factors):
         levels = column_levels(col, name)
         return factor_to_r(encode_column(col, levels, name), levels)
     values = col.to_numpy()
-    if pd.api.types.is_bool_dtype(col.dtype) and not col.isna().any():
-        return bool_vector(values)
-    if pd.api.types.is_integer_dtype(col.dtype) and not col.isna().any():
+    missing = col.isna().to_numpy()
+    if pd.api.types.is_bool_dtype(col.dtype):  # nullable booleans: NA stays a logical NA
+        return bool_vector(col.astype(object).to_numpy())
+    if pd.api.types.is_integer_dtype(col.dtype) and not missing.any():
         return array_to_r(values.astype(np.int64))
-    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-        return float_vector(col.astype(float).to_numpy())
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        vector = float_vector(col.astype(float).to_numpy())
+        for i in np.flatnonzero(missing):  # a missing value is R's NA, not NaN
+            vector[int(i)] = ri.NA_Real
+        return vector
     return str_vector(values)
 
 
