@@ -618,23 +618,17 @@ def test_random_frames_bnc_wrappers_replay_r(seed):
     expected_cv = r_call("bnclassify::cv", to_r(fitted), data, k=5, dag=False)
     assert bnc.cv(fitted, data, k=5, dag=False, rng="R", seed=r_seed) == \
         pytest.approx(float(np.asarray(expected_cv).ravel()[0]), rel=1e-12)
-    compat.set_seed(r_seed)
-    r_awnb = r_call("bnclassify::lp", r_call("bnclassify::nb", "class", data, convert_result=False),
-                    data, smooth=1, awnb_trees=5, awnb_bootstrap=0.5, convert_result=False)
-    awnb = bnc.lp(bnc.nb("class", data), data, smooth=1, awnb_trees=5, awnb_bootstrap=0.5,
-                  rng="R", seed=r_seed)
-    np.testing.assert_allclose(
-        bnc.predict(awnb, data, prob=True),
-        np.asarray(r_call("predict", r_awnb, data, prob=True), dtype=float), rtol=1e-10)
-    # bnclassify takes a bootstrap size above 1 (more rows, with replacement)
-    compat.set_seed(r_seed)
-    r_twice = r_call("bnclassify::lp", r_call("bnclassify::nb", "class", data, convert_result=False),
-                     data, smooth=1, awnb_trees=3, awnb_bootstrap=2, convert_result=False)
-    twice = bnc.lp(bnc.nb("class", data), data, smooth=1, awnb_trees=3, awnb_bootstrap=2,
-                   rng="R", seed=r_seed)
-    np.testing.assert_allclose(
-        bnc.predict(twice, data, prob=True),
-        np.asarray(r_call("predict", r_twice, data, prob=True), dtype=float), rtol=1e-10)
+    # bnclassify takes a bootstrap size above 1 too (more rows, with replacement)
+    for trees, size in ((5, 0.5), (3, 2)):
+        compat.set_seed(r_seed)
+        r_awnb = r_call("bnclassify::lp",
+                        r_call("bnclassify::nb", "class", data, convert_result=False), data,
+                        smooth=1, awnb_trees=trees, awnb_bootstrap=size, convert_result=False)
+        awnb = bnc.lp(bnc.nb("class", data), data, smooth=1, awnb_trees=trees,
+                      awnb_bootstrap=size, rng="R", seed=r_seed)
+        np.testing.assert_allclose(
+            bnc.predict(awnb, data, prob=True),
+            np.asarray(r_call("predict", r_awnb, data, prob=True), dtype=float), rtol=1e-10)
     # bnc(): the wrapper's draws, then AWNB's bootstrap samples, from one stream
     compat.set_seed(r_seed)
     r_both = r_call("bnclassify::bnc", "tan_hc", "class", data, smooth=1,
