@@ -763,7 +763,7 @@ cdef double TIE_RTOL = 1e-13
 def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                     const int64_t[::1] stage_order, Py_ssize_t n_stages,
                     double lam, double other_ll, double start_score, double df, double penalty,
-                    long max_iter, int64_t[:, ::1] moves, int64_t[:, ::1] rivals):
+                    long max_iter, int64_t[:, ::1] moves):
     """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
 
     Parameters
@@ -781,20 +781,15 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
         a move that changes no count can win the first iteration.
     penalty : per-parameter penalty of the moved models' scores.
     moves : output rows (situation, target stage id, iteration).
-    rivals : room for the moves of an undecided iteration (situation, target).
 
     Each iteration tries, stage by stage and situation by situation, every
     other stage and then a new one, and makes the best strictly improving
     move (the first of equally good ones).  Scores that differ only by
-    rounding count as equal: R decides between them by its own rounding,
-    so when an iteration's best moves (or the best move and staying) are
-    that close, the search stops before it, the moves in ``rivals`` in visit
-    order, for the caller to score them as R does.
+    rounding count as equal.
 
     Returns
     -------
-    (number of moves, df, number of rivals (0: the search ended), the last
-    iteration started)
+    (number of moves, df)
     """
     cdef Py_ssize_t n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
     # every live stage holds a situation, and emptied ids are reused
@@ -802,9 +797,8 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef Py_ssize_t i, a, g, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
     cdef long iteration = 0
     cdef long double ll_v, cand_v
-    cdef double score, best_score, now_score, cand_df, tol, row_total, top
-    cdef bint skip_empty, overflow
-    cdef Py_ssize_t n_near, n_kept, n_rivals = 0, capacity = rivals.shape[0]
+    cdef double score, best_score, now_score, cand_df, tol, row_total
+    cdef bint skip_empty
     import numpy as np
     counts_arr = np.zeros((max_stages, k))
     totals_arr = np.zeros(max_stages)
@@ -842,8 +836,6 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef int64_t[::1] group_start = group_start_arr
     cdef int64_t[::1] group_fill = group_fill_arr
     cdef int64_t[::1] grouped = grouped_arr
-    near_score_arr = np.empty(max(capacity, 1))
-    cdef double[::1] near_score = near_score_arr
     n_order = stage_order.shape[0]
     for j in range(n_order):
         order[j] = stage_order[j]
@@ -871,9 +863,6 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             tol = TIE_RTOL * (1.0 + fabs(now_score))
             best_i = -1
             best_s2 = -1
-            top = now_score  # the best score met, staying included
-            n_near = 0
-            overflow = False
             # the situations grouped by stage in R's visit order (a stable
             # counting sort), instead of one scan of all situations per stage
             for j in range(n_order):
@@ -928,30 +917,10 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                         if sizes[s2] == 0:
                             cand_df = cand_df + (k - 1)
                         score = score_of(other_ll + <double>cand_v, cand_df, penalty)
-                        if score >= top - tol:  # a contender, so far
-                            if n_near < capacity:
-                                rivals[n_near, 0] = i
-                                rivals[n_near, 1] = s2
-                                near_score[n_near] = score
-                                n_near += 1
-                            else:
-                                overflow = True
-                            if score > top:
-                                top = score
                         if score > best_score + tol:
                             best_score = score
                             best_i = i
                             best_s2 = s2
-            if not overflow:
-                n_kept = 0
-                for g in range(n_near):
-                    if near_score[g] >= top - tol:
-                        rivals[n_kept, 0] = rivals[g, 0]
-                        rivals[n_kept, 1] = rivals[g, 1]
-                        n_kept += 1
-                if n_kept + (1 if now_score >= top - tol else 0) >= 2:
-                    n_rivals = n_kept
-                    break
             if best_i < 0:
                 break
             s1 = sit_stage[best_i]
@@ -993,7 +962,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             n_moves += 1
             # R's unique() order: the stages by first situation
             _sort_by_first_situation(order, n_order, sit_stage, n_sit)
-    return n_moves, df, n_rivals, iteration
+    return n_moves, df
 
 
 cdef inline double _row_total(const float64_t[:, ::1] counts, Py_ssize_t i, Py_ssize_t k) noexcept nogil:

@@ -471,63 +471,27 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
     penalty = _penalty(kind, float(model._ctab[0].sum()))
     for i in positions:
         _check_levels(model, i)
-        iterations_left, n_total, now = max_iter, 0, score_fn(model)
-        while iterations_left > 0:
-            ids = free_stage_ids(model, i, ignore)
-            if not ids:
-                break
-            situations, stage, counts = _movable_situations(model, i, ids)
-            local = np.full(len(model._labels[i]), -1, dtype=np.int64)
-            local[ids] = np.arange(len(ids))
-            local_stage = np.ascontiguousarray(local[stage])
-            start_stage = local_stage.copy()
-            moves = np.empty((max(1, min(iterations_left, 10 * len(situations) + 100)), 3),
-                             dtype=np.int64)
-            rivals = np.empty((HC_RIVALS, 2), dtype=np.int64)
-            n_moves, _, n_rivals, last_iteration = move_situations(
-                np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
-                len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), now,
-                float(model.ll.df), penalty, min(iterations_left, len(moves)), moves, rivals,
-            )
-            if n_moves:  # else R keeps the model, stored probabilities included
-                final_stage, local_label = _replay_moves(model, i, ids, start_stage,
-                                                         moves[:n_moves], ignore)
-                _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
-                model.ll = compute_loglik(model)
-                now = score_fn(model)  # R's score of the move it made last
-                n_total += n_moves
-            if not n_rivals:
-                break
-            # an iteration whose best moves differ by rounding: R's arithmetic decides
-            in_use = np.bincount(final_stage if n_moves else start_stage,
-                                 minlength=len(ids) + len(situations) + 1) > 0
-            labels = model._labels[i]
-            newname = new_label([labels[s] for s in model._stages[i].first_appearance()]
-                                + list(ignore))
-            names = local_label if n_moves else [labels[s] for s in ids]
-            best, best_score = None, now
-            for sit, target in rivals[:n_rivals]:
-                candidate = model.copy()
-                _set_situation_labels(candidate, i, situations[[sit]],
-                                      [names[target] if in_use[target] else newname])
-                candidate.ll = compute_loglik(candidate)
-                value = score_fn(candidate)
-                if value > best_score:
-                    best, best_score = candidate, value
-            iterations_left -= last_iteration
-            if best is None:
-                break
-            model.__dict__.update(best.__dict__)
-            now = best_score
-            n_total += 1
+        ids = free_stage_ids(model, i, ignore)
+        if not ids:
+            continue
+        situations, stage, counts = _movable_situations(model, i, ids)
+        local = np.full(len(model._labels[i]), -1, dtype=np.int64)
+        local[ids] = np.arange(len(ids))
+        local_stage = np.ascontiguousarray(local[stage])
+        start_stage = local_stage.copy()
+        moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
+        n_moves, df = move_situations(
+            np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
+            len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), score_fn(model),
+            float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
+        )
+        if n_moves:  # else R keeps the model, stored probabilities included
+            final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
+            _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
+            model.ll = compute_loglik(model)
         if trace > 0:
-            print(f"HC over {model.variables[i]} done after {n_total} moves")
+            print(f"HC over {model.variables[i]} done after {n_moves} moves")
     return model
-
-
-# room for the equally good moves of one stages_hc iteration, which R's
-# rounding decides between; beyond it the first of them is taken
-HC_RIVALS = 64
 
 
 def _unmoved_loglik(model, i, ids):
