@@ -155,11 +155,12 @@ class BNCModel:
         fields = dict(
             class_var=self.class_var, features=self.features,
             families=self.families, levels=self.levels, params=self.params,
-            models=None if self.models is None else [m.copy_structure() for m in self.models],
             learner=self.learner, lp_args=self.lp_args,
             greedy_scores_log=self.greedy_scores_log,
         )
         fields.update(changes)
+        if "models" not in changes and self.models is not None:  # copies of their own
+            fields["models"] = [m.copy_structure() for m in self.models]
         return BNCModel(**fields)
 
     def __repr__(self):
