@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees._counts import situation_level_counts, next_situation_ids
-from pystagedtrees._data import check_frame, encode_frame
+from pystagedtrees._data import category_strings, check_frame, encode_frame
 from pystagedtrees._stagevec import MAX_SITUATIONS
 from pystagedtrees._validation import check_choice
 from pystagedtrees.model import check_sevt, dense_ctables, sevt_method
@@ -101,8 +101,9 @@ def _read_table(table, order, levels, name):
     order = check_order(order, names)
     frame = pd.DataFrame(
         {
+            # levels named as a data frame's column names them (1.0 -> "1", True -> "TRUE")
             v: pd.Categorical.from_codes(
-                index.codes[names.index(v)], [str(x) for x in index.levels[names.index(v)]]
+                index.codes[names.index(v)], category_strings(index.levels[names.index(v)], v)
             )
             for v in order
         }

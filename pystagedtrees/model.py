@@ -61,6 +61,9 @@ class LogLik(float):
         raise AttributeError(
             f"LogLik is immutable: build a new one, LogLik(value, df, nobs), to change {name!r}.")
 
+    def __delattr__(self, name):
+        self.__setattr__(name, None)
+
     def __repr__(self):
         return f"'log Lik.' {float(self):.10g} (df={self.df})"
 
@@ -155,6 +158,11 @@ class Sevt:
     def lambda_(self, value):
         # refits read it: checked as the `lambda_` argument is
         self._lambda = check_smoothing(value, "lambda_", allow_none=True)
+
+    def __setstate__(self, state):
+        if "data_raw" in state:  # pickled before data_raw became a property
+            state["_data_raw"] = state.pop("data_raw")
+        self.__dict__.update(state)
 
     @property
     def data_raw(self):

@@ -196,8 +196,8 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     Sevt
         With stage probabilities (sample sizes NaN).  A staged tree ``x``
         keeps its counts, data, ``lambda_`` and ``name_unobserved``, as in
-        R, so ``sevt_fit`` refits with them; its log-likelihood goes (R
-        keeps it, though it no longer holds).
+        R, so ``sevt_fit`` refits with them; its log-likelihood, ``score``,
+        ``em`` and ``fit_em`` go (R keeps them, though they no longer hold).
 
     Examples
     --------

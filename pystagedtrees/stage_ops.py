@@ -362,8 +362,9 @@ def rename_stage(object, var, stage, new):
             f"`new` {new!r} is already a stage of {var!r}: use join_stages to merge."
         )
     model = object.copy()
+    renamed = new != object._labels[i][sid]
     model._labels[i] = model._labels[i].replace(sid, new)
-    if new != stage:  # R appends the new name to `prob` and drops the old one
+    if renamed:  # R appends the new name to `prob` and drops the old one
         others = np.flatnonzero(np.arange(len(model._labels[i])) != sid)
         model._reindex_stages(i, np.append(others, sid))
     return model

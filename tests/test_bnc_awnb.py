@@ -220,11 +220,22 @@ def test_bootstrap_not_positive(small, bootstrap):
         bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=bootstrap)
 
 
-def test_bootstrap_larger_than_the_data_draws_that_many_rows(small):
+def test_bootstrap_larger_than_the_data_draws_that_many_rows(small, monkeypatch):
     # bnclassify takes any positive size: trunc(n * size) rows with replacement
-    twice = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=2, awnb_trees=3,
+    import pystagedtrees.bnc._awnb as awnb
+
+    drawn = []
+    original = awnb._bootstrap_rows
+
+    def recording(draws, n, size):
+        rows = original(draws, n, size)
+        drawn.append((n, len(rows)))
+        return rows
+
+    monkeypatch.setattr(awnb, "_bootstrap_rows", recording)
+    twice = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=2.5, awnb_trees=3,
                    rng="R", seed=4)
-    assert set(twice.weights) == set(bnc.features(twice))
+    assert drawn == [(len(small), int(len(small) * 2.5))] * 3
     assert all(0 <= w <= 1 for w in twice.weights.values())
 
 

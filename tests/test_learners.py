@@ -294,7 +294,6 @@ def test_hill_climbing_takes_the_first_of_moves_that_tie_up_to_rounding():
     moved = [j for j, (a, b) in enumerate(zip(twelve.stages("X3"), kernel.stages("X3"))) if a != b]
     assert moved == [j for j, (a, b) in enumerate(zip(twelve.stages("X3"), plain.stages("X3")))
                      if a != b]  # the same situation moves, to another stage
-    assert kernel.stages() != plain.stages()
     assert st.BIC(kernel) == pytest.approx(st.BIC(plain), rel=1e-15)
 
 

@@ -570,6 +570,8 @@ def test_derived_models_share_nothing_a_user_can_edit():
     assert renamed.ll == learned.ll
     with pytest.raises(AttributeError, match="immutable"):
         renamed.ll.df = 1
+    with pytest.raises(AttributeError, match="immutable"):
+        del renamed.ll.df
     # a summary holds a copy
     summary = st.summary(learned)
     assert summary.model is not learned and summary.model.stages() == learned.stages()
@@ -593,6 +595,8 @@ def test_renamings_order_the_probabilities_as_r():
     # moves last; stndnaming assigns prob[new] <- prob[old], overwriting the
     # names already there in place and appending the others.
     model = st.full(st.datasets.titanic_table(), lambda_=1)
+    assert list(st.rename_stage(model, "Survived", 2, "2").stage_prob["Survived"]) == \
+        list(model.stage_prob["Survived"])  # no new name: nothing moves
     renamed = st.rename_stage(model, "Survived", "2", "z")
     order = list(model.stage_prob["Survived"])
     assert list(renamed.stage_prob["Survived"]) == [s for s in order if s != "2"] + ["z"]
@@ -626,3 +630,16 @@ def test_fresh_unobserved_labels_are_r_new_label_and_not_recorded():
 
     assert partition(st.stages_bhc(fresh)) == partition(st.stages_bhc(named, ignore=False))
     assert partition(st.stages_bhc(fresh)) != partition(st.stages_bhc(named))
+
+
+def test_models_pickled_before_data_raw_was_a_property_load():
+    import pickle
+
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    state = dict(model.__dict__)
+    state["data_raw"] = state.pop("_data_raw")  # the attribute's old name
+    old = st.Sevt.__new__(st.Sevt)
+    old.__setstate__(state)
+    pd.testing.assert_frame_equal(old.data_raw, model.data_raw)
+    back = pickle.loads(pickle.dumps(model))
+    pd.testing.assert_frame_equal(back.data_raw, model.data_raw)

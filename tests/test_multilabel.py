@@ -506,6 +506,11 @@ def test_chain_keeps_each_label_columns_own_values():
     np.testing.assert_array_equal(predicted[:, 0].astype(int), as_codes[:, 0])
     np.testing.assert_array_equal(predicted[:, 1] == "yes", as_codes[:, 1])
     np.testing.assert_array_equal(predicted[:, 2:].astype(int), as_codes[:, 2:])
+    # numbers of several types stay a numeric array, which scikit-learn's metrics take
+    numeric = pd.DataFrame(Y, columns=list("abcd")).astype({"a": np.uint8, "b": float})
+    chain = BNClassifierChain(LogisticRegression()).fit(X, numeric)
+    assert chain.predict(X).dtype == np.float64
+    assert chain.score(X, numeric) == BNClassifierChain(LogisticRegression()).fit(X, Y).score(X, Y)
     mixed = frame.astype(object)
     mixed.loc[0, "b"] = 1
     with pytest.raises(ValueError, match=r"label column 'b' of `Y` mixes values of types \['int', 'str'\]"):

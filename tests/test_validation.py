@@ -130,6 +130,10 @@ def test_categories_read_whole_floats_as_a_float_column_does():
     model = st.full(as_category, lambda_=1)
     for event in ({"C": "a", "a": 1.0}, {"C": "a", "a": 1}, {"C": "a", "a": "1"}):
         assert st.prob(model, pd.DataFrame([event]))[0] == pytest.approx(3 / 6 * 2 / 5)  # lambda 1
+    # a table of counts names its levels as the frame does
+    table = as_float.assign(b=[True, False, True, True]).groupby(["C", "a", "b"]).size()
+    assert st.full(table).tree == st.full(as_float.assign(b=[True, False, True, True])).tree == \
+        {"C": ["a", "b"], "a": ["1", "2", "10"], "b": ["FALSE", "TRUE"]}
     clash = pd.Categorical.from_codes([0, 1], categories=pd.Index(["1", 1.0], dtype=object))
     with pytest.raises(ValueError, match=r"column 'a' \(its categories\) has values '1' and 1.0"):
         st.full(pd.DataFrame({"C": ["a", "b"], "a": clash}))

@@ -225,7 +225,7 @@ def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=N
     trees : int, optional
         Number of bootstrap samples and trees (default 10).
     bootstrap : float, optional
-        Sample size as a proportion of the rows, in (0, 1] (default 0.5):
+        Sample size as a proportion of the rows, any positive number (default 0.5):
         ``trunc(n_rows * bootstrap)`` rows drawn with replacement.
     features : sequence of str, optional
         The predictors, in the order ties between them are broken (default:

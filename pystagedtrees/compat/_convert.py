@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 _NA_INTEGER = np.iinfo(np.int32).min  # R's NA_integer_
+_NA_REAL_BITS = np.uint64(0x7FF00000000007A2)  # R's NA_real_: a NaN whose low word is 1954
 
 
 # -- Python -> R primitives ---------------------------------------------------
@@ -174,10 +175,9 @@ def _column_to_r(col, name, factors):
     if pd.api.types.is_integer_dtype(col.dtype) and not missing.any():
         return array_to_r(values.astype(np.int64))
     if pd.api.types.is_numeric_dtype(col.dtype):
-        vector = float_vector(col.astype(float).to_numpy())
-        for i in np.flatnonzero(missing):  # a missing value is R's NA, not NaN
-            vector[int(i)] = ri.NA_Real
-        return vector
+        numbers = col.astype(float).to_numpy(copy=True)
+        numbers.view(np.uint64)[missing] = _NA_REAL_BITS  # a missing value is R's NA, not NaN
+        return float_vector(numbers)
     return str_vector(values)
 
 

@@ -340,7 +340,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, accept_sparse=True)
         codes = self.chain_.predict(X).astype(np.int64)
         kinds = {values.dtype.kind for values in self.classes_}
-        out = np.empty(codes.shape, dtype=np.result_type(*self.classes_) if len(kinds) == 1 else object)
+        # one kind, or numbers of several: a plain array (sklearn's metrics need it)
+        plain = len(kinds) == 1 or kinds <= set("iuf")
+        out = np.empty(codes.shape, dtype=np.result_type(*self.classes_) if plain else object)
         for j, values in enumerate(self.classes_):
             out[:, j] = values[codes[:, j]]
         return out
