@@ -503,6 +503,8 @@ def _renamed_prob_order(old, new, renamed):
     comparable keys (:meth:`StageLabels.keys_with`).
     """
     renamed = np.asarray(renamed, dtype=np.int64)
+    if not len(renamed):  # every stage ignored: R assigns nothing
+        return np.arange(len(old))
     new_names = pd.Index(np.asarray(new)[renamed])
     holder = new_names.get_indexer(old)  # the renamed stage that takes over position p
     is_renamed = np.zeros(len(old), dtype=bool)

@@ -643,3 +643,15 @@ def test_models_pickled_before_data_raw_was_a_property_load():
     pd.testing.assert_frame_equal(old.data_raw, model.data_raw)
     back = pickle.loads(pickle.dumps(model))
     pd.testing.assert_frame_equal(back.data_raw, model.data_raw)
+
+
+def test_stndnaming_with_every_stage_of_a_variable_ignored_renames_nothing_there():
+    # as R: stndnaming(indep(d), ignore = "1") leaves B's only stage as it is
+    data = pd.DataFrame({"A": list("xyxy"), "B": list("pqqp")}).astype("category")
+    model = st.indep(data, lambda_=1)
+    assert st.stndnaming(model, ignore=["1"]).stages() == model.stages()
+    holes = pd.DataFrame({"A": pd.Categorical([None] * 4, categories=["x", "y"]),
+                          "B": pd.Categorical(list("pqqp")), "C": pd.Categorical(list("uvuv"))})
+    full = st.full(holes, lambda_=1)  # every stage of B and C unobserved
+    assert st.stndnaming(full).stages() == full.stages()
+    assert st.compare_stages(full, full, method="naive")
