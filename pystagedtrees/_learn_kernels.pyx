@@ -754,6 +754,75 @@ cdef inline long double stage_term(const double* counts, double total, double la
     return acc
 
 
+# room for the moves of one stages_hc iteration that tie up to rounding;
+# beyond it the first of them is made
+DEF HC_RIVALS = 64
+
+
+cdef inline double _count_term(double p, double count) noexcept nogil:
+    """R's term of one table cell (``log(p) * n`` where ``p > 0``); NaN with
+    a count is -inf, as the whole log-likelihood then is."""
+    if isnan(p):
+        return -INFINITY if count > 0 else 0.0
+    if p > 0:
+        return log(p) * count
+    return 0.0
+
+
+cdef double _r_move_score(const float64_t[:, ::1] row_counts, const int64_t[::1] row_sit,
+                          const double[:, ::1] fixed_terms, const float64_t[::1] var_lls,
+                          Py_ssize_t var_pos, const int64_t[::1] sit_stage, Py_ssize_t moved,
+                          Py_ssize_t target, double lam, double df, double penalty,
+                          double[:, ::1] prob, double[:, ::1] logp, int64_t[::1] stamp,
+                          int64_t call) noexcept nogil:
+    """The score R gives the model with situation ``moved`` in stage ``target``
+    (-1: as it is): the movable stages refitted from the table rows in order,
+    the variable's log-likelihood summed level by level over the rows, then
+    the variables' in order (as :func:`variable_loglik` and :func:`rsum`)."""
+    cdef Py_ssize_t m = row_counts.shape[0], k = row_counts.shape[1], r, a, i, s
+    cdef long double acc = 0.0
+    cdef double denom, term
+    for r in range(m):
+        i = row_sit[r]
+        if i < 0:
+            continue
+        s = target if i == moved else sit_stage[i]
+        if stamp[s] != 2 * call:
+            stamp[s] = 2 * call
+            for a in range(k):
+                prob[s, a] = 0.0
+        for a in range(k):
+            prob[s, a] += row_counts[r, a]
+    for r in range(m):
+        i = row_sit[r]
+        if i < 0:
+            continue
+        s = target if i == moved else sit_stage[i]
+        if stamp[s] == 2 * call:
+            stamp[s] = 2 * call + 1
+            denom = 0.0
+            for a in range(k):
+                prob[s, a] = prob[s, a] + lam
+                denom = denom + prob[s, a]
+            for a in range(k):
+                prob[s, a] = prob[s, a] / denom
+                logp[s, a] = log(prob[s, a]) if prob[s, a] > 0 else 0.0
+    for a in range(k):
+        for r in range(m):
+            i = row_sit[r]
+            if i < 0:
+                acc += fixed_terms[r, a]
+            else:
+                s = target if i == moved else sit_stage[i]
+                if prob[s, a] > 0:
+                    term = logp[s, a] * row_counts[r, a]
+                    acc += term
+    cdef long double total = 0.0
+    for i in range(var_lls.shape[0]):
+        total += <double>acc if i == var_pos else var_lls[i]
+    return score_of(<double>total, df, penalty)
+
+
 # Scores within this relative distance are ties in stages_hc: above the
 # rounding of R's recomputed scores (~1e-15 of the score), below the gains
 # of real moves (R makes a move gaining 1e-12 of a score of 6e7)
@@ -763,7 +832,9 @@ cdef double TIE_RTOL = 1e-13
 def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                     const int64_t[::1] stage_order, Py_ssize_t n_stages,
                     double lam, double other_ll, double start_score, double df, double penalty,
-                    long max_iter, int64_t[:, ::1] moves):
+                    long max_iter, int64_t[:, ::1] moves, const float64_t[:, ::1] row_counts,
+                    const int64_t[::1] row_sit, const float64_t[:, ::1] row_prob,
+                    const float64_t[::1] var_lls, Py_ssize_t var_pos):
     """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
 
     Parameters
@@ -781,11 +852,17 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
         a move that changes no count can win the first iteration.
     penalty : per-parameter penalty of the moved models' scores.
     moves : output rows (situation, target stage id, iteration).
+    row_counts, row_sit, row_prob, var_lls, var_pos : R's arithmetic, for
+        ties: the variable's table rows in order, each row's movable
+        situation (or -1, and then its probabilities in ``row_prob``), and
+        every variable's log-likelihood (this one's at ``var_pos``).
 
     Each iteration tries, stage by stage and situation by situation, every
     other stage and then a new one, and makes the best strictly improving
-    move (the first of equally good ones).  Scores that differ only by
-    rounding count as equal.
+    move.  When the best moves (or the best and staying) differ only by
+    rounding, R's choice rests on its own rounding: they are rescored as R
+    scores a move (refit, per-variable sums in table order, then their
+    sum) and the first strictly best in R's visit order is made.
 
     Returns
     -------
@@ -797,8 +874,10 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef Py_ssize_t i, a, g, s1, s2, j, jj, n_moves = 0, best_i, best_s2, new_stage, n_order
     cdef long iteration = 0
     cdef long double ll_v, cand_v
-    cdef double score, best_score, now_score, cand_df, tol, row_total
-    cdef bint skip_empty
+    cdef double score, best_score, now_score, cand_df, tol, row_total, top, exact, best_exact
+    cdef bint skip_empty, overflow
+    cdef Py_ssize_t n_near, n_kept, capacity = HC_RIVALS
+    cdef int64_t call = 0
     import numpy as np
     counts_arr = np.zeros((max_stages, k))
     totals_arr = np.zeros(max_stages)
@@ -836,6 +915,23 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
     cdef int64_t[::1] group_start = group_start_arr
     cdef int64_t[::1] group_fill = group_fill_arr
     cdef int64_t[::1] grouped = grouped_arr
+    near_arr = np.empty((capacity, 2), dtype=np.int64)
+    near_score_arr = np.empty(capacity)
+    cdef int64_t[:, ::1] near = near_arr
+    cdef double[::1] near_score = near_score_arr
+    # R's scoring of tied moves: fixed rows' terms, and scratch by stage id
+    fixed_arr = np.zeros((row_counts.shape[0], k))
+    cdef double[:, ::1] fixed_terms = fixed_arr
+    exact_prob_arr = np.zeros((max_stages, k))
+    exact_log_arr = np.zeros((max_stages, k))
+    stamp_arr = np.full(max_stages, -1, dtype=np.int64)
+    cdef double[:, ::1] exact_prob = exact_prob_arr
+    cdef double[:, ::1] exact_log = exact_log_arr
+    cdef int64_t[::1] stamp = stamp_arr
+    for i in range(row_counts.shape[0]):
+        if row_sit[i] < 0:
+            for a in range(k):
+                fixed_terms[i, a] = _count_term(row_prob[i, a], row_counts[i, a])
     n_order = stage_order.shape[0]
     for j in range(n_order):
         order[j] = stage_order[j]
@@ -863,6 +959,9 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
             tol = TIE_RTOL * (1.0 + fabs(now_score))
             best_i = -1
             best_s2 = -1
+            top = now_score  # the best score met, staying included
+            n_near = 0
+            overflow = False
             # the situations grouped by stage in R's visit order (a stable
             # counting sort), instead of one scan of all situations per stage
             for j in range(n_order):
@@ -917,10 +1016,54 @@ def move_situations(const float64_t[:, ::1] sit_counts, int64_t[::1] sit_stage,
                         if sizes[s2] == 0:
                             cand_df = cand_df + (k - 1)
                         score = score_of(other_ll + <double>cand_v, cand_df, penalty)
+                        if score >= top - tol:  # a contender, so far
+                            if n_near < capacity:
+                                near[n_near, 0] = i
+                                near[n_near, 1] = s2
+                                near_score[n_near] = score
+                                n_near += 1
+                            else:
+                                overflow = True
+                            if score > top:
+                                top = score
                         if score > best_score + tol:
                             best_score = score
                             best_i = i
                             best_s2 = s2
+            n_kept = 0
+            if not overflow:
+                for g in range(n_near):
+                    if near_score[g] >= top - tol:
+                        near[n_kept, 0] = near[g, 0]
+                        near[n_kept, 1] = near[g, 1]
+                        n_kept += 1
+            if n_kept + (1 if now_score >= top - tol else 0) >= 2:
+                # R's own scores decide, first strictly best in its visit order
+                if n_moves == 0:
+                    best_exact = start_score
+                else:
+                    call += 1
+                    best_exact = _r_move_score(row_counts, row_sit, fixed_terms, var_lls, var_pos,
+                                               sit_stage, -1, -1, lam, df, penalty,
+                                               exact_prob, exact_log, stamp, call)
+                best_i = -1
+                for g in range(n_kept):
+                    i = near[g, 0]
+                    s2 = near[g, 1]
+                    cand_df = df
+                    if sizes[sit_stage[i]] == 1:
+                        cand_df = cand_df - (k - 1)
+                    if sizes[s2] == 0:
+                        cand_df = cand_df + (k - 1)
+                    call += 1
+                    exact = _r_move_score(row_counts, row_sit, fixed_terms, var_lls, var_pos,
+                                          sit_stage, i, s2, lam, cand_df, penalty,
+                                          exact_prob, exact_log, stamp, call)
+                    if exact > best_exact:
+                        best_exact = exact
+                        best_i = i
+                        best_s2 = s2
+                best_score = best_exact
             if best_i < 0:
                 break
             s1 = sit_stage[best_i]

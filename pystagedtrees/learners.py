@@ -484,6 +484,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
             len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), score_fn(model),
             float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
+            *_r_scoring_parts(model, i, situations), i,
         )
         if n_moves:  # else R keeps the model, stored probabilities included
             final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
@@ -492,6 +493,22 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         if trace > 0:
             print(f"HC over {model.variables[i]} done after {n_moves} moves")
     return model
+
+
+def _r_scoring_parts(model, i, situations):
+    """What the hill-climbing kernel needs to score a move as R does: the
+    table rows of variable ``i`` in order, each row's index among the movable
+    ``situations`` (-1 if fixed) and its refitted probabilities, and the
+    log-likelihood of every variable."""
+    rows = model._ctab_sit[i]
+    at = np.minimum(np.searchsorted(situations, rows), max(len(situations) - 1, 0))
+    movable = (len(situations) > 0) & (situations[at] == rows) if len(situations) else \
+        np.zeros(len(rows), dtype=bool)
+    prob, _ = refitted_stage_prob(model, i)
+    return (np.ascontiguousarray(model._ctab[i], dtype=np.float64),
+            np.where(movable, at, -1).astype(np.int64),
+            np.ascontiguousarray(prob[model._stages[i].lookup(rows)], dtype=np.float64),
+            np.array([variable_loglik_of(model, j) for j in range(len(model.variables))]))
 
 
 def _unmoved_loglik(model, i, ids):

@@ -581,6 +581,19 @@ def test_hill_climbing_names_new_stages_as_r_with_a_repeated_ignore(seed):
     assert got.stages() == r_call("stages_hc", r_start, ignore=ignore).stages()
 
 
+@needs_stagedtrees
+def test_hill_climbing_breaks_a_rounding_tie_as_r():
+    from test_learners import NEAR_TIE
+
+    data = pd.DataFrame({v: pd.Categorical.from_codes([int(c) for c in codes],
+                                                      [f"l{a}" for a in range(int(max(codes)) + 1)])
+                         for v, codes in NEAR_TIE.items()})
+    start = st.full(data, lambda_=1)
+    for max_iter in (13, 100):
+        expected = r_call("stages_hc", to_r(start), scope="X3", max_iter=max_iter)
+        assert st.stages_hc(start, scope=["X3"], max_iter=max_iter).stages() == expected.stages()
+
+
 @needs_bnclassify
 @pytest.mark.parametrize("seed", range(3))
 def test_random_frames_bnc_wrappers_replay_r(seed):

@@ -262,8 +262,10 @@ def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_n
     kernel = st.stages_hc(start, ignore=ignore)
     plain = st.stages_hc(start, ignore=ignore, score=lambda m: -st.BIC(m))
     if kernel.stages() != plain.stages():
-        # a gain of rounding noise: the kernel takes it for a tie (no move, as R
-        # may round either way), the literal loop may move; the scores must tie
+        # moving a situation without counts gains rounding noise at most: the
+        # kernel skips such moves, the literal loop may make one; the scores
+        # must tie (ties between moves with counts are settled with R's
+        # arithmetic, see the NEAR_TIE test)
         assert st.BIC(kernel) == pytest.approx(st.BIC(plain), rel=1e-13, abs=1e-13)
         return
     assert kernel.stages() == plain.stages()
@@ -275,26 +277,24 @@ def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_n
 
 
 # A frame (found by a fuzz against R) where, at the 13th move on X3, two moves
-# of one situation score alike up to the last bit: R's rounding picks the
-# second, the kernel the first (documented in README).
+# of one situation score alike up to the last bit: R's rounding picks the second.
 NEAR_TIE = {"X0": "20011202211120102010120121112101000201100120202121111110001212110011102020212120",
             "X1": "10011212101000012201020202012220221212012000220220200020200020210020221111102021",
             "X2": "00000101000001011111110110101111011101000101011011000101100010001000111111101100",
             "X3": "22313102013030230031011132332033021131312033203222221103011302013133330110221030"}
 
 
-def test_hill_climbing_takes_the_first_of_moves_that_tie_up_to_rounding():
+def test_hill_climbing_settles_rounding_ties_with_r_arithmetic():
     data = pd.DataFrame({v: pd.Categorical.from_codes([int(c) for c in codes],
                                                       [f"l{a}" for a in range(int(max(codes)) + 1)])
                          for v, codes in NEAR_TIE.items()})
     start = st.full(data, lambda_=1)
-    kernel = st.stages_hc(start, scope=["X3"], max_iter=13)
-    plain = st.stages_hc(start, scope=["X3"], max_iter=13, score=lambda m: -st.BIC(m))
-    twelve = st.stages_hc(start, scope=["X3"], max_iter=12)
-    moved = [j for j, (a, b) in enumerate(zip(twelve.stages("X3"), kernel.stages("X3"))) if a != b]
-    assert moved == [j for j, (a, b) in enumerate(zip(twelve.stages("X3"), plain.stages("X3")))
-                     if a != b]  # the same situation moves, to another stage
-    assert st.BIC(kernel) == pytest.approx(st.BIC(plain), rel=1e-15)
+    for max_iter in (13, None):
+        # the literal loop refits and rescores every move, as R
+        kernel = st.stages_hc(start, scope=["X3"], max_iter=max_iter)
+        plain = st.stages_hc(start, scope=["X3"], max_iter=max_iter, score=lambda m: -st.BIC(m))
+        assert kernel.stages() == plain.stages()
+        assert float(kernel.ll) == float(plain.ll)
 
 
 @settings(max_examples=15, deadline=None)
