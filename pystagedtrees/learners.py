@@ -480,11 +480,12 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         local_stage = np.ascontiguousarray(local[stage])
         start_stage = local_stage.copy()
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
+        unmoved_ll, *r_parts = _scoring_parts(model, i, situations)
         n_moves, df = move_situations(
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
-            len(ids), model.lambda_ or 0.0, _unmoved_loglik(model, i, ids), score_fn(model),
+            len(ids), model.lambda_ or 0.0, unmoved_ll, score_fn(model),
             float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
-            *_r_scoring_parts(model, i, situations), i,
+            *r_parts, i,
         )
         if n_moves:  # else R keeps the model, stored probabilities included
             final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
@@ -495,35 +496,30 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
     return model
 
 
-def _r_scoring_parts(model, i, situations):
-    """What the hill-climbing kernel needs to score a move as R does: the
-    table rows of variable ``i`` in order, each row's index among the movable
-    ``situations`` (-1 if fixed) and its refitted probabilities, and the
-    log-likelihood of every variable."""
+def _scoring_parts(model, i, situations):
+    """What the hill-climbing kernel scores moves of ``situations`` (the
+    movable ones of variable ``i``) with, as R scores a move.
+
+    Returns the log-likelihood no such move changes (the other variables
+    with their stored probabilities, and the other stages of ``i``
+    refitted; not the stored log-likelihood, which ``indep`` computes from
+    each variable's own non-missing values), then, for R's arithmetic on
+    ties: the table rows of ``i`` in order, each row's index among
+    ``situations`` (-1 if fixed), each row's refitted probabilities, and
+    every variable's log-likelihood.
+    """
     rows = model._ctab_sit[i]
-    at = np.minimum(np.searchsorted(situations, rows), max(len(situations) - 1, 0))
-    movable = (len(situations) > 0) & (situations[at] == rows) if len(situations) else \
-        np.zeros(len(rows), dtype=bool)
+    at = np.searchsorted(situations, rows)
+    movable = at < len(situations)
+    movable[movable] = situations[at[movable]] == rows[movable]
     prob, _ = refitted_stage_prob(model, i)
-    return (np.ascontiguousarray(model._ctab[i], dtype=np.float64),
-            np.where(movable, at, -1).astype(np.int64),
-            np.ascontiguousarray(prob[model._stages[i].lookup(rows)], dtype=np.float64),
-            np.array([variable_loglik_of(model, j) for j in range(len(model.variables))]))
-
-
-def _unmoved_loglik(model, i, ids):
-    """Log-likelihood of what moving situations of variable ``i`` among the
-    stages ``ids`` leaves unchanged, as R scores a move: the tree's tables
-    of the other variables with their stored probabilities, and of the
-    other stages of ``i`` refitted.  (Not the stored log-likelihood, which
-    ``indep`` computes from each variable's own non-missing values.)"""
-    prob, _ = refitted_stage_prob(model, i)
-    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
-    fixed = ~np.isin(stage_of_row, ids)
-    fixed_ll = variable_loglik(np.ascontiguousarray(model._ctab[i][fixed]),
-                               np.ascontiguousarray(prob[stage_of_row[fixed]]))
-    others = [variable_loglik_of(model, j) for j in range(len(model.variables)) if j != i]
-    return float(sum(others)) + fixed_ll
+    counts = np.ascontiguousarray(model._ctab[i], dtype=np.float64)
+    row_prob = np.ascontiguousarray(prob[model._stages[i].lookup(rows)], dtype=np.float64)
+    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
+    fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
+                               np.ascontiguousarray(row_prob[~movable]))
+    unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll
+    return unmoved, counts, np.where(movable, at, -1).astype(np.int64), row_prob, var_lls
 
 
 def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
