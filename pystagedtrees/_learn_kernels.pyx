@@ -73,6 +73,16 @@ cdef inline void join_stats(const double* p1, double n1, const double* p2, doubl
     gain[0] = rsum_positive_terms(c1, new_p, k)
 
 
+cdef inline double _count_term(double p, double count) noexcept nogil:
+    """R's term of one table cell (``log(p) * n`` where ``p > 0``); NaN with
+    a count is -inf, as the whole log-likelihood then is."""
+    if isnan(p):
+        return -INFINITY if count > 0 else 0.0
+    if p > 0:
+        return log(p) * count
+    return 0.0
+
+
 def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob):
     """R's per-variable log-likelihood: long-double sum, column by column.
 
@@ -81,21 +91,10 @@ def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob
     """
     cdef Py_ssize_t r, a, m = counts.shape[0], k = counts.shape[1]
     cdef long double acc = 0.0
-    cdef double term
-    cdef bint undefined = False
-    with nogil:
-        for r in range(m):
-            for a in range(k):
-                if isnan(prob[r, a]) and counts[r, a] > 0:
-                    undefined = True
-    if undefined:
-        return -INFINITY
     with nogil:
         for a in range(k):
             for r in range(m):
-                if prob[r, a] > 0:
-                    term = log(prob[r, a]) * counts[r, a]
-                    acc += term
+                acc += _count_term(prob[r, a], counts[r, a])
     return <double>acc
 
 
@@ -757,16 +756,6 @@ cdef inline long double stage_term(const double* counts, double total, double la
 # room for the moves of one stages_hc iteration that tie up to rounding;
 # beyond it the first of them is made
 DEF HC_RIVALS = 64
-
-
-cdef inline double _count_term(double p, double count) noexcept nogil:
-    """R's term of one table cell (``log(p) * n`` where ``p > 0``); NaN with
-    a count is -inf, as the whole log-likelihood then is."""
-    if isnan(p):
-        return -INFINITY if count > 0 else 0.0
-    if p > 0:
-        return log(p) * count
-    return 0.0
 
 
 cdef double _r_move_score(const float64_t[:, ::1] row_counts, const int64_t[::1] row_sit,
