@@ -103,8 +103,16 @@ def logLik(object):
     return compute_loglik(object)
 
 
-def _information_criterion(name, models, penalty):
+def _information_criterion(name, models, penalty, names):
     """``-2 ll + penalty(ll) df`` of one model, or R's table of several."""
+    if names is not None:
+        if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
+            raise TypeError(f"names must be a sequence of row labels, one per model, "
+                            f"not {type(names).__name__}")
+        if len(models) == 1 or len(names) != len(models):
+            raise ValueError(f"names must give one row label per model: {len(models)} "
+                             f"model(s), {len(names)} name(s); a single model gives a "
+                             f"number, not a table")
     scores = []
     for model in models:
         ll = logLik(model)
@@ -115,16 +123,19 @@ def _information_criterion(name, models, penalty):
     if len({ll.nobs for ll, _ in scores}) > 1:
         warnings.warn("models are not all fitted to the same number of observations",
                       stacklevel=3)
-    return pd.DataFrame({"df": [ll.df for ll, _ in scores], name: [v for _, v in scores]})
+    return pd.DataFrame({"df": [ll.df for ll, _ in scores], name: [v for _, v in scores]},
+                        index=None if names is None else list(names))
 
 
 @sevt_method
-def AIC(object, *others, k=2):
+def AIC(object, *others, k=2, names=None):
     """Akaike information criterion, ``-2 ll + k df``.
 
     With several models, as R's ``AIC(m1, m2, ...)``: a DataFrame with
     columns ``df`` and ``AIC``, one row per model in argument order (and a
-    warning if their numbers of observations differ).
+    warning if their numbers of observations differ).  R labels the rows
+    with the calls' expressions (``m1``, ``m2``), which Python cannot see:
+    the rows are numbered from 0 unless ``names`` gives one label per model.
 
     Examples
     --------
@@ -132,18 +143,21 @@ def AIC(object, *others, k=2):
     >>> model = st.indep(st.datasets.titanic_table())
     >>> round(st.AIC(model), 4) == round(-2 * float(st.logLik(model)) + 2 * 7, 4)
     True
-    >>> st.AIC(model, st.full(st.datasets.titanic_table())).df.tolist()
-    [7, 30]
+    >>> st.AIC(model, st.full(st.datasets.titanic_table()), names=["indep", "full"]).df
+    indep     7
+    full     30
+    Name: df, dtype: int64
     """
     k = check_number(k, "k")
-    return _information_criterion("AIC", (object, *others), lambda ll: k)
+    return _information_criterion("AIC", (object, *others), lambda ll: k, names)
 
 
 @sevt_method
-def BIC(object, *others):
+def BIC(object, *others, names=None):
     """Bayesian information criterion, ``-2 ll + log(nobs) df``.
 
-    With several models, a DataFrame as :func:`AIC` gives.
+    With several models, a DataFrame as :func:`AIC` gives (``names`` labels
+    its rows).
 
     Examples
     --------
@@ -151,4 +165,5 @@ def BIC(object, *others):
     >>> round(st.BIC(st.full(st.datasets.titanic_table())), 5)
     10533.93425
     """
-    return _information_criterion("BIC", (object, *others), lambda ll: float(np.log(ll.nobs)))
+    return _information_criterion("BIC", (object, *others), lambda ll: float(np.log(ll.nobs)),
+                                  names)

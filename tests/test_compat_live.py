@@ -999,6 +999,11 @@ def test_aic_and_bic_of_several_models_are_r_tables():
                           (st.BIC(*models[:2]), r_call("BIC", *r_models[:2]))):
         assert list(got.columns) == list(expected.columns)
         np.testing.assert_allclose(got.to_numpy(float), expected.to_numpy(float), rtol=1e-12)
+    # R names the rows after the calls' expressions: Python's names= stands for them
+    with r_context():
+        r_table = ro.r("function(m1, m2) AIC(m1, m2)")(*r_models[:2])
+    assert st.AIC(*models[:2], names=["m1", "m2"]).index.tolist() == list(
+        ro.r["rownames"](r_table))
     assert st.AIC(models[0], k=3.5) == pytest.approx(float(np.ravel(r_call("AIC", r_models[0],
                                                                          k=3.5))[0]))
     smaller = st.full(st.datasets.titanic().iloc[:500], lambda_=1)

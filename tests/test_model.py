@@ -479,6 +479,22 @@ def test_criteria_of_several_models_list_each_models_value():
         st.BIC(models[0], "m2")
 
 
+def test_criteria_tables_take_row_labels_for_the_calls_r_would_name():
+    table = st.datasets.titanic_table()
+    models = [st.indep(table), st.full(table, lambda_=1)]
+    for criterion in (st.AIC, st.BIC):
+        labelled = criterion(*models, names=("m1", "m2"))
+        assert labelled.index.tolist() == ["m1", "m2"]
+        pd.testing.assert_frame_equal(labelled.reset_index(drop=True), criterion(*models))
+        assert models[0].AIC(models[1], names=["a", "b"]).index.tolist() == ["a", "b"]
+        with pytest.raises(ValueError, match="`?names`? must give one row label per model"):
+            criterion(*models, names=["m1"])
+        with pytest.raises(ValueError, match="names"):
+            criterion(models[0], names=["m1"])
+        with pytest.raises(TypeError, match="names"):
+            criterion(*models, names="m1")
+
+
 def test_counts_whose_total_overflows_give_r_result_not_a_crash():
     # R (full(t, lambda = 0) on this table): logLik -Inf with df 7, NaN probabilities
     table = pd.Series(np.full(8, 1e308), index=pd.MultiIndex.from_product(
