@@ -242,6 +242,11 @@ class Sevt:
         With ``only``, a variable's position, only that variable's arrays
         are copied and the others shared: enough for changing its stages.
         """
+        only = check_int(only, "only", allow_none=True)
+        if only is not None and only >= len(self._vars):
+            raise ValueError(f"`only` must be a variable's position, below {len(self._vars)}; "
+                             f"got {only}.")
+
         def copied(j, a):
             return a if (only is not None and j != only) or a is None else a.copy()
 

@@ -9,6 +9,7 @@ simulation can be reproduced number for number; passing an
 like successive calls in one R session.
 """
 import copy
+import inspect
 import numbers
 
 import numpy as np
@@ -142,6 +143,17 @@ def _random_stage_joins(model, i, q, source):
     model._reindex_stages(i, model._stages[i].first_appearance())
 
 
+def _check_takes_k_and_rng(rfun):
+    if not callable(rfun):
+        raise TypeError(f"`rfun` must be a function rfun(k, rng); got {rfun!r}.")
+    try:
+        inspect.signature(rfun).bind(1, None)
+    except TypeError as error:
+        raise TypeError(f"`rfun` must take two arguments, rfun(k, rng): {error}") from None
+    except ValueError:  # builtins without a signature: the call itself will tell
+        pass
+
+
 def _random_distribution(k, rfun, source):
     weights = (as_numbers(rfun(k, source.engine), "what `rfun(k, rng)` returns")
                if rfun is not None else source.exponential(k))
@@ -172,8 +184,10 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     For each variable but the root, each of its stages (in order of first
     appearance), with probability ``q``, is joined into a stage drawn
     uniformly among the current ones.  Then every stage gets the
-    distribution ``|w| / sum(w)`` with ``w = rfun(k)`` (variables in tree
-    order, stages by first appearance, the root last), as R does.
+    distribution ``w / sum(w)`` with ``w = rfun(k, rng)`` (variables in tree
+    order, stages by first appearance, the root last), as R does.  R
+    normalises ``|w|`` by ``sum(w)``, which turns negative draws into
+    negative "probabilities": here the weights must be non-negative.
 
     Parameters
     ----------
@@ -213,8 +227,8 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
         raise TypeError(f"`q` must be a probability; got {q!r}.")
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"`q` must be in [0, 1]; got {q!r}.")
-    if rfun is not None and not callable(rfun):
-        raise TypeError(f"`rfun` must be a function rfun(k, rng); got {rfun!r}.")
+    if rfun is not None:
+        _check_takes_k_and_rng(rfun)
     source = resolve_rng(seed, rng)
     model = _as_random_base(x)
     model._erase_fit()

@@ -489,8 +489,10 @@ def test_structure_argument_types(small):
         bnc.nb("c")
     with pytest.raises(ValueError, match="the class"):
         bnc.aode("c", features=["x", "c"])
-    with pytest.raises(ValueError, match="`root`"):
+    with pytest.raises(TypeError, match="`root` must be the name of a feature"):
         bnc.tan_cl("c", small, root=pd.NA)
+    with pytest.raises(ValueError, match="`root` 'nope' is not a feature"):
+        bnc.tan_cl("c", small, root="nope")
     with pytest.raises(TypeError, match="`wanbia` must be True or False"):
         bnc.lp(bnc.nb("c", small), small, smooth=1, wanbia="yes")
     with pytest.raises(ValueError, match="`manb_prior` \\(MANB\\) applies to naive Bayes"):

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from pystagedtrees import compat
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,3 +62,9 @@ def test_crosscheck_reports_r_missing_and_succeeds(tmp_path):
     rows = [line.split() for line in lines[2:-1]]
     assert [row[0] for row in rows] == ["full", "bnc_nb", "prob"]
     assert all(row[1:3] == ["R", "missing"] for row in rows)
+
+
+def test_package_names_are_checked_before_asking_r():
+    for name in (None, ["stats", "nope"], float("nan"), True, ""):
+        with pytest.raises(TypeError, match="`name` must be the name of an R package"):
+            compat.has_r_package(name)

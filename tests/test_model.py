@@ -257,6 +257,12 @@ def test_bad_input_errors():
         st.logLik("model")
     with pytest.raises(ValueError, match="data"):
         st.sevt_fit(st.sevt(df))
+    for position, error in (("B", TypeError), (True, TypeError), (-1, ValueError),
+                            (2, ValueError)):
+        with pytest.raises(error, match="`only`"):
+            model.copy(only=position)
+    partial = model.copy(only=1)
+    assert partial._stages[1] is not model._stages[1] and partial._stages[0] is model._stages[0]
 
 
 @SETTINGS

@@ -280,6 +280,8 @@ def test_random_sevt_custom_rfun_and_bad_q():
             random_sevt(levels, q=q)
     with pytest.raises(TypeError, match="`rfun`"):
         random_sevt(levels, rfun=3)
+    with pytest.raises(TypeError, match=r"`rfun` must take two arguments, rfun\(k, rng\)"):
+        random_sevt(levels, rfun=lambda k: np.ones(k))
     with pytest.raises(TypeError, match=r"what `rfun\(k, rng\)` returns must be numbers"):
         random_sevt(levels, rfun=lambda k, rng: ["x"] * k)
     with pytest.raises(TypeError, match="`seed` must be an integer"):

@@ -179,8 +179,9 @@ def tan_cl(class_, dataset, score="loglik", root=None):
     dataset : pandas.DataFrame
     score : {"loglik", "bic", "aic"}
     root : str, optional
-        Accepted for compatibility and ignored, as in bnclassify 0.4.8: each
-        tree is rooted at its first feature in column order.
+        A feature name; anything else is an error here (R ignores it).  It
+        does not choose the root, as in bnclassify 0.4.8: each tree is
+        rooted at its first feature in column order.
 
     Notes
     -----
@@ -202,7 +203,9 @@ def tan_cl(class_, dataset, score="loglik", root=None):
     """
     check_choice(score, "score", SCORES)
     enc = encode_dataset(class_, dataset)
-    if root is not None and (not isinstance(root, str) or root not in enc.features):
+    if root is not None and not isinstance(root, str):
+        raise TypeError(f"`root` must be the name of a feature (a str); got {root!r}.")
+    if root is not None and root not in enc.features:
         raise ValueError(f"`root` {root!r} is not a feature of `dataset`.")
     feats = enc.features
     which = SCORES.index(score)

@@ -73,6 +73,9 @@ def r_available():
 
 def has_r_package(name):
     """Whether R and the R package ``name`` are available."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"`name` must be the name of an R package (a non-empty str); "
+                        f"got {name!r}.")
     if not r_available():
         return False
     from pystagedtrees.compat._session import has_package
