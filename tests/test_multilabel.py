@@ -449,13 +449,34 @@ def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
         ({"random_state": 2.5}, TypeError, "random_state"),  # checked even when unused
         ({"max_children": -2}, ValueError, "max_children"),
         ({"cv": 1}, ValueError, "`cv`"),
-        ({"cv": "folds"}, ValueError, "cv"),
+        ({"cv": "folds"}, TypeError, "`cv` must be None, a number of folds"),
+        ({"cv": True}, TypeError, "`cv` must be None"),
+        ({"cv": {"q": 1}}, TypeError, "`cv` must be None"),
+        ({"cv": [1, 2]}, ValueError, "`cv` must be None.*one split is 1"),
+        ({"cv": np.zeros((2, 3, 4))}, ValueError, "`cv` must be None.*one split is array"),
+        ({"cv": [(np.zeros((2, 2), int), np.arange(3))]}, ValueError, "splits must hold 1-D"),
+        ({"cv": [(np.arange(3.0), np.arange(3))]}, ValueError, "splits must hold 1-D"),
+        ({"cv": [(np.arange(25), np.arange(25, 51))]}, ValueError, r"row indices in 0\.\.49"),
+        ({"cv": []}, ValueError, "at least one split"),
+        ({"order": np.zeros((2, 3, 4))}, TypeError, "1-D sequence"),
+        ({"order": [[0], [1, 2]]}, TypeError, "1-D sequence"),
+        ({"random_state": True}, TypeError, "random_state"),
     ],
 )
 def test_chain_rejects_bad_parameters(kwargs, error, match):
     X, Y = _separable_labels(50)
     with pytest.raises(error, match=match):
         BNClassifierChain(LogisticRegression(), **kwargs).fit(X, Y)
+
+
+def test_chain_reads_an_iterable_of_splits_once():
+    from sklearn.model_selection import KFold
+
+    X, Y = _separable_labels(50)
+    expected = BNClassifierChain(LogisticRegression(), cv=KFold(3)).fit(X, Y)
+    for cv in (list(KFold(3).split(X)), (split for split in KFold(3).split(X))):
+        got = BNClassifierChain(LogisticRegression(), cv=cv).fit(X, Y)
+        np.testing.assert_array_equal(got.predict_proba(X), expected.predict_proba(X))
 
 
 @pytest.mark.parametrize("estimator", ["CategoricalNB", "BNClassifier", "StagedTreeClassifier"])

@@ -1,5 +1,6 @@
 """BNClassifierChain: a scikit-learn classifier chain ordered by the label network."""
 import numbers
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,34 @@ def _encode_binary_targets(Y, names):
         [np.searchsorted(values, column) for values, column in zip(classes, columns)]
     )
     return codes.astype(np.int64), classes
+
+
+def _checked_cv(cv, n_samples):
+    """``cv`` as ClassifierChain takes it; iterables of splits are read once and checked."""
+    expected = ("None, a number of folds >= 2, a cross-validation splitter or an "
+                "iterable of (train, test) index arrays")
+    if isinstance(cv, (str, bytes, bool, Mapping)):  # str has a `split` method
+        raise TypeError(f"`cv` must be {expected}; got {cv!r}.")
+    if cv is None or hasattr(cv, "split"):
+        return cv
+    if isinstance(cv, numbers.Integral):
+        return check_int(cv, "cv", minimum=2)  # a number of folds
+    if not isinstance(cv, Iterable):
+        raise TypeError(f"`cv` must be {expected}; got {cv!r}.")
+    splits = list(cv)
+    for split in splits:
+        try:
+            train, test = (np.asarray(part) for part in split)
+        except (TypeError, ValueError):
+            raise ValueError(f"`cv` must be {expected}; one split is {split!r}.") from None
+        for part in (train, test):
+            if (part.ndim != 1 or part.dtype.kind not in "iu"
+                    or np.any(part < 0) or np.any(part >= n_samples)):
+                raise ValueError(f"`cv` splits must hold 1-D arrays of row indices in "
+                                 f"0..{n_samples - 1}; one split is {split!r}.")
+    if not splits:
+        raise ValueError(f"`cv` must give at least one split; got {cv!r}.")
+    return splits
 
 
 def _estimator_has(method):
@@ -241,10 +270,12 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"got {self.order!r}."
             )
         try:
+            if np.ndim(self.order) != 1:
+                raise TypeError
             order = list(self.order)
-        except TypeError:
+        except (TypeError, ValueError):  # ValueError: numpy on ragged nestings
             raise TypeError(
-                f"`order` must be 'bn', 'random' or a sequence; got {self.order!r}."
+                f"`order` must be 'bn', 'random' or a 1-D sequence; got {self.order!r}."
             ) from None
         if names is not None and all(o in names for o in order):
             order = [names.index(o) for o in order]
@@ -291,9 +322,10 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self.estimator).__name__} takes categorical features: use "
                 "chain_method='predict'."
             )
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            check_int(self.cv, "cv", minimum=2)  # a number of folds
         _check_network_params(self.max_children, self.max_parents, self.penalty)
+        if isinstance(self.random_state, bool):  # numpy would take True as seed 1
+            raise TypeError(f"`random_state` must be None, an int >= 0 or a Generator; "
+                            f"got {self.random_state!r}.")
         try:  # checked whatever the order, as scikit-learn checks every parameter
             rng = np.random.default_rng(self.random_state)
         except (TypeError, ValueError) as exc:
@@ -310,12 +342,13 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"`Y` must have at least one label column; got shape {shape}.")
         codes, self.classes_ = _encode_binary_targets(Y, names)
         X, codes = validate_data(self, X, codes, multi_output=True, accept_sparse=True)
+        cv = _checked_cv(self.cv, X.shape[0])
         self.order_, self.label_graph_ = self._chain_order(codes, names, rng)
         self.chain_ = ClassifierChain(
             clone(self.estimator),
             order=self.order_.tolist(),
             chain_method=self.chain_method,
-            cv=self.cv,
+            cv=cv,
         ).fit(X, codes)
         self.estimators_ = self.chain_.estimators_
         return self
