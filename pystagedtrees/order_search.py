@@ -5,6 +5,7 @@ time with :func:`~pystagedtrees.sevt_add` and learn the stages of the new
 variable only (``alg(..., scope=var)``), so the data are encoded once and
 every candidate tree is counted from the codes.
 """
+import inspect
 import itertools
 
 from pystagedtrees._data import own_copy
@@ -61,6 +62,13 @@ def _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_arg
             "`scope` cannot be passed to `alg`: the search sets it to the "
             "variable being added."
         )
+    try:  # before any fitting: an unknown option would fail at the first call
+        inspect.signature(alg).bind(None, scope=None, **alg_args)
+    except TypeError as error:
+        raise TypeError(f"`alg_args` must be options of `alg` "
+                        f"({getattr(alg, '__name__', alg)!r}): {error}.") from None
+    except ValueError:  # no signature to read (builtins): the call will tell
+        pass
     lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     return _EncodedData(data, lambda_, join_unobserved)

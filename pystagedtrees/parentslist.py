@@ -180,7 +180,11 @@ def _set_values(entries, values):
         from pystagedtrees._data import column_levels
 
         # the data may hold more columns than the graph's variables
-        values = {c: column_levels(values[c], c) for c in values.columns if c in entries}
+        shared = [c for c in values.columns if c in entries]
+        if entries and not shared:
+            raise ValueError(f"`values` is a DataFrame without any of the graph's variables "
+                             f"({list(entries)}); its columns are {list(values.columns)}.")
+        values = {c: column_levels(values[c], c) for c in shared}
     if not isinstance(values, Mapping):
         raise TypeError(
             f"`values` must be a dict of levels or a DataFrame; got {type(values).__name__}."

@@ -874,7 +874,7 @@ def text(x, y=None, limit=None, xlim=(0, 1), ylim=(0, 1), ax=None, **kwargs):
     ['Class', 'Sex', 'Age', 'Survived']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    check_sevt(x)
+    check_sevt(x, "x")
     xlim = _check_pair(xlim, "xlim")
     ylim = _check_pair(ylim, "ylim")
     if y is None:
@@ -1578,7 +1578,7 @@ def save_figure(obj, name, folder=None, dpi=100):
     folder : str or path-like, optional
         Default the environment variable ``PYSTAGEDTREES_FIGURES``, else a
         temporary folder made once per session.
-    dpi : int, default 100
+    dpi : float, default 100
         At least 10.
 
     Returns

@@ -321,6 +321,10 @@ def test_vectors_lists_and_scalars():
     assert r_call("class", to_r(ll)) == "logLik"
     with pytest.raises(TypeError, match="not converted"):
         to_r(object())
+    with pytest.raises(TypeError, match="`options` of to_r for a DataFrame: .*'bogus'"):
+        to_r(pd.DataFrame({"a": ["x"]}), bogus=1)
+    with pytest.raises(TypeError, match=r"`options` \['factors'\] apply to staged trees"):
+        to_r(1, factors=False)
 
 
 def test_r_call_arguments_and_errors():

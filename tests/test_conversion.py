@@ -170,3 +170,6 @@ def test_values_of_a_variable_not_in_the_graph_are_refused():
     # the data as a DataFrame may hold more columns than the graph
     data = pd.DataFrame({"A": ["0", "1"], "B": ["0", "1"], "Z": [0.5, 1.5]})
     assert as_sevt({"A": [], "B": ["A"]}, values=data).tree == levels
+    # ... but a frame with none of the graph's variables is a mistake, not levels
+    with pytest.raises(ValueError, match="`values` is a DataFrame without any of the graph's"):
+        as_sevt({"A": [], "B": ["A"]}, values=data.rename(columns=str.lower))

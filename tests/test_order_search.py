@@ -198,6 +198,12 @@ def test_search_checks_its_arguments():
         st.search_greedy(data, search_criterion=3)
     with pytest.raises(TypeError, match="`scope`"):
         st.search_greedy(data, scope=["V1"])
+    for search in (st.search_greedy, st.search_best):
+        with pytest.raises(TypeError, match=r"`alg_args` must be options of `alg` \('stages_bhc'\)"
+                                            ".*bogus"):
+            search(data, bogus=1)
+        with pytest.raises(TypeError, match="`alg_args` must be options of `alg`"):
+            search(data, alg=lambda model: model)  # it must take the scope the search sets
     with pytest.raises(TypeError, match="must return a number"):
         st.search_greedy(data, search_criterion=lambda m: "low")
     with pytest.raises(ValueError, match="`search_criterion` returned NaN"):

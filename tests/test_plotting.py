@@ -340,6 +340,8 @@ def test_plot_bad_arguments(titanic_bhc, kwargs, message):
 def test_plot_bad_axes(titanic_bhc):
     with pytest.raises(TypeError, match="`ax`"):
         plot(titanic_bhc, ax="not axes")
+    with pytest.raises(TypeError, match="`x` must be a staged event tree"):
+        st.text(None)
 
 
 def test_plot_without_matplotlib(titanic_bhc, monkeypatch):

@@ -21,6 +21,7 @@ Examples
 >>> list(back["x"].cat.categories), back["x"].isna().tolist()
 (['b', 'a'], [False, True, False])
 """
+import inspect
 import numbers
 
 import numpy as np
@@ -248,20 +249,23 @@ def to_r(x, **options):
     >>> r_call("typeof", to_r([1, 2, 3]))
     'integer'
     """
-    if isinstance(x, ri.Sexp):
-        return x
+    from pystagedtrees.bnc import BNCModel
+
     if isinstance(x, Sevt):
         from pystagedtrees.compat.stagedtrees import sevt_to_r
 
-        return sevt_to_r(x, **options)
-    from pystagedtrees.bnc import BNCModel
-
+        return _convert_with_options(sevt_to_r, x, options)
     if isinstance(x, BNCModel):
         from pystagedtrees.compat.bnclassify import bnc_to_r
 
-        return bnc_to_r(x, **options)
+        return _convert_with_options(bnc_to_r, x, options)
     if isinstance(x, pd.DataFrame):
-        return frame_to_r(x, **options)
+        return _convert_with_options(frame_to_r, x, options)
+    if options:
+        raise TypeError(f"`options` {sorted(options)} apply to staged trees, BNC models and "
+                        f"DataFrames, not to {type(x).__name__}.")
+    if isinstance(x, ri.Sexp):
+        return x
     if isinstance(x, pd.Series):
         if isinstance(x.dtype, pd.CategoricalDtype):
             return _column_to_r(x, str(x.name), True)
@@ -287,6 +291,14 @@ def to_r(x, **options):
             return array_to_r(np.array(x))
         return ri.ListSexpVector([to_r(v) for v in x])
     raise TypeError(f"`x`: objects of type {type(x).__name__} are not converted to R.")
+
+
+def _convert_with_options(converter, x, options):
+    try:  # so that a misspelt option names to_r's own parameter, not the converter
+        inspect.signature(converter).bind(x, **options)
+    except TypeError as error:
+        raise TypeError(f"`options` of to_r for a {type(x).__name__}: {error}.") from None
+    return converter(x, **options)
 
 
 # -- R -> Python ----------------------------------------------------------------
