@@ -272,7 +272,8 @@ def get_path(object, var, stage):
     pandas.DataFrame
         One row per situation in those stages, in situation order: the
         levels of the variables before ``var`` (categoricals, tree order),
-        indexed by the 0-based situation number (R's row names minus one).
+        indexed by the 0-based situation number (R's row names minus one,
+        except for the second variable, whose rows R numbers from 1).
         :func:`get_stage` of each row gives back one of ``stage``.
 
     Raises
