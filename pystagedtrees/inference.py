@@ -29,6 +29,9 @@ UNKNOWN = -2
 _COMPLETION_BUFFER = 1 << 16
 # paths the sparse-tree fallback builds at once (rows x completions)
 _SPARSE_PATHS = 1 << 18
+# completions of one row's gaps summed at most: 2^24 paths take about a minute
+# here (R: hours); past that the work doubles with every binary gap
+MAX_COMPLETIONS = 1 << 24
 
 
 class _LogTables:
@@ -116,6 +119,7 @@ def marginal_logprob(model, codes, log_tables=None):
         out = np.full(len(codes), -np.inf)
         out[~impossible] = marginal_logprob(model, codes[~impossible], log_tables)
         return out
+    _check_completions(model, codes)
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
     first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
@@ -128,6 +132,23 @@ def marginal_logprob(model, codes, log_tables=None):
                                  np.empty(distinct.shape[1], dtype=np.int32), out)
         return out[inverse]
     return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
+
+
+def _check_completions(model, codes):
+    """Refuse rows whose gaps before their last observed value have too many completions."""
+    present = codes >= 0
+    observed_later = np.logical_or.accumulate(present[:, ::-1], axis=1)[:, ::-1]
+    gaps = ~present & observed_later
+    log2_completions = gaps @ np.log2(model._k[: codes.shape[1]].astype(float))
+    worst = int(np.argmax(log2_completions))
+    if log2_completions[worst] > math.log2(MAX_COMPLETIONS):
+        names = [model._vars[j] for j in np.flatnonzero(gaps[worst])]
+        shown = ", ".join(map(repr, names[:6])) + (", ..." if len(names) > 6 else "")
+        raise ValueError(
+            f"a row misses {len(names)} values ({shown}) before its last observed one: "
+            f"summing them out takes 2^{log2_completions[worst]:.0f} paths, more than the "
+            f"{MAX_COMPLETIONS} this library sums (R sums them too, far more slowly); "
+            "fill those values or leave out the later ones.")
 
 
 def _distinct_rows(values, radix):

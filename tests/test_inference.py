@@ -293,3 +293,28 @@ def test_a_single_row_is_recycled_against_the_other_side():
     with pytest.raises(ValueError, match="as many rows, or one of them one row; got 2 and 3"):
         st.prob(model, pd.DataFrame({"Sex": ["Male", "Female"]}),
                 conditional_on=pd.DataFrame({"Class": ["1st", "2nd", "3rd"]}))
+
+
+def test_rows_with_too_many_completions_are_refused_before_summing(monkeypatch):
+    import pystagedtrees.inference as inference
+
+    monkeypatch.setattr(inference, "MAX_COMPLETIONS", 1 << 4)
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame(rng.integers(0, 2, (60, 7)).astype(str),
+                        columns=[f"X{i}" for i in range(7)])
+    model = st.indep(data, lambda_=1)
+    # four binary gaps: 16 paths, summed; the answer of an independence model
+    assert st.prob(model, {"X4": "1"}) == pytest.approx(model.stage_prob["X4"]["1"]["1"])
+    message = r"a row misses 5 values \('X0', 'X1', 'X2', 'X3', 'X4'\) .* 2\^5 paths"
+    with pytest.raises(ValueError, match=message):
+        st.prob(model, {"X5": "1"})
+    rows = data.iloc[:3].copy()
+    rows.iloc[1, :5] = None
+    with pytest.raises(ValueError, match=message):
+        st.predict(model, rows, class_="X6", prob=True)
+    with pytest.raises(ValueError, match="a row misses"):  # imputing X0 sums out X1..X5
+        st.sevt_fit_em(st.indep(pd.concat([data, rows.assign(X5=None)]), lambda_=1),
+                       max_iter=1)
+    # the values missing after the last observed one cost nothing
+    assert st.prob(model, {"X0": "1", "X1": "0"}) == pytest.approx(
+        model.stage_prob["X0"]["1"]["1"] * model.stage_prob["X1"]["1"]["0"])
