@@ -7,6 +7,7 @@ every candidate tree is counted from the codes.
 """
 import inspect
 import itertools
+import math
 
 from pystagedtrees._data import own_copy
 from pystagedtrees.construct import _check_tree, append_from_codes, model_from_codes
@@ -137,6 +138,10 @@ def search_greedy(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
     return model
 
 
+# past this the dynamic programme makes over 2 * 10^7 learner calls (about 1 ms each)
+MAX_BEST_VARIABLES = 20
+
+
 def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
                 join_unobserved=True, **alg_args):
     """Best variable order by dynamic programming (R: ``search_best``).
@@ -152,7 +157,7 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
 
     Sets are visited in R's ``combn`` order and ties keep the first sink, so
     the order found is R's.  The cost grows as ``p * 2 ** (p - 1)`` learner
-    calls for ``p`` variables.
+    calls for ``p`` variables: more than 20 variables are refused.
 
     A random learner (``stages_kmeans``) draws afresh in every call.  To
     replay an R search, pass one R generator for the whole search, e.g.
@@ -177,6 +182,12 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
     """
     encoded = _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_args)
     variables = encoded.variables
+    if len(variables) > MAX_BEST_VARIABLES:
+        p = len(variables)
+        raise ValueError(
+            f"`data` has {p} variables: search_best would make {p * 2 ** (p - 1):,} learner "
+            f"calls and hold {math.comb(p, p // 2):,} trees at once; it takes at most "
+            f"{MAX_BEST_VARIABLES} variables (use search_greedy, or fewer columns).")
     scores, sinks = {}, {}
     # the full trees of the sets one variable smaller, with their criterion
     previous = {}

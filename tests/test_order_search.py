@@ -216,6 +216,10 @@ def test_search_checks_its_arguments():
         st.search_greedy(data[["V0"]])
     with pytest.raises(TypeError, match="DataFrame"):
         st.search_best(data.to_numpy())
+    wide = _random_frame(n=30, p=21)
+    with pytest.raises(ValueError, match="21 variables: search_best would make 22,020,096 "
+                                         "learner calls.*at most 20 variables"):
+        st.search_best(wide)
 
 
 @pytest.mark.parametrize("search", ["search_greedy", "search_best"])
