@@ -41,7 +41,7 @@ def refitted_stage_prob(model, i):
     by_stage = np.zeros((n_stages, k))
     stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
     sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
-    smoothed = by_stage + model.lambda_
+    smoothed = by_stage + (model.lambda_ or 0.0)  # unset (copy_sevt without it): none, as the learners
     with np.errstate(invalid="ignore", divide="ignore"):
         prob = smoothed / smoothed.sum(axis=1, keepdims=True)
     return prob, by_stage.sum(axis=1)

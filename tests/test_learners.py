@@ -70,6 +70,21 @@ def test_scope_is_honoured(learner):
     assert model.stages("Age") != start.stages("Age")
 
 
+@pytest.mark.parametrize("learner", sorted(LEARNERS) + ["simplebhc"])
+def test_a_copy_without_lambda_learns_as_with_no_smoothing(learner):
+    learn = LEARNERS.get(learner, st.stages_simplebhc)
+    start = st.full(st.datasets.titanic(), lambda_=1)
+    unset = st.copy_sevt(start, extra=["ctables", "prob"])  # lambda_ left out: None
+    assert unset.lambda_ is None
+    zero = unset.copy()
+    zero.lambda_ = 0
+    got, expected = learn(unset), learn(zero)
+    assert got.stages() == expected.stages()
+    for v in got.variables:
+        for stage, p in got.stage_prob[v].items():
+            np.testing.assert_array_equal(p.to_numpy(), expected.stage_prob[v][stage].to_numpy())
+
+
 @pytest.mark.parametrize("learner", [st.stages_bhc, st.stages_fbhc, st.stages_hc])
 def test_max_iter_is_honoured(learner):
     start = st.full(st.datasets.titanic_table(), lambda_=1)
