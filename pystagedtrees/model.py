@@ -26,7 +26,7 @@ from pystagedtrees._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
 from pystagedtrees._data import own_copy
-from pystagedtrees._validation import check_int, check_smoothing
+from pystagedtrees._validation import check_int, check_labels, check_smoothing
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
@@ -160,9 +160,31 @@ class Sevt:
         self._lambda = check_smoothing(value, "lambda_", allow_none=True)
 
     def __setstate__(self, state):
-        if "data_raw" in state:  # pickled before data_raw became a property
-            state["_data_raw"] = state.pop("data_raw")
+        for field in ("data_raw", "name_unobserved", "ll"):  # pickled before their checks
+            if field in state:
+                state["_" + field] = state.pop(field)
         self.__dict__.update(state)
+
+    @property
+    def name_unobserved(self):
+        return self._name_unobserved
+
+    @name_unobserved.setter
+    def name_unobserved(self, value):
+        # the learners leave these stages alone: a str must not become its letters
+        self._name_unobserved = (None if value is None
+                                 else check_labels(value, "name_unobserved"))
+
+    @property
+    def ll(self):
+        return self._ll
+
+    @ll.setter
+    def ll(self, value):
+        if value is not None and not isinstance(value, LogLik):
+            raise TypeError("`ll` must be a LogLik (with df and nobs) or None; got "
+                            f"{type(value).__name__}.")
+        self._ll = value
 
     @property
     def data_raw(self):

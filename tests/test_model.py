@@ -654,15 +654,18 @@ def test_fresh_unobserved_labels_are_r_new_label_and_not_recorded():
     assert partition(st.stages_bhc(fresh)) != partition(st.stages_bhc(named))
 
 
-def test_models_pickled_before_data_raw_was_a_property_load():
+def test_models_pickled_before_data_raw_ll_and_name_unobserved_were_properties_load():
     import pickle
 
-    model = st.full(st.datasets.titanic(), lambda_=1)
+    model = st.full(st.datasets.titanic(), lambda_=1, join_unobserved=True)
     state = dict(model.__dict__)
-    state["data_raw"] = state.pop("_data_raw")  # the attribute's old name
+    for field in ("data_raw", "ll", "name_unobserved"):
+        state[field] = state.pop("_" + field)  # the attribute's old name
     old = st.Sevt.__new__(st.Sevt)
     old.__setstate__(state)
     pd.testing.assert_frame_equal(old.data_raw, model.data_raw)
+    assert old.ll == model.ll and old.ll.df == model.ll.df
+    assert old.name_unobserved == model.name_unobserved == ["UNOBSERVED"]
     back = pickle.loads(pickle.dumps(model))
     pd.testing.assert_frame_equal(back.data_raw, model.data_raw)
 
@@ -677,3 +680,21 @@ def test_stndnaming_with_every_stage_of_a_variable_ignored_renames_nothing_there
     full = st.full(holes, lambda_=1)  # every stage of B and C unobserved
     assert st.stndnaming(full).stages() == full.stages()
     assert st.compare_stages(full, full, method="naive")
+
+
+def test_unobserved_names_and_loglik_assigned_by_hand_are_checked():
+    data = pd.DataFrame({"A": list("xxyy"), "B": list("pqpp"), "C": list("uvvu")})
+    model = st.full(data, lambda_=1)
+    as_list = model.copy()
+    as_list.name_unobserved = ["UNOBSERVED"]
+    as_str = model.copy()
+    as_str.name_unobserved = "UNOBSERVED"  # R's length-one character vector, not its letters
+    assert as_str.name_unobserved == ["UNOBSERVED"]
+    for learner in (st.stages_bhc, lambda m: st.stages_hclust(m, k=1)):
+        assert learner(as_str).stages() == learner(as_list).stages()
+    with pytest.raises(TypeError, match="`name_unobserved` must be a stage label"):
+        model.name_unobserved = 2.5
+    with pytest.raises(TypeError, match="`ll` must be a LogLik"):
+        model.ll = -3.0
+    model.ll = None
+    assert model.ll is None
