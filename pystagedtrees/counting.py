@@ -88,12 +88,18 @@ def _read_table(table, order, levels, name):
             f"`{name}`: a table of counts needs a (Multi)Index with distinct "
             f"variable names; got names {names}."
         )
-    numeric = pd.api.types.is_numeric_dtype(table) and not pd.api.types.is_bool_dtype(table)
+    numeric = (pd.api.types.is_numeric_dtype(table) and not pd.api.types.is_bool_dtype(table)
+               and not pd.api.types.is_complex_dtype(table))
     if not numeric and not all(isinstance(c, numbers.Real) and not isinstance(c, (bool, np.bool_))
                                for c in table):
-        raise TypeError(f"`{name}`: a table of counts must hold numbers; got values of dtype "
-                        f"{table.dtype}.")
-    counts = pd.to_numeric(table, errors="coerce").to_numpy(dtype=float)
+        raise TypeError(f"`{name}`: a table of counts must hold real numbers; got values of "
+                        f"dtype {table.dtype}.")
+    try:  # object columns (Fraction, int past int64) one by one
+        counts = (pd.to_numeric(table, errors="coerce").to_numpy(dtype=float) if numeric
+                  else np.array([float(c) for c in table], dtype=float))
+    except OverflowError:
+        raise ValueError(f"`{name}` must hold finite non-negative counts; one is past the "
+                         "largest float.") from None
     if len(counts) == 0:
         raise ValueError(f"`{name}` is empty: the table has no cells.")
     if not np.isfinite(counts).all() or (counts < 0).any():

@@ -27,7 +27,7 @@ from pystagedtrees._validation import (
 from pystagedtrees._stagevec import new_label
 from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
-from pystagedtrees.scores import AIC, BIC, compute_loglik, variable_loglik_of
+from pystagedtrees.scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.stage_ops import join_stage_ids, joined_size
 
 __all__ = [
@@ -75,8 +75,7 @@ def resolve_score(score, name="score"):
 
 def _penalty(kind, nobs):
     """Score penalty per parameter, for a log-likelihood of ``nobs`` observations."""
-    with np.errstate(divide="ignore"):  # no observation: -inf, as in R
-        return float(np.log(nobs)) if kind == "bic" else 2.0
+    return log_nobs(nobs) if kind == "bic" else 2.0
 
 
 def check_max_iter(max_iter, name="max_iter"):

@@ -48,12 +48,16 @@ class LogLik(float):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise TypeError(f"`value` must be a number (a log-likelihood); got {value!r}.")
         df = check_int(df, "df")
-        if (isinstance(nobs, (bool, np.bool_)) or not isinstance(nobs, numbers.Real)
-                or not (nobs >= 0) or not (float(nobs).is_integer() or nobs == math.inf)):
-            raise ValueError(f"`nobs` must be a whole number >= 0 or inf; got {nobs!r}.")
+        if isinstance(nobs, (bool, np.bool_)) or not isinstance(nobs, numbers.Real):
+            raise TypeError(f"`nobs` must be a number >= 0 or inf; got {nobs!r}.")
+        if not nobs >= 0:
+            raise ValueError(f"`nobs` must be a number >= 0 or inf; got {nobs!r}.")
+        # a count of rows is whole; tables of weighted counts (R fits them) need not be,
+        # and inf is a total too large to count
+        if nobs != math.inf and float(nobs).is_integer():
+            nobs = int(nobs)
         obj = super().__new__(cls, value)
-        # inf: a total too large to count
-        for name, attribute in (("df", df), ("nobs", int(nobs) if nobs != math.inf else math.inf)):
+        for name, attribute in (("df", df), ("nobs", nobs)):
             object.__setattr__(obj, name, attribute)
         return obj
 

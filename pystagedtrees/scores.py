@@ -1,4 +1,5 @@
 """Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
+import math
 import warnings
 
 import numpy as np
@@ -165,5 +166,10 @@ def BIC(object, *others, names=None):
     >>> round(st.BIC(st.full(st.datasets.titanic_table())), 5)
     10533.93425
     """
-    return _information_criterion("BIC", (object, *others), lambda ll: float(np.log(ll.nobs)),
-                                  names)
+    return _information_criterion("BIC", (object, *others), lambda ll: log_nobs(ll.nobs), names)
+
+
+def log_nobs(nobs):
+    """log(nobs) for BIC's penalty."""
+    # math.log takes ints past 2^64 (numpy does not); no observation: -inf, as in R
+    return math.log(nobs) if nobs > 0 else -math.inf
