@@ -24,7 +24,7 @@ from pystagedtrees._rng import draw_index, random_source
 from pystagedtrees._validation import (
     check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
 )
-from pystagedtrees._stagevec import new_label
+from pystagedtrees._stagevec import ParentStageVector, new_label
 from pystagedtrees.fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
 from pystagedtrees.scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
@@ -357,6 +357,12 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
 def _movable_situations(model, i, ids):
     """Situations in the given stages, with their counts (for stages_hc)."""
     vector = model._stages[i]
+    if isinstance(vector, ParentStageVector):  # stored per parent configuration
+        raise ValueError(
+            f"stages_hc moves single situations: {model.variables[i]!r} has "
+            f"{vector.n_situations} situations (its stages follow its parents, as in a "
+            "tree from a Bayesian network), too many to enumerate; leave it out of `scope`."
+        )
     if not vector.is_dense and vector.default in ids:
         raise ValueError(
             f"stages_hc moves single situations: the stage "

@@ -458,3 +458,18 @@ def test_stages_hc_takes_a_gain_of_1e_12_of_the_score():
     learned = st.stages_hc(start)
     assert learned.stages() == {"B": ["1", "1", "2", "1"]}
     assert st.BIC(learned) == pytest.approx(56850471.86799337, rel=1e-15)
+
+
+def test_hill_climbing_refuses_a_variable_stored_by_parent_configuration(monkeypatch):
+    from pystagedtrees import conversion
+    from pystagedtrees._stagevec import ParentStageVector
+
+    monkeypatch.setattr(conversion, "DENSE_MAX", 4)  # as past 2^20 situations
+    data = st.datasets.titanic()
+    tree = st.as_sevt({"Class": [], "Sex": ["Class"], "Age": ["Class"],
+                       "Survived": ["Class", "Age"]}, values=data)
+    model = st.sevt_fit(tree, data=data, lambda_=1)
+    assert isinstance(model._stages[3], ParentStageVector)
+    with pytest.raises(ValueError, match="stages_hc moves single situations: 'Survived' has "
+                                         "16 situations .*leave it out of `scope`"):
+        st.stages_hc(model, scope=["Survived"])
