@@ -1,5 +1,6 @@
 """Reading and editing stages: ``stages``, ``get_stage``, ``join_stages``,
 ``rename_stage``, ``stndnaming``, ``summary`` (R: R/stages.R, R/join_stages.R)."""
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -7,7 +8,7 @@ import pandas as pd
 
 from pystagedtrees._data import encode_column
 from pystagedtrees._learn_kernels import join_probabilities
-from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees._stagevec import EXPAND_MAX, StageLabels, StageVector
 from pystagedtrees._validation import (
     as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
 )
@@ -90,8 +91,17 @@ def _context_situations(model, i, context):
         if missing:
             raise ValueError(f"`context` gives {missing} for {v!r}, whose levels are {levels}.")
         allowed.append([levels.index(lev) for lev in wanted])
+    n_selected = math.prod(len(a) for a in allowed)
+    if n_selected > EXPAND_MAX:
+        raise ValueError(
+            f"`context` selects {n_selected} situations of {model.variables[i]!r}, more than "
+            f"the {EXPAND_MAX} this library lists; fix more of the earlier variables.")
     # the last variable varies fastest, as R's situations do
-    grid = np.array(np.meshgrid(*allowed, indexing="ij")).reshape(len(allowed), -1).T
+    grid = np.empty((n_selected, len(allowed)), dtype=np.int64)
+    inner = n_selected
+    for j, levels in enumerate(allowed):
+        inner //= max(len(levels), 1)
+        grid[:, j] = np.tile(np.repeat(levels, inner), n_selected // max(inner * len(levels), 1))
     return situation_index(model, grid)
 
 

@@ -719,3 +719,25 @@ def test_unobserved_names_and_loglik_assigned_by_hand_are_checked():
         model.ll = -3.0
     model.ll = None
     assert model.ll is None
+
+
+def test_a_context_on_a_wide_tree_is_refused_before_listing_its_situations():
+    # numpy's meshgrid of 39 variables raised a RuntimeError (32 dimensions at most), and
+    # on a tree from a network it allocated gigabytes before any check
+    rng = np.random.default_rng(5)
+    columns = [f"X{j}" for j in range(40)]
+    model = st.full(pd.DataFrame(rng.integers(0, 2, (30, 40)).astype(str), columns=columns),
+                    lambda_=1)
+    with pytest.raises(ValueError, match="`context` selects 274877906944 situations of 'X39', "
+                                         "more than the 16777216 this library lists"):
+        st.set_stages(model, "X39", "A", context={"X0": "1"})
+    with pytest.raises(ValueError, match="the stage vector of 'X39' would have"):
+        st.set_stages(model, "X39", "A", context={v: "1" for v in columns[:30]})
+    # within the limit, the context picks R's situations (last variable fastest)
+    small = st.full(st.datasets.titanic_table(), lambda_=1)
+    edited = st.set_stages(small, "Survived", "A", context={"Class": ["1st", "Crew"],
+                                                            "Age": "Adult"})
+    expected = small.stages("Survived")
+    for situation in (1, 3, 13, 15):  # (1st|Crew) x (Male|Female) x Adult
+        expected[situation] = "A"
+    assert edited.stages("Survived") == expected
