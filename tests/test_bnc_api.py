@@ -854,6 +854,21 @@ def test_a_family_table_beyond_memory_is_refused_not_a_crash():
         bnc.lp(bnc.BNCModel("c", features, families), data, smooth=1)
 
 
+@pytest.mark.parametrize("learner", ["kdb", "tan_hc", "tan_hcsp", "bsej"])
+def test_greedy_searches_refuse_candidate_tables_beyond_memory(monkeypatch, learner):
+    from pystagedtrees import _validation
+
+    rng = np.random.default_rng(0)
+    levels = [str(i) for i in range(40)]
+    data = pd.DataFrame({"c": rng.choice(["y", "n"], 60),
+                         **{v: pd.Categorical(rng.integers(0, 40, 60).astype(str), levels)
+                            for v in "abd"}})
+    monkeypatch.setattr(_validation, "_physical_memory", lambda: 1 << 16)  # a 64 KiB machine
+    with pytest.raises(ValueError, match=r"candidate family of '.' \(\d variables, [\d,]+ cells "
+                                         r"per fold\) .*more than half of this machine's memory"):
+        getattr(bnc, learner)("c", data, k=2)
+
+
 def test_copies_and_unpickled_models_keep_read_only_params_and_their_own_fields():
     import copy
     import pickle

@@ -7,9 +7,11 @@ candidate's log-joint is the current structure's plus and minus the
 families that changed.  Random tie breaking consumes the generator exactly
 as R does (fold by fold, candidate by candidate, row by row).
 """
+import math
+
 import numpy as np
 
-from pystagedtrees._validation import _physical_memory
+from pystagedtrees._validation import _physical_memory, check_fits_in_memory
 from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._infer import (
     family_index_counts,
@@ -101,7 +103,13 @@ class FoldScorer:
         if cached is not None:
             return cached
         dims = [len(self.enc.levels[v]) for v in family]
-        size = int(np.prod(dims))
+        size = math.prod(dims)  # Python ints: no wrap-around
+        check_fits_in_memory(  # the fold counts, their training sums and CPTs
+            3 * 8 * self.n_folds * size,
+            f"the tables of the candidate family of {family[0]!r} ({len(family)} variables, "
+            f"{size:,} cells per fold)",
+            "give the features fewer levels or the search fewer parents (k)",
+        )
         index = np.empty(len(self.truth), dtype=np.intp)
         in_fold = np.zeros((self.n_folds, size))
         family_index_counts(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
