@@ -571,7 +571,9 @@ def summary(object):
             table = pd.DataFrame({"stage": ["1"], "npaths": [0]})
         if object.is_fitted:
             table["sample.size"] = object._n[i][rows]
-            for a, level in enumerate(object.tree[v]):
-                table[level] = object._prob[i][rows, a]
+            # one frame for all the levels: a column at a time is quadratic in them
+            prob = pd.DataFrame(object._prob[i][rows], columns=pd.Index(object.tree[v]),
+                                index=table.index)
+            table = pd.concat([table, prob], axis=1)
         tables[v] = table
     return SevtSummary(object.copy(), tables)  # R holds a copy of the model
