@@ -8,7 +8,7 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 """
 import pandas as pd
 
-from pystagedtrees._data import encode_frame, own_copy
+from pystagedtrees._data import check_frame, encode_frame, own_copy
 from pystagedtrees._rng import tie_source
 from pystagedtrees.compare import compare_stages
 from pystagedtrees.construct import copy_sevt
@@ -22,19 +22,20 @@ __all__ = ["sevt_fit_em", "stages_em"]
 
 
 def _em_data(model, data):
-    """The data to impute: ``data``, else the model's raw data (a DataFrame)."""
+    """The data to impute: ``data``, else the model's raw data (a DataFrame),
+    with string column names as the model's variables (``full`` converts them)."""
     if data is None:
         if not isinstance(model._data_raw, pd.DataFrame):
             raise ValueError(
                 "`data` is needed: the model's raw data is not a DataFrame of "
                 "rows (a table of counts has no missing values to impute)."
             )
-        return model._data_raw
-    if not isinstance(data, pd.DataFrame):
+        data = model._data_raw
+    elif not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`data` must be a pandas DataFrame of rows; got {type(data).__name__}."
         )
-    return data
+    return check_frame(data, "data")
 
 
 def impute(data, model, chain_impute=False, source=None):

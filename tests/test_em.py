@@ -124,6 +124,21 @@ def test_stages_em_keeps_the_raw_data_and_is_a_valid_fit():
             assert probs.sum() == pytest.approx(1.0)
 
 
+def test_em_reads_integer_column_names_as_full_does():
+    named = pd.DataFrame([["a", "x", "u"], ["b", "y", "v"], ["a", None, "u"], ["b", "x", "v"]])
+    model = st.full(named, lambda_=1)  # variables "0", "1", "2"
+    as_strings = named.set_axis(["0", "1", "2"], axis=1)
+    expected = st.sevt_fit_em(st.full(as_strings, lambda_=1), data=as_strings)
+    for got in (st.sevt_fit_em(model, data=named), st.sevt_fit_em(model)):
+        assert got.stages() == expected.stages()
+        for v in got.variables:
+            for stage, p in got.stage_prob[v].items():
+                np.testing.assert_array_equal(p.to_numpy(),
+                                              expected.stage_prob[v][stage].to_numpy())
+    assert st.stages_em(model, data=named).stages() == st.stages_em(
+        st.full(as_strings, lambda_=1), data=as_strings).stages()
+
+
 def test_em_checks_its_arguments():
     data = _masked_titanic(1, 0.1)
     model = st.full(data, lambda_=1)
