@@ -318,13 +318,15 @@ class ParentStageVector:
         return vector
 
 
-def dense_too_large(n_situations, what):
-    """The error raised when a dense vector of ``n_situations`` is asked for."""
+def dense_too_large(n_situations, what, limit=None, advice=None):
+    """The error raised when a dense vector of ``n_situations`` (more than
+    ``limit``, default :data:`EXPAND_MAX`) is asked for."""
+    limit = EXPAND_MAX if limit is None else limit
+    advice = advice or ("the tree is stored compactly (unobserved situations share one "
+                        "stage): use get_stage() on the paths you need instead")
     return ValueError(
         f"the {what} would have {n_situations} entries (one per situation), "
-        f"more than the {EXPAND_MAX} this library expands; the tree is stored "
-        "compactly (unobserved situations share one stage): use get_stage() "
-        "on the paths you need instead."
+        f"more than the {limit} this library expands; {advice}."
     )
 
 

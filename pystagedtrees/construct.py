@@ -61,7 +61,10 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
         return StageVector.build(n_sit, observed, own, unobserved_id), labels
     if full:
         if n_sit > DENSE_MAX:
-            raise dense_too_large(n_sit, f"full stage vector of {var!r}")
+            raise dense_too_large(
+                n_sit, f"full stage vector of {var!r}", DENSE_MAX,
+                "a stage per situation is built only up to that; let the unobserved "
+                "situations share one stage (full(join_unobserved=True)) or use fewer variables")
         return (
             StageVector(n_sit, np.arange(n_sit, dtype=np.int32)),
             StageLabels.numbered(np.arange(1, n_sit + 1)),

@@ -66,7 +66,7 @@ def _tree_levels(pl, order):
     return tree
 
 
-def parent_stage_vector(n_levels, i, parent_positions):
+def parent_stage_vector(n_levels, i, parent_positions, variable):
     """Stage vector of variable ``i`` whose stages are its parents' configurations.
 
     Stage ``c`` is the configuration with mixed-radix index ``c`` (earliest
@@ -88,7 +88,7 @@ def parent_stage_vector(n_levels, i, parent_positions):
     n_configs = int(np.prod(radices, dtype=object))
     if n_configs > MAX_CONFIGURATIONS:
         raise ValueError(
-            f"variable {i} would have {n_configs} parent configurations (stages), more "
+            f"variable {variable!r} would have {n_configs} parent configurations (stages), more "
             f"than the {MAX_CONFIGURATIONS} this library builds."
         )
     table = np.arange(n_configs, dtype=np.int32)
@@ -166,7 +166,7 @@ def as_sevt(x, order=None, values=None):
     stages = [StageVector(1, np.zeros(1, dtype=np.int32))]
     labels = [StageLabels.numbered([1])]
     for i, v in enumerate(order[1:], start=1):
-        vector, lab = parent_stage_vector(n_levels, i, [position[p] for p in pl[v].parents])
+        vector, lab = parent_stage_vector(n_levels, i, [position[p] for p in pl[v].parents], v)
         stages.append(vector)
         labels.append(lab)
     return Sevt(tree, stages, labels)

@@ -404,7 +404,9 @@ def dense_ctables(model, situations, counts):
     for i, v in enumerate(model.variables):
         n_sit = model.n_situations(i)
         if n_sit > DENSE_MAX:
-            raise dense_too_large(n_sit, f"contingency table of {v!r}")
+            raise dense_too_large(n_sit, f"contingency table of {v!r}", DENSE_MAX,
+                                  "a table with a row per situation is written out only up "
+                                  "to that (the model keeps the observed situations' counts)")
         table = np.zeros((n_sit, model._k[i]))
         table[situations[i]] = counts[i]
         out[v] = pd.DataFrame(table, columns=pd.Index(model._tree[v], name=v))

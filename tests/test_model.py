@@ -741,3 +741,24 @@ def test_a_context_on_a_wide_tree_is_refused_before_listing_its_situations():
     for situation in (1, 3, 13, 15):  # (1st|Crew) x (Male|Female) x Adult
         expected[situation] = "A"
     assert edited.stages("Survived") == expected
+
+
+def test_refusals_of_oversized_trees_quote_the_limit_that_applies_and_the_variable():
+    from pystagedtrees import conversion
+    from pystagedtrees._stagevec import DENSE_MAX
+
+    rng = np.random.default_rng(0)
+    columns = [f"X{i}" for i in range(22)]
+    data = pd.DataFrame(rng.integers(0, 2, (50, 22)).astype(str), columns=columns)
+    message = (f"the full stage vector of 'X21' would have {2 ** 21} entries .* more than the "
+               f"{DENSE_MAX} .*full\\(join_unobserved=True\\)")
+    for build in (lambda: st.full(data, join_unobserved=False),
+                  lambda: st.sevt(data, full=True),
+                  lambda: st.random_sevt({c: ["0", "1"] for c in columns})):
+        with pytest.raises(ValueError, match=message):
+            build()
+    levels = {v: [str(j) for j in range(100)] for v in "ABC"}
+    with pytest.raises(ValueError, match=r"variable 'C' would have 10000 parent configurations"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(conversion, "MAX_CONFIGURATIONS", 9999)
+            st.as_sevt({"A": [], "B": [], "C": ["A", "B"]}, values=levels)
