@@ -1,11 +1,14 @@
 """Building staged trees: ``sevt``, ``full`` and ``indep`` (R: R/sevt.R, R/full_indep.R)."""
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import own_copy
-from pystagedtrees._stagevec import DENSE_MAX, StageLabels, StageVector, dense_too_large
+from pystagedtrees._stagevec import (
+    DENSE_MAX, MAX_SITUATIONS, StageLabels, StageVector, dense_too_large,
+)
 from pystagedtrees.counting import USE_NA, check_order, count_situations, read_data
 from pystagedtrees.fit import fit_variable, sevt_fit
 from pystagedtrees._learn_kernels import rsum
@@ -33,6 +36,11 @@ def _check_tree(tree, name, chosen_by=None):
             raise ValueError(f"`{name}`: variable {v!r} has no levels.")
         if len(set(lev)) != len(lev):
             raise ValueError(f"`{name}`: variable {v!r} repeats a level: {lev}.")
+    situations = math.prod(len(lev) for lev in list(tree.values())[:-1])  # of the last one
+    if situations > MAX_SITUATIONS:
+        raise ValueError(
+            f"`{name}`: the tree would have {situations} situations for its last variable, "
+            f"more than the {MAX_SITUATIONS} this library indexes; use fewer variables.")
     return tree
 
 
