@@ -150,27 +150,27 @@ def _as_name_list(value, what):
         raise TypeError(f"{what} must be a list of names; got {value!r}.") from None
 
 
-def _entry(var, spec):
-    """A ParentsEntry from a list of parents, an R-like dict or an entry."""
+def _entry(var, spec, name):
+    """A ParentsEntry from a list of parents, an R-like dict or an entry (of argument ``name``)."""
     if isinstance(spec, ParentsEntry):
         return ParentsEntry(**{k: (list(v) if isinstance(v, list) else v) for k, v in spec.__dict__.items()})
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"parents", "values", "context", "partial", "local", "stages"}
         if unknown:
             raise ValueError(
-                f"entry of {var!r} has unknown field(s) {sorted(unknown)}; expected "
+                f"`{name}`: entry of {var!r} has unknown field(s) {sorted(unknown)}; expected "
                 "'parents' and optionally 'values'."
             )
         values = spec.get("values")
         return ParentsEntry(
-            parents=_as_name_list(spec.get("parents"), f"parents of {var!r}"),
+            parents=_as_name_list(spec.get("parents"), f"`{name}`: parents of {var!r}"),
             values=None if values is None else [str(x) for x in values],
-            context=_as_name_list(spec.get("context"), f"context of {var!r}"),
-            partial=_as_name_list(spec.get("partial"), f"partial of {var!r}"),
-            local=_as_name_list(spec.get("local"), f"local of {var!r}"),
+            context=_as_name_list(spec.get("context"), f"`{name}`: context of {var!r}"),
+            partial=_as_name_list(spec.get("partial"), f"`{name}`: partial of {var!r}"),
+            local=_as_name_list(spec.get("local"), f"`{name}`: local of {var!r}"),
             stages=spec.get("stages"),
         )
-    return ParentsEntry(parents=_as_name_list(spec, f"parents of {var!r}"))
+    return ParentsEntry(parents=_as_name_list(spec, f"`{name}`: parents of {var!r}"))
 
 
 def _set_values(entries, values):
@@ -250,7 +250,7 @@ def parentslist(parents, values=None):
         raise TypeError(
             f"`parents` must be a dict of variable -> parents; got {type(parents).__name__}."
         )
-    entries = {str(v): _entry(str(v), spec) for v, spec in parents.items()}
+    entries = {str(v): _entry(str(v), spec, "parents") for v, spec in parents.items()}
     if not entries:
         raise ValueError("`parents` is empty: a graph needs at least one variable.")
     _check_graph(entries)
@@ -422,18 +422,18 @@ def as_parentslist(x, values=None, silent=False):
     if isinstance(x, Sevt):
         pl = _from_sevt(x, silent)
         if values is not None:
-            entries = {v: _entry(v, e) for v, e in pl.items()}
+            entries = {v: _entry(v, e, "x") for v, e in pl.items()}
             _set_values(entries, values)
             pl = ParentsList(entries)
         return pl
     if isinstance(x, ParentsList):
-        entries = {v: _entry(v, e) for v, e in x.items()}
+        entries = {v: _entry(v, e, "x") for v, e in x.items()}
     elif isinstance(x, str):
         entries = _from_string(x)
     elif _is_networkx_graph(x):
         entries = _from_networkx(x)
     elif isinstance(x, Mapping):
-        entries = {str(v): _entry(str(v), spec) for v, spec in x.items()}
+        entries = {str(v): _entry(str(v), spec, "x") for v, spec in x.items()}
     elif callable(getattr(x, "as_parentslist", None)):
         return as_parentslist(x.as_parentslist(), values=values, silent=silent)
     elif isinstance(getattr(x, "families", None), Mapping):
@@ -475,7 +475,7 @@ def _parent_sets(x):
     if isinstance(x, ParentsList):
         entries = dict(x.items())
     elif isinstance(x, Mapping):
-        entries = {str(v): e if isinstance(e, ParentsEntry) else _entry(str(v), e) for v, e in x.items()}
+        entries = {str(v): e if isinstance(e, ParentsEntry) else _entry(str(v), e, "x") for v, e in x.items()}
     else:
         raise TypeError(
             f"`x` must be a ParentsList or a dict of parents; got {type(x).__name__}."

@@ -226,6 +226,12 @@ def test_bad_graphs_raise_clear_errors():
         as_parentslist(nx.Graph([("A", "B")]))
     with pytest.raises(TypeError, match="`x` must be"):
         as_parentslist(42)
+    with pytest.raises(TypeError, match="`x`: parents of 'q' must be a list of names"):
+        as_parentslist({"q": 1})
+    with pytest.raises(TypeError, match="`parents`: context of 'q' must be a list of names"):
+        parentslist({"q": {"parents": [], "context": 1}})
+    with pytest.raises(ValueError, match="`x`: entry of 'q' has unknown field"):
+        as_parentslist({"q": {"parent": []}})
     with pytest.raises(ValueError, match="`k`"):
         random_parentslist(3, k=1)
     with pytest.raises(TypeError, match="`n`"):
