@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import own_copy
+from pystagedtrees._data import check_frame, own_copy
 from pystagedtrees._stagevec import (
     DENSE_MAX, MAX_SITUATIONS, StageLabels, StageVector, dense_too_large,
 )
@@ -333,6 +333,8 @@ def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
         raise TypeError(f"`var` must be a variable name (str); got {var!r}.")
     if var in object.variables:
         raise ValueError(f"`var` {var!r} is already a variable of the model.")
+    if isinstance(data, pd.DataFrame):
+        data = check_frame(data, "data")  # integer column names as the model's strings
     columns = data.columns if isinstance(data, pd.DataFrame) else getattr(data.index, "names", [])
     if isinstance(data, (pd.DataFrame, pd.Series)) and var not in columns:
         raise ValueError(f"`var` {var!r} is not a variable of `data`; its variables are "

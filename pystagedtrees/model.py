@@ -26,7 +26,7 @@ from pystagedtrees._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
 from pystagedtrees._data import own_copy
-from pystagedtrees._validation import check_int, check_labels, check_smoothing
+from pystagedtrees._validation import check_int, check_label, check_labels, check_smoothing
 
 __all__ = ["Sevt", "LogLik", "sevt_method", "check_sevt", "check_learned"]
 
@@ -176,8 +176,14 @@ class Sevt:
     @name_unobserved.setter
     def name_unobserved(self, value):
         # the learners leave these stages alone: a str must not become its letters
-        self._name_unobserved = (None if value is None
-                                 else check_labels(value, "name_unobserved"))
+        if value is None:
+            self._name_unobserved = None
+        elif isinstance(value, (list, tuple)) and any(name is None for name in value):
+            # R's NA (from_r of name_unobserved = NA_character_): it matches no stage
+            self._name_unobserved = [None if name is None else check_label(name, "name_unobserved")
+                                     for name in value]
+        else:
+            self._name_unobserved = check_labels(value, "name_unobserved")
 
     @property
     def ll(self):

@@ -57,6 +57,18 @@ def r_without_ll(robj):
 
 
 @needs_stagedtrees
+def test_an_unobserved_name_that_is_r_na_converts_and_matches_no_stage():
+    with r_context():
+        r_model = ro.r("stagedtrees::full(as.table(Titanic), name_unobserved = NA_character_)")
+    model = from_r(r_model)
+    assert model.name_unobserved == [None]
+    with r_context():
+        assert model.stages("Survived") == list(ro.r("function(m) m$stages$Survived")(r_model))
+    assert st.stages_bhc(model).stages() == from_r(r_call("stages_bhc", r_model,
+                                                          convert_result=False)).stages()
+
+
+@needs_stagedtrees
 def test_paths_through_unreached_situations_have_probability_zero_as_in_r():
     # lambda 0: no row has V0 = "c", so V1's situation after it holds no
     # probabilities.  R's prob drops such paths from its sum (na.rm), which

@@ -767,3 +767,10 @@ def test_refusals_of_oversized_trees_quote_the_limit_that_applies_and_the_variab
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(conversion, "MAX_CONFIGURATIONS", 9999)
             st.as_sevt({"A": [], "B": [], "C": ["A", "B"]}, values=levels)
+
+
+def test_sevt_add_reads_integer_column_names_as_full_does():
+    named = pd.DataFrame([["a", "x", "u"], ["b", "y", "v"], ["a", "y", "u"], ["b", "x", "v"]] * 3)
+    added = st.sevt_add(st.full(named[[0, 1]]), "2", named)
+    assert added.variables == ["0", "1", "2"]
+    assert float(added.ll) == pytest.approx(float(st.full(named).ll), rel=1e-12)
