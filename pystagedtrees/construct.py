@@ -71,8 +71,9 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
         if n_sit > DENSE_MAX:
             raise dense_too_large(
                 n_sit, f"full stage vector of {var!r}", DENSE_MAX,
-                "a stage per situation is built only up to that; let the unobserved "
-                "situations share one stage (full(join_unobserved=True)) or use fewer variables")
+                "a stage per situation is built only up to that; use fewer variables, or, "
+                "from data, let the unobserved situations share one stage "
+                "(full(join_unobserved=True))")
         return (
             StageVector(n_sit, np.arange(n_sit, dtype=np.int32)),
             StageLabels.numbered(np.arange(1, n_sit + 1)),

@@ -75,7 +75,9 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     object : Sevt
         A fitted model (the first imputation uses its probabilities).
     data : pandas.DataFrame, optional
-        Rows with missing values; default the model's ``data_raw``.
+        Rows with missing values; default the model's ``data_raw``.  A row
+        whose imputation sums out more than 2^24 completions is refused
+        (ValueError), as :func:`~pystagedtrees.predict` refuses it.
     lambda_ : float, optional
         Smoothing of every refit (default the model's).
     scope : list of str, optional
@@ -141,7 +143,9 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     object : Sevt
         A fitted model: the starting structure and the first imputer.
     data : pandas.DataFrame, optional
-        Rows with missing values; default the model's ``data_raw``.
+        Rows with missing values; default the model's ``data_raw``.  A row
+        whose imputation sums out more than 2^24 completions is refused
+        (ValueError), as :func:`~pystagedtrees.predict` refuses it.
     stages_alg : callable, default stages_bhc
         A stage learner (any ``stages_*`` function): it must return a
         staged tree.

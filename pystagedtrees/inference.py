@@ -3,7 +3,8 @@
 All computations are vectorised over rows: a row's log-probability is
 accumulated variable by variable along its path.  Variables missing in a
 row (before its last observed variable) are summed out by enumerating
-their levels, as R does.
+their levels, as R does; a row with more than :data:`MAX_COMPLETIONS`
+completions is refused (ValueError).
 """
 import math
 from collections.abc import Iterable
@@ -29,7 +30,7 @@ UNKNOWN = -2
 _COMPLETION_BUFFER = 1 << 16
 # paths the sparse-tree fallback builds at once (rows x completions)
 _SPARSE_PATHS = 1 << 18
-# completions of one row's gaps summed at most: 2^24 paths take about a minute
+# completions of one row's gaps summed at most: 2^24 paths take about 30 s
 # here (R: hours); past that the work doubles with every binary gap
 MAX_COMPLETIONS = 1 << 24
 
@@ -142,11 +143,13 @@ def _check_completions(model, codes):
     log2_completions = gaps @ np.log2(model._k[: codes.shape[1]].astype(float))
     worst = int(np.argmax(log2_completions))
     if log2_completions[worst] > math.log2(MAX_COMPLETIONS):
-        names = [model._vars[j] for j in np.flatnonzero(gaps[worst])]
+        missing = np.flatnonzero(gaps[worst])
+        names = [model._vars[j] for j in missing]
         shown = ", ".join(map(repr, names[:6])) + (", ..." if len(names) > 6 else "")
+        completions = math.prod(int(model._k[j]) for j in missing)
         raise ValueError(
             f"a row misses {len(names)} values ({shown}) before its last observed one: "
-            f"summing them out takes 2^{log2_completions[worst]:.0f} paths, more than the "
+            f"summing them out takes {completions} paths, more than the "
             f"{MAX_COMPLETIONS} this library sums (R sums them too, far more slowly); "
             "fill those values or leave out the later ones.")
 
@@ -320,7 +323,8 @@ def prob(object, x, conditional_on=None, log=False, na0=True):
         A fitted model.
     x : dict or pandas.DataFrame
         Values of some variables (a dict for one event, a DataFrame for one
-        event per row); the others are summed out.
+        event per row); the others are summed out (ValueError past 2^24
+        completions of the gaps before an event's last given variable).
     conditional_on : dict or pandas.DataFrame, optional
         The conditioning event: one row, or as many rows as ``x`` (or
         ``x`` has one row, used with each), as R's ``cbind`` recycles.  Its
@@ -410,7 +414,8 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
         A fitted model.
     newdata : pandas.DataFrame, optional
         Rows to predict; variables absent or missing in a row are summed
-        out.  Default: every combination of levels.
+        out (ValueError past 2^24 completions of a row's gaps).  Default:
+        every combination of levels.
     class_ : str, optional
         The variable to predict (default: the root).
     prob : bool, default False

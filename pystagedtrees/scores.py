@@ -114,6 +114,8 @@ def _information_criterion(name, models, penalty, names):
             raise ValueError(f"names must give one row label per model: {len(models)} "
                              f"model(s), {len(names)} name(s); a single model gives a "
                              f"number, not a table")
+        if len(set(names)) != len(names):  # R's row.names<- refuses them too
+            raise ValueError(f"names must be distinct; got {list(names)}")
     scores = []
     for model in models:
         ll = logLik(model)

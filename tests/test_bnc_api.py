@@ -854,7 +854,7 @@ def test_a_family_table_beyond_memory_is_refused_not_a_crash():
         bnc.lp(bnc.BNCModel("c", features, families), data, smooth=1)
 
 
-@pytest.mark.parametrize("learner", ["kdb", "tan_hc", "tan_hcsp", "bsej"])
+@pytest.mark.parametrize("learner", ["kdb", "tan_hc", "tan_hcsp", "bsej", "fssj"])
 def test_greedy_searches_refuse_candidate_tables_beyond_memory(monkeypatch, learner):
     from pystagedtrees import _validation
 

@@ -499,6 +499,8 @@ def test_criteria_tables_take_row_labels_for_the_calls_r_would_name():
             criterion(models[0], names=["m1"])
         with pytest.raises(TypeError, match="names"):
             criterion(*models, names="m1")
+        with pytest.raises(ValueError, match="names must be distinct"):
+            criterion(*models, names=["m", "m"])
 
 
 def test_counts_whose_total_overflows_give_r_result_not_a_crash():
@@ -525,7 +527,10 @@ def test_loglik_checks_its_parts(args, error, match):
         st.LogLik(*args)
     ll = st.LogLik(np.float64(-2.5), np.int64(3), 10.0)
     assert (float(ll), ll.df, ll.nobs, type(ll.nobs)) == (-2.5, 3, 10, int)
-    assert st.LogLik(-1.0, 3, 2.5).nobs == 2.5  # weighted counts
+
+
+def test_loglik_of_weighted_counts_keeps_a_fractional_nobs():
+    assert st.LogLik(-1.0, 3, 2.5).nobs == 2.5
 
 
 def test_weighted_and_huge_tables_of_counts_are_fitted_as_r_fits_them():

@@ -461,12 +461,21 @@ def test_chain_with_this_librarys_bn_classifier_on_discretised_features():
         ({"order": np.zeros((2, 3, 4))}, TypeError, "1-D sequence"),
         ({"order": [[0], [1, 2]]}, TypeError, "1-D sequence"),
         ({"random_state": True}, TypeError, "random_state"),
+        ({"random_state": np.True_}, TypeError, "random_state"),
     ],
 )
 def test_chain_rejects_bad_parameters(kwargs, error, match):
     X, Y = _separable_labels(50)
     with pytest.raises(error, match=match):
         BNClassifierChain(LogisticRegression(), **kwargs).fit(X, Y)
+
+
+def test_chain_takes_an_order_from_any_iterable_of_labels():
+    X, Y = _separable_labels(50)
+    expected = BNClassifierChain(LogisticRegression(), order=[3, 1, 0, 2]).fit(X, Y)
+    for order in (iter([3, 1, 0, 2]), np.array([3, 1, 0, 2]), (3, 1, 0, 2)):
+        got = BNClassifierChain(LogisticRegression(), order=order).fit(X, Y)
+        np.testing.assert_array_equal(got.order_, expected.order_)
 
 
 def test_chain_reads_an_iterable_of_splits_once():

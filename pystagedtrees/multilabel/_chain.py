@@ -270,9 +270,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"got {self.order!r}."
             )
         try:
-            if np.ndim(self.order) != 1:
-                raise TypeError
             order = list(self.order)
+            if any(np.ndim(o) != 0 for o in order):  # nested lists, 2-D arrays
+                raise TypeError
         except (TypeError, ValueError):  # ValueError: numpy on ragged nestings
             raise TypeError(
                 f"`order` must be 'bn', 'random' or a 1-D sequence; got {self.order!r}."
@@ -323,7 +323,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "chain_method='predict'."
             )
         _check_network_params(self.max_children, self.max_parents, self.penalty)
-        if isinstance(self.random_state, bool):  # numpy would take True as seed 1
+        if isinstance(self.random_state, (bool, np.bool_)):  # numpy takes True as seed 1
             raise TypeError(f"`random_state` must be None, an int >= 0 or a Generator; "
                             f"got {self.random_state!r}.")
         try:  # checked whatever the order, as scikit-learn checks every parameter
