@@ -4,6 +4,7 @@ Wrong types raise ``TypeError`` and values out of range ``ValueError``; every
 message names the argument and what it must be.  Whole floats pass as
 integers, as R's numbers do (``n = 100`` is a double in R).
 """
+import inspect
 import math
 import numbers
 import os
@@ -280,3 +281,16 @@ def check_fits_in_memory(needed, what, advice):
             f"{what} ({needed / 2**30:.1f} GiB, more than half of this machine's "
             f"memory): {advice}."
         )
+
+
+def check_call_fits(func, what, *args, **kwargs):
+    """Raise a TypeError beginning with ``what`` unless ``func(*args, **kwargs)``
+    binds to ``func``'s parameters: checked before any work, so that a wrong
+    option names the argument that carried it (functions without a readable
+    signature pass; their call will tell)."""
+    try:
+        inspect.signature(func).bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{what}: {error}.") from None
+    except ValueError:
+        pass

@@ -5,7 +5,6 @@ time with :func:`~pystagedtrees.sevt_add` and learn the stages of the new
 variable only (``alg(..., scope=var)``), so the data are encoded once and
 every candidate tree is counted from the codes.
 """
-import inspect
 import itertools
 import math
 
@@ -15,7 +14,9 @@ from pystagedtrees.counting import read_data
 from pystagedtrees.model import check_learned
 from pystagedtrees.learners import stages_bhc
 from pystagedtrees.scores import BIC
-from pystagedtrees._validation import check_flag, check_score_value, check_smoothing
+from pystagedtrees._validation import (
+    check_call_fits, check_flag, check_score_value, check_smoothing,
+)
 
 __all__ = ["search_greedy", "search_best"]
 
@@ -63,13 +64,10 @@ def _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_arg
             "`scope` cannot be passed to `alg`: the search sets it to the "
             "variable being added."
         )
-    try:  # before any fitting: an unknown option would fail at the first call
-        inspect.signature(alg).bind(None, scope=None, **alg_args)
-    except TypeError as error:
-        raise TypeError(f"`alg_args` must be options of `alg` "
-                        f"({getattr(alg, '__name__', alg)!r}): {error}.") from None
-    except ValueError:  # no signature to read (builtins): the call will tell
-        pass
+    # before any fitting: an unknown option would fail only at the first call
+    name = getattr(alg, "__name__", alg)
+    check_call_fits(alg, f"`alg_args` must be options of `alg` ({name!r})", None, scope=None,
+                    **alg_args)
     lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
     return _EncodedData(data, lambda_, join_unobserved)

@@ -9,7 +9,6 @@ simulation can be reproduced number for number; passing an
 like successive calls in one R session.
 """
 import copy
-import inspect
 import numbers
 
 import numpy as np
@@ -20,7 +19,8 @@ from pystagedtrees._rrandom import RRandom
 from pystagedtrees._rrandom_kernels import revsort
 from pystagedtrees._stagevec import ParentStageVector
 from pystagedtrees._validation import (
-    as_numbers, check_fits_in_memory, check_ignore, check_int, check_number, check_seed,
+    as_numbers, check_call_fits, check_fits_in_memory, check_ignore, check_int, check_number,
+    check_seed,
 )
 from pystagedtrees.construct import sevt as sevt_structure
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
@@ -146,12 +146,7 @@ def _random_stage_joins(model, i, q, source):
 def _check_takes_k_and_rng(rfun):
     if not callable(rfun):
         raise TypeError(f"`rfun` must be a function rfun(k, rng); got {rfun!r}.")
-    try:
-        inspect.signature(rfun).bind(1, None)
-    except TypeError as error:
-        raise TypeError(f"`rfun` must take two arguments, rfun(k, rng): {error}") from None
-    except ValueError:  # builtins without a signature: the call itself will tell
-        pass
+    check_call_fits(rfun, "`rfun` must take two arguments, rfun(k, rng)", 1, None)
 
 
 def _random_distribution(k, rfun, source):

@@ -21,13 +21,13 @@ Examples
 >>> list(back["x"].cat.categories), back["x"].isna().tolist()
 (['b', 'a'], [False, True, False])
 """
-import inspect
 import numbers
 
 import numpy as np
 import pandas as pd
 
 from pystagedtrees._data import category_strings, check_frame, column_levels, encode_column
+from pystagedtrees._validation import check_call_fits
 from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.model import LogLik, Sevt
 
@@ -294,10 +294,7 @@ def to_r(x, **options):
 
 
 def _convert_with_options(converter, x, options):
-    try:  # so that a misspelt option names to_r's own parameter, not the converter
-        inspect.signature(converter).bind(x, **options)
-    except TypeError as error:
-        raise TypeError(f"`options` of to_r for a {type(x).__name__}: {error}.") from None
+    check_call_fits(converter, f"`options` of to_r for a {type(x).__name__}", x, **options)
     return converter(x, **options)
 
 
