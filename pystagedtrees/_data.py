@@ -275,7 +275,8 @@ def _distinct_value_strings(col, column):
     return _object_strings(values, column), index
 
 
-def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means=""):
+def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means="",
+                  advice=""):
     """Codes of a column against a given list of levels.
 
     Parameters
@@ -290,7 +291,9 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         The argument ``col`` comes from, also named in error messages.
     unknown_as : int, optional
         The code of values that are not levels, with a warning that says
-        what they mean (``unknown_means``).
+        what they mean (``unknown_means``; None: no warning).
+    advice : str, optional
+        Appended to the error about a value that is not a level.
 
     Returns
     -------
@@ -312,8 +315,9 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         where = f"`{name}`: column {column!r}" if name else f"column {column!r}"
         message = f"{where} has value {bad!r} that is not a level of the model; known levels: {levels}"
         if unknown_as is None:
-            raise ValueError(message + ".")
-        warnings.warn(f"{message}; {unknown_means}", stacklevel=4)
+            raise ValueError(f"{message}{'; ' + advice if advice else ''}.")
+        if unknown_means is not None:
+            warnings.warn(f"{message}; {unknown_means}", stacklevel=4)
         codes[unknown] = unknown_as
     return codes
 
@@ -445,6 +449,29 @@ def fit_input(estimator, X, y):
     frame = pd.DataFrame({c: pd.Categorical.from_codes(features[:, j], levels[c])
                           for j, c in enumerate(frame.columns)})
     return frame, classes, codes
+
+
+HANDLE_UNKNOWN = ("error", "missing")
+
+
+def known_levels_frame(frame, levels, handle_unknown):
+    """An estimator's features, those in ``levels`` as categoricals over them.
+
+    ``levels`` maps the columns the model reads to the levels it was trained
+    on.  A value that is not one of them is an error that names the
+    ``handle_unknown`` option, or with ``handle_unknown="missing"`` a missing
+    value (summed out at prediction, as scikit-learn's histogram gradient
+    boosting treats unknown categories).
+    """
+    frame = frame.copy()
+    for column, known in levels.items():
+        codes = encode_column(
+            frame[column], known, column, "X",
+            unknown_as=-1 if handle_unknown == "missing" else None, unknown_means=None,
+            advice="pass handle_unknown='missing' to treat such values as missing",
+        )
+        frame[column] = pd.Categorical.from_codes(codes, [str(lev) for lev in known])
+    return frame
 
 
 def own_copy(data):

@@ -17,6 +17,7 @@ classifiers and the naive staged tree.
 - :class:`StagedTreeClassifier`, a scikit-learn estimator over all of them.
 """
 import numbers
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -26,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees import bnc
 from pystagedtrees._data import (
+    HANDLE_UNKNOWN,
     categorical_tags,
     check_column,
     check_frame,
@@ -34,6 +36,7 @@ from pystagedtrees._data import (
     encode_frame,
     feature_frame,
     fit_input,
+    known_levels_frame,
 )
 from pystagedtrees._validation import (
     check_choice,
@@ -573,6 +576,42 @@ BNC_METHODS = ("nb", "tan_cl", "tan_hc", "kdb")
 FULL_METHODS = {"full_bhc": stages_bhc, "full_fbhc": stages_fbhc}
 METHODS = BNC_METHODS + ("naive",) + tuple(FULL_METHODS)
 RANDOMISED = ("tan_hc", "kdb", "naive")
+"""Methods that draw random numbers ("naive" only with k-means clustering)."""
+
+
+def _by_missing(data, class_):
+    """The columns, the class first and then the features with fewer missing
+    values first (stable), so that in a classifier's staged tree few rows are
+    lost to a missing value early in the order."""
+    features = [c for c in data.columns if c != class_]
+    return [class_] + sorted(features, key=lambda c: int(data[c].isna().sum()))
+
+
+def _warn_rows_lost(model, data):
+    """Warn when some variable is fitted on less than half the rows observing it.
+
+    In a staged tree a row counts for each variable only up to its first
+    missing value in the tree's order (R's rule, :mod:`pystagedtrees.counting`).
+    """
+    observed = data[model.variables].notna().to_numpy()
+    on_path = np.logical_and.accumulate(observed, axis=1)
+    n_observed, n_used = observed.sum(axis=0), on_path.sum(axis=0)
+    lost = n_used * 2 < n_observed
+    if not lost.any():
+        return
+    worst = int(np.argmin(np.where(lost, n_used / np.maximum(n_observed, 1), np.inf)))
+    earlier = model.variables[:worst]
+    culprit = earlier[int(np.argmin(observed[:, :worst].sum(axis=0)))]
+    share = 100 * (1 - observed[:, model.variables.index(culprit)].mean())
+    warnings.warn(
+        f"StagedTreeClassifier: {model.variables[worst]!r} is fitted on {n_used[worst]} of "
+        f"the {n_observed[worst]} rows that observe it: a row counts for each variable of a "
+        f"staged tree only up to its first missing value in the tree's order, and "
+        f"{culprit!r} (earlier in the order) is missing in {share:.0f}% of the rows.  Drop or "
+        "impute features with many missing values, or use BNClassifier, which counts each "
+        "family on the rows that observe it.",
+        UserWarning, stacklevel=3,
+    )
 
 
 class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
@@ -615,13 +654,19 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         Searches and k-means starts.
     rng : {"numpy", "R"}, default "numpy"
         ``"R"`` replays R after ``set.seed(random_state)`` (an int).
+    handle_unknown : {"error", "missing"}, default "error"
+        A feature value at prediction that is not a level seen in training:
+        an error, or treated as a missing value (summed out).
 
     Attributes
     ----------
     classes_ : numpy.ndarray
     model_ : Sevt
         The fitted staged tree; its class variable is ``class_name_``, whose
-        levels ``"0", "1", ...`` are the positions in ``classes_``.
+        levels ``"0", "1", ...`` are the positions in ``classes_``.  As R's
+        models it keeps the training rows (``model_.data_raw``) besides the
+        counts, so a pickled classifier holds them; ``clf.model_.data_raw =
+        None`` drops them (prediction needs only the counts and probabilities).
     bnc_ : pystagedtrees.bnc.BNCModel or None
         The classifier refined (fitted with ``lambda_``), for the
         classifier methods.
@@ -637,10 +682,19 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     Features must be categorical (categorical, string, boolean or
     integer-coded columns); a continuous float column is refused.  Missing
     values are summed out at prediction; a level unseen in training is an
-    error (pass categoricals that list every level, or let an encoder map
-    unknown levels to NaN, e.g. scikit-learn's
-    ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan)``,
-    to have them summed out).
+    error unless ``handle_unknown="missing"`` (a cross-validation fold can
+    miss a rare level: pass categoricals that list every level, or that
+    option).
+
+    In training, a row counts for each variable of the staged tree only up
+    to its first missing value in the tree's order (R's rule: the situation
+    of a later variable is unknown).  So a feature with many missing values
+    early in the order starves every later one; the classifier methods
+    therefore place features with fewer missing values first wherever the
+    network allows, and ``fit`` warns when a variable keeps less than half
+    of the rows that observe it.  Dropping or imputing such features helps;
+    :class:`~pystagedtrees.bnc.BNClassifier` counts each family on the rows
+    that observe it.
 
     Examples
     --------
@@ -659,7 +713,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, method="tan_cl", k=3, ordering="cmi", lambda_=1.0, refine="bhc",
                  cluster="kmeans", n_stages=None, folds=5, epsilon=0.01, search_smooth=1.0,
-                 tan_score="loglik", random_state=None, rng="numpy"):
+                 tan_score="loglik", random_state=None, rng="numpy", handle_unknown="error"):
         self.method = method
         self.k = k
         self.ordering = ordering
@@ -673,6 +727,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         self.tan_score = tan_score
         self.random_state = random_state
         self.rng = rng
+        self.handle_unknown = handle_unknown
 
     def __sklearn_is_fitted__(self):
         # the parameter lambda_ ends with "_" like a fitted attribute
@@ -680,19 +735,24 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         return categorical_tags(super().__sklearn_tags__(),
-                                self.method in RANDOMISED and self.random_state is None)
+                                self._randomised() and self.random_state is None)
+
+    def _randomised(self):
+        return self.method in RANDOMISED and not (
+            self.method == "naive" and self.cluster == "hclust")
 
     def _seed(self):
         state = self.random_state
         if isinstance(state, np.random.RandomState):
             return int(state.randint(np.iinfo(np.int32).max))
-        if self.rng == "R" and (isinstance(state, bool) or not isinstance(state, numbers.Integral)):
+        if self.rng == "R" and self._randomised() and (
+                isinstance(state, bool) or not isinstance(state, numbers.Integral)):
             raise TypeError(f"`random_state` must be an int seed with rng='R'; got {state!r}.")
         return state
 
     def _ordering(self):
         """``ordering`` as :func:`sevt_naive` takes it: a list of features gets the class first."""
-        if isinstance(self.ordering, (list, tuple)):
+        if self._ordering_listed():
             features = [str(v) for v in self.ordering]
             if sorted(features) != sorted(self._names):
                 raise ValueError(
@@ -705,6 +765,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         class_ = self.class_name_
         seed = self._seed()
         if self.method in BNC_METHODS:
+            data = data[_by_missing(data, class_)]
             structure = _bnc_structure(
                 self.method, data, class_, k=self.k, folds=self.folds, epsilon=self.epsilon,
                 smooth=self.search_smooth, score=self.tan_score, seed=seed, rng=self.rng,
@@ -722,7 +783,12 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         """Every parameter, whether or not ``method`` uses it (scikit-learn checks all at fit)."""
         check_choice(self.method, "method", METHODS)
         check_int(self.k, "k", minimum=1)
-        if not isinstance(self.ordering, (list, tuple)) and not callable(self.ordering):
+        if not self._ordering_listed() and not callable(self.ordering):
+            if not isinstance(self.ordering, (str, type(None))):
+                raise TypeError(
+                    f"`ordering` must be one of {[*ORDERINGS, None]}, a list of the features "
+                    f"or a callable; got {type(self.ordering).__name__}."
+                )
             check_choice(self.ordering, "ordering", [*ORDERINGS, None])
         check_smoothing(self.lambda_, "lambda_")
         check_choice(self.refine, "refine", list(REFINERS))
@@ -734,6 +800,11 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         check_choice(self.tan_score, "tan_score", EDGE_SCORES)
         check_random_state(self.random_state)
         check_choice(self.rng, "rng", RNG_KINDS)
+        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
+
+    def _ordering_listed(self):
+        """Whether ``ordering`` lists the features (a list, tuple, array or Index)."""
+        return isinstance(self.ordering, (list, tuple, np.ndarray, pd.Index))
 
     def fit(self, X, y):
         """Learn the staged tree from features ``X`` and labels ``y``."""
@@ -747,6 +818,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
             axis=1,
         )
         self.model_, self.bnc_ = self._learn(data)
+        _warn_rows_lost(self.model_, data)
         self._dag = None  # read from the model when asked for: large trees need not have one
         return self
 
@@ -772,6 +844,8 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
                 f"{len(self._names)} features as input."
             )
         frame.columns = self._names
+        frame = known_levels_frame(frame, {f: self.model_.tree[f] for f in self._names},
+                                   self.handle_unknown)
         # predict() itself would call X `newdata`
         codes = encode_rows(self.model_, frame, "X")
         c = self.model_.var_index(self.class_name_)

@@ -1,7 +1,10 @@
 """StagedTreeClassifier as a scikit-learn estimator."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -250,3 +253,93 @@ def test_ordering_lists_the_features_and_the_class_comes_first(method):
     for bad in (["c", "a"], ["c", "a", "a", "b"], ["c", "a", "b", "z"]):
         with pytest.raises(ValueError, match="ordering` must list every feature once"):
             StagedTreeClassifier(method=method, ordering=bad).fit(X, y)
+    for listed in (np.array(["c", "a", "b"]), pd.Index(["c", "a", "b"])):
+        clf = StagedTreeClassifier(method=method, ordering=listed, random_state=0).fit(X, y)
+        assert clf.model_.variables[1:] == ["c", "a", "b"]
+    with pytest.raises(TypeError, match="`ordering` must be one of .*a list of the features"):
+        StagedTreeClassifier(method=method, ordering={"c", "a", "b"}).fit(X, y)
+
+
+def _rare_level_data():
+    """Training rows without level "w" of feature "a", which the test rows hold."""
+    X, y = classification_frame(80, seed=3)
+    X = X.assign(a=X["a"].astype(str))
+    test = X.iloc[:4].copy()
+    test.loc[test.index[:2], "a"] = "w"
+    return X, y, test
+
+
+@pytest.mark.parametrize("estimator", [StagedTreeClassifier(), bnc.BNClassifier(),
+                                       bnc.BNClassifier(structure="tan_cl")])
+def test_handle_unknown_missing_sums_unknown_levels_out(estimator):
+    X, y, test = _rare_level_data()
+    clf = estimator.fit(X, y)
+    with pytest.raises(ValueError, match="'w' that is not a level.*handle_unknown='missing'"):
+        clf.predict_proba(test)
+    as_missing = test.copy()
+    as_missing.loc[test["a"] == "w", "a"] = np.nan
+    expected = clf.predict_proba(as_missing)
+    lenient = clone(estimator).set_params(handle_unknown="missing").fit(X, y)
+    np.testing.assert_allclose(lenient.predict_proba(test), expected)
+    np.testing.assert_array_equal(lenient.predict(test), clf.predict(as_missing))
+    with pytest.raises(ValueError, match="handle_unknown"):
+        clone(estimator).set_params(handle_unknown="ignore").fit(X, y)
+
+
+def test_handle_unknown_missing_lets_cross_validation_meet_rare_levels():
+    X, y = classification_frame(60, seed=4)
+    X = X.assign(a=X["a"].astype(str))
+    X.loc[0, "a"] = "rare"  # in one fold's test rows only
+    with pytest.warns(UserWarning, match="not a level"):  # scikit-learn's fit-failure warning
+        strict = cross_val_score(StagedTreeClassifier(), X, y, cv=3)
+    assert np.isnan(strict).any()
+    lenient = cross_val_score(StagedTreeClassifier(handle_unknown="missing"), X, y, cv=3)
+    assert not np.isnan(lenient).any()
+
+
+def _missing_in_training(n=2000, seed=0):
+    """Feature "a" is noise, missing mostly where the informative "b" is "pos"."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["neg", "pos"], n)
+    b = np.where(rng.random(n) < 0.8, y, np.where(y == "pos", "neg", "pos"))
+    a = pd.Series(rng.choice(["u", "v"], n)).where(
+        rng.random(n) > np.where(b == "pos", 0.95, 0.05))
+    return pd.DataFrame({"a": a, "b": b}), y
+
+
+@pytest.mark.parametrize("method", ["nb", "tan_cl"])
+def test_features_with_missing_values_come_late_in_a_classifier_tree(method):
+    X, y = _missing_in_training()
+    test = pd.DataFrame({"a": [np.nan, "u"], "b": ["pos", "neg"]})
+    forward = StagedTreeClassifier(method=method, refine=None).fit(X, y)
+    backward = StagedTreeClassifier(method=method, refine=None).fit(X[["b", "a"]], y)
+    assert forward.model_.variables[1:] == ["b", "a"]
+    np.testing.assert_allclose(forward.predict_proba(test),
+                               backward.predict_proba(test[["b", "a"]]))
+    if method == "nb":  # b is fitted on every row, as in the network classifier
+        network = bnc.BNClassifier().fit(X, y)
+        np.testing.assert_allclose(forward.predict_proba(test), network.predict_proba(test))
+
+
+def test_fit_warns_when_a_missing_value_starves_later_variables():
+    X, y = _missing_in_training()
+    kept, share = int(X["a"].notna().sum()), round(100 * X["a"].isna().mean())
+    with pytest.warns(UserWarning, match=rf"'b' is fitted on {kept} of the 2000 rows that "
+                                         rf"observe it.*'a' \(earlier in the order\) is "
+                                         rf"missing in {share}%"):
+        StagedTreeClassifier(method="full_bhc", ordering=None).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        StagedTreeClassifier(method="full_bhc", ordering=["b", "a"]).fit(X, y)
+        StagedTreeClassifier(method="full_bhc", ordering=None).fit(X.dropna(), y[X["a"].notna()])
+
+
+def test_randomness_tags_and_checks_follow_what_the_method_draws():
+    X, y = _data()
+    assert not StagedTreeClassifier(method="naive", cluster="hclust").__sklearn_tags__(
+    ).non_deterministic
+    assert StagedTreeClassifier(method="naive").__sklearn_tags__().non_deterministic
+    # tan_cl draws nothing: rng="R" needs no seed
+    a = StagedTreeClassifier(method="tan_cl", rng="R").fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X),
+                                  StagedTreeClassifier(method="tan_cl").fit(X, y).predict_proba(X))

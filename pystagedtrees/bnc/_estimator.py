@@ -5,10 +5,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees._data import (
+    HANDLE_UNKNOWN,
     categorical_tags,
     class_column_name,
     feature_frame,
     fit_input,
+    known_levels_frame,
 )
 from pystagedtrees._validation import (
     check_choice, check_int, check_number, check_random_state, check_smoothing,
@@ -47,6 +49,9 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         ``smooth``).
     random_state : None, int or numpy.random.Generator
         Folds and tie breaking of the greedy learners.
+    handle_unknown : {"error", "missing"}, default "error"
+        A feature value at prediction that is not a level seen in training:
+        an error, or treated as a missing value (summed out).
 
     Attributes
     ----------
@@ -65,11 +70,11 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     -----
     Features must be categorical: categorical, string, boolean or
     integer-coded columns.  A continuous float column is refused (discretize
-    it first).  Missing values are summed out at prediction; a level unseen
-    in training is an error (pass categoricals that list every level, or let
-    an encoder map unknown levels to NaN, e.g. scikit-learn's
-    ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan)``,
-    to have them summed out).
+    it first).  In training, each family's table counts the rows that
+    observe all of its variables.  Missing values are summed out at
+    prediction; a level unseen in training is an error unless
+    ``handle_unknown="missing"`` (a cross-validation fold can miss a rare
+    level: pass categoricals that list every level, or that option).
 
     Examples
     --------
@@ -82,7 +87,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, structure="nb", smooth=1.0, edge_score="loglik", k=5, epsilon=0.01,
-                 kdbk=2, search_smooth=None, random_state=None):
+                 kdbk=2, search_smooth=None, random_state=None, handle_unknown="error"):
         self.structure = structure
         self.smooth = smooth
         self.edge_score = edge_score
@@ -91,6 +96,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         self.kdbk = kdbk
         self.search_smooth = search_smooth
         self.random_state = random_state
+        self.handle_unknown = handle_unknown
 
     def __sklearn_tags__(self):
         return categorical_tags(super().__sklearn_tags__(),
@@ -121,6 +127,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         check_int(self.kdbk, "kdbk", minimum=1)
         check_number(self.search_smooth, "search_smooth", allow_none=True)
         check_random_state(self.random_state)
+        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
     def fit(self, X, y):
         """Learn the structure and the parameters from ``X`` and labels ``y``."""
@@ -147,6 +154,9 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
                 f"{len(self._names)} features as input."
             )
         frame.columns = self._names
+        frame = known_levels_frame(
+            frame, {f: self.model_.levels[f] for f in self.model_.features}, self.handle_unknown
+        )
         codes = encode_for_model(self.model_, frame, name="X")
         return compute_log_joint(self.model_, codes)
 
