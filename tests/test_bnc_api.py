@@ -925,3 +925,15 @@ def test_bsej_orders_parents_as_r_after_removing_a_feature():
     model = bnc.bsej("c", data, k=2, epsilon=0, rng="R", seed=912)
     assert bnc.modelstring(model) == "[c] [X2|c] [X4|X2:c] [X1|X2:X4:c]"
     assert bnc.families(model)["X1"] == ("X1", "X2", "X4", "c")
+
+
+def test_statistics_of_an_aode_are_refused_as_in_r():
+    # bnclassify 0.4.8: nparams stops (`inherits(x, "bnc_bn")`), logLik/AIC/BIC
+    # have no method for an AODE; cLogLik and predict work
+    d = pd.DataFrame({"c": list("aabbabab"), "x": list("uuvvuuvv"), "y": list("xyyxxyxy")})
+    m = bnc.lp(bnc.aode("c", d), d, smooth=1)
+    for stat in (lambda: bnc.nparams(m), lambda: bnc.logLik(m, d), lambda: bnc.AIC(m, d),
+                 lambda: bnc.BIC(m, d)):
+        with pytest.raises(TypeError, match="not defined for an AODE ensemble"):
+            stat()
+    assert bnc.cLogLik(m, d) < 0

@@ -376,8 +376,8 @@ def nparams(x):
     3
     """
     _check_model(x, fitted=True)
-    if x.is_aode:
-        return sum(nparams(m) for m in x.models)
+    # R stops too: an average of networks has no single parameter count
+    _check_not_ensemble(x, "nparams()")
     return int(sum((t.shape[0] - 1) * int(np.prod(t.shape[1:])) for t in x.params.values()))
 
 

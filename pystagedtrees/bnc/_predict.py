@@ -9,7 +9,7 @@ from pystagedtrees._data import encode_frame
 from pystagedtrees._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
-from pystagedtrees.bnc._model import _check_model, nparams
+from pystagedtrees.bnc._model import _check_model, _check_not_ensemble, nparams
 from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.model import LogLik
 
@@ -283,7 +283,10 @@ def _coded_rows(object, dataset):
     return features, classes
 
 
-def _log_lik(object, dataset):
+def _log_lik(object, dataset, what):
+    # R has no logLik for an AODE: its penalties would need nparams
+    _check_model(object, "object", fitted=True)
+    _check_not_ensemble(object, what)
     features, classes = _coded_rows(object, dataset)
     lj = compute_log_joint(object, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
@@ -307,7 +310,7 @@ def logLik(object, dataset):  # noqa: N802 (R's name)
     >>> round(ll, 6), ll.df, ll.nobs
     (-1.386294, 3, 2)
     """
-    value, n = _log_lik(object, dataset)
+    value, n = _log_lik(object, dataset, "logLik()")
     return LogLik(value, df=nparams(object), nobs=n)
 
 
@@ -322,7 +325,7 @@ def AIC(object, dataset):  # noqa: N802
     >>> round(AIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - 3
     -4.386294
     """
-    return _log_lik(object, dataset)[0] - nparams(object)
+    return _log_lik(object, dataset, "AIC()")[0] - nparams(object)
 
 
 def BIC(object, dataset):  # noqa: N802
@@ -336,7 +339,7 @@ def BIC(object, dataset):  # noqa: N802
     >>> round(BIC(lp(nb("c", d), d, smooth=0), d), 6)  # -2 ln 2 - ln(2)/2 * 3
     -2.426015
     """
-    ll, n = _log_lik(object, dataset)
+    ll, n = _log_lik(object, dataset, "BIC()")
     return ll - math.log(n) / 2 * nparams(object)
 
 

@@ -231,7 +231,7 @@ def aode(class_, dataset=None, features=None):
     One SPODE per feature (that feature a parent of all the others); their
     joint probabilities are averaged.  With a single feature this is naive
     Bayes.  The features are those of ``dataset``, else ``features``, as in
-    :func:`nb`.
+    :func:`nb` (R's ``aode`` takes only ``dataset``: it stops without one).
 
     Examples
     --------
