@@ -18,10 +18,10 @@ from pystagedtrees._learn_kernels import R_DIST_CODES, r_dist
 from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees._validation import as_numbers, check_choice, check_int, scalar_of_0d
-from pystagedtrees.fit import fit_variable
-from pystagedtrees.learners import check_pair_tables, prepare, resolve_score
+from pystagedtrees.fit import fit_variable, stage_counts
+from pystagedtrees.learners import _penalty, check_pair_tables, prepare, resolve_score
 from pystagedtrees.model import check_sevt, sevt_method
-from pystagedtrees.scores import compute_loglik
+from pystagedtrees.scores import compute_loglik, sevt_df
 
 __all__ = ["stages_hclust", "stages_kmeans"]
 
@@ -168,7 +168,7 @@ def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=N
         )
     if not isinstance(method, str) or method not in HCLUST_METHODS:
         raise ValueError(f"`method` must be one of {list(HCLUST_METHODS)}; got {method!r}.")
-    _, score_fn = resolve_score(score)
+    kind, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     ks = _per_variable_k(k, positions, model)
     for i in positions:
@@ -181,16 +181,23 @@ def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=N
         if ks[i] is not None:
             groups = cutree(tree.merge, min(ks[i], len(ids)))
         else:
-            groups = _best_cut(model, i, ids, tree.merge, score_fn)
+            groups = _best_cut(model, i, ids, tree.merge, kind, score_fn)
         _relabel_by_groups(model, i, ids, groups)
         model.ll = compute_loglik(model)
     return model
 
 
-def _best_cut(model, i, ids, merge, score_fn):
-    """The cut (1..n groups) with the best score, the first on ties (R's which.max)."""
+def _best_cut(model, i, ids, merge, kind, score_fn):
+    """The cut (1..n groups) with the best score, the first on ties (R's which.max).
+
+    For BIC and AIC (``kind``) only the cuts :func:`_near_best_cuts` finds
+    are scored on the model; a score function of the user's sees every cut.
+    """
+    cuts = range(1, len(ids) + 1)
+    if kind is not None and not _group_names_taken(model, i, ids):
+        cuts = _near_best_cuts(model, i, ids, merge, kind)
     best_groups, best_score = None, -np.inf
-    for n_groups in range(1, len(ids) + 1):
+    for n_groups in cuts:
         groups = cutree(merge, n_groups)
         candidate = model.copy()
         _relabel_by_groups(candidate, i, ids, groups)
@@ -199,6 +206,53 @@ def _best_cut(model, i, ids, merge, score_fn):
         if value > best_score:
             best_groups, best_score = groups, value
     return best_groups
+
+
+def _group_names_taken(model, i, ids):
+    """Whether a stage left out of the clustering has a numeric name, which a
+    group could take (the two would then merge)."""
+    clustered = set(ids)
+    labels = model._labels[i]
+    return any(labels[s].isdigit() for s in range(len(labels)) if s not in clustered)
+
+
+def _groups_loglik(counts, lambda_):
+    """Log-likelihood of each row of counts under its own smoothed estimate."""
+    total = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = counts * np.log((counts + lambda_) / (total + counts.shape[-1] * lambda_))
+    return np.where(counts > 0, terms, 0.0).sum(axis=-1)
+
+
+def _near_best_cuts(model, i, ids, merge, kind):
+    """The cuts (numbers of groups) whose BIC or AIC is within rounding of the best.
+
+    Cuts differ only in the log-likelihood of variable ``i``'s groups and in
+    their number.  Each merge adds two groups' counts, so one pass over the
+    merges gives every cut's log-likelihood (linear in the stages; scoring
+    every cut on a copy of the model was quadratic).  These sums round
+    differently from the model's, so the cuts within a relative 1e-9 of the
+    best are returned, to be scored on the model.
+    """
+    lambda_ = model.lambda_ or 0.0
+    n = len(ids)
+    counts = np.empty((2 * n - 1, int(model._k[i])))
+    counts[:n] = stage_counts(model, i)[ids]
+    node_loglik = np.empty(2 * n - 1)
+    node_loglik[:n] = _groups_loglik(counts[:n], lambda_)
+    loglik = np.empty(n)  # loglik[g - 1]: the cut into g groups
+    loglik[n - 1] = node_loglik[:n].sum()
+    # R's merge rows: -j is stage j (1-based), +s the group made at step s
+    nodes = np.where(merge < 0, -merge - 1, n + merge - 1)
+    for step, (a, b) in enumerate(nodes.tolist(), start=1):
+        new = n + step - 1
+        counts[new] = counts[a] + counts[b]
+        node_loglik[new] = _groups_loglik(counts[new], lambda_)
+        loglik[n - step - 1] = loglik[n - step] + node_loglik[new] - node_loglik[a] - node_loglik[b]
+    penalty = _penalty(kind, float(model._ctab[0].sum()))
+    score = 2 * loglik - penalty * np.arange(1, n + 1) * (model._k[i] - 1)
+    scale = abs(2 * float(model.ll)) + abs(penalty) * sevt_df(model) + 1
+    return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()
 
 
 @sevt_method

@@ -34,13 +34,18 @@ def fit_variable(model, i):
     model._prob[i], model._n[i] = refitted_stage_prob(model, i)
 
 
+def stage_counts(model, i):
+    """The stored counts of variable ``i`` summed by stage id (stages x levels)."""
+    by_stage = np.zeros((len(model._labels[i]), int(model._k[i])))
+    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
+    sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
+    return by_stage
+
+
 def refitted_stage_prob(model, i):
     """Probabilities and sample sizes of the stages of variable ``i``
     estimated from the stored counts (by stage id), leaving the model as it is."""
-    n_stages, k = len(model._labels[i]), int(model._k[i])
-    by_stage = np.zeros((n_stages, k))
-    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
-    sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
+    by_stage = stage_counts(model, i)
     smoothed = by_stage + (model.lambda_ or 0.0)  # unset (copy_sevt without it): none, as the learners
     with np.errstate(invalid="ignore", divide="ignore"):
         prob = smoothed / smoothed.sum(axis=1, keepdims=True)

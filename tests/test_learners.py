@@ -178,6 +178,39 @@ def test_hclust_without_k_picks_the_best_cut():
         assert -st.BIC(chosen) >= -st.BIC(st.stages_hclust(start, k=k, scope=["Survived"])) - 1e-9
 
 
+@settings(max_examples=40, deadline=None)
+@given(categorical_frames(max_vars=4, max_levels=3, max_rows=80, with_na=False),
+       hst.sampled_from([0, 0.5, 1]), hst.sampled_from(["bic", "aic"]),
+       hst.sampled_from(["totvar", "hellinger", "euclidean"]),
+       hst.sampled_from(["complete", "single", "average", "ward.D2"]))
+def test_hclust_best_cut_is_the_cut_every_cut_scored_on_the_model_picks(
+        data, lambda_, score, distance, method):
+    # A callable score sees every cut scored on a copy of the model (R's way);
+    # "bic"/"aic" find the best cut from the merges' counts first.
+    start = st.full(data, lambda_=lambda_, join_unobserved=lambda_ == 0)
+    for v in start.variables[1:]:
+        assume(np.isfinite(start._prob[start.var_index(v)]).all() or lambda_ > 0)
+    by_name = st.stages_hclust(start, score=score, distance=distance, method=method)
+    every_cut = st.stages_hclust(start, distance=distance, method=method,
+                                 score=(lambda m: -st.BIC(m)) if score == "bic"
+                                 else (lambda m: -st.AIC(m)))
+    assert by_name.stages() == every_cut.stages()
+    assert float(by_name.logLik()) == float(every_cut.logLik())
+
+
+def test_hclust_best_cut_when_a_left_out_stage_has_a_number_as_name():
+    # the group named "2" merges with the ignored stage "2", which the
+    # shortcut from the merges cannot foresee: every cut is scored on the model
+    rng = np.random.default_rng(0)
+    n = int(rng.integers(20, 200))
+    data = pd.DataFrame({f"v{j}": pd.Categorical(rng.integers(0, 3, n).astype(str))
+                         for j in range(3)})
+    start = st.stages_hclust(st.full(data, lambda_=1), k=int(rng.integers(2, 5)))
+    ignored = st.stages_hclust(start, ignore=["2"])
+    assert ignored.stages() == st.stages_hclust(start, ignore=["2"],
+                                                score=lambda m: -st.BIC(m)).stages()
+
+
 def test_learner_bad_input():
     start = st.full(st.datasets.titanic_table(), lambda_=1)
     with pytest.raises(ValueError, match="distance"):
