@@ -405,6 +405,19 @@ class StageLabels:
     def __contains__(self, label):
         return self.index(label) >= 0
 
+    def ids_without(self, labels):
+        """Ids (a list, in order) of the stages whose label is none of ``labels``."""
+        codes = []
+        for label in labels:
+            if not isinstance(label, str):  # R's NA (None) labels no stage
+                continue
+            value = _numeric_label(label)
+            if value >= 0:
+                codes.append(value)
+            elif label in self._names:
+                codes.append(-(self._names.index(label) + 1))
+        return np.flatnonzero(~np.isin(self._num, codes)).tolist()
+
     def keys_with(self, other):
         """Integer keys of these labels and of ``other``'s, equal exactly
         where the labels are (numbers as themselves, names negative)."""

@@ -109,7 +109,12 @@ def _entropy(ids):
 
 def _joint(a, b, kb):
     """Ids of the pairs ``(a, b)``, ``b`` taking ``kb`` values, renumbered densely."""
-    return np.unique(a * kb + b, return_inverse=True)[1].ravel()
+    key = a * kb + b
+    size = int(key.max()) + 1 if len(key) else 0
+    if size > 4 * len(key) + 1024:  # sparse keys: sort them
+        return np.unique(key, return_inverse=True)[1].ravel()
+    present = np.bincount(key, minlength=size) > 0  # dense keys: a table, linear
+    return (np.cumsum(present) - 1)[key]
 
 
 def _ordering_codes(data, class_):
@@ -557,8 +562,7 @@ def _kmeans_sizes(model, k):
     ignore = set(model.name_unobserved or [])
     sizes = {}
     for i, v in enumerate(model.variables[1:], start=1):
-        labels = model._labels[i]
-        observed = [s for s in range(len(labels)) if labels[s] not in ignore]
+        observed = model._labels[i].ids_without(ignore)
         distinct = len(np.unique(model._prob[i][observed], axis=0)) if observed else 1
         sizes[v] = max(1, min(k, distinct))
     return sizes

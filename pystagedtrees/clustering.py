@@ -30,8 +30,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    labels = model._labels[i]
-    return [s for s in range(len(labels)) if labels[s] not in ignore]
+    return model._labels[i].ids_without(ignore)
 
 
 def stage_distances(prob, distance):

@@ -561,6 +561,7 @@ def summary(object):
     """
     check_sevt(object)
     tables = {}
+    fitted = object.is_fitted  # once: it reads every stage of every variable
     for i, v in enumerate(object.variables):
         if i:  # as R: the stages in use, by their first situation
             rows = object._stages[i].first_appearance()
@@ -569,7 +570,7 @@ def summary(object):
         else:  # R's summary gives the root's stage 0 paths
             rows = [0]
             table = pd.DataFrame({"stage": ["1"], "npaths": [0]})
-        if object.is_fitted:
+        if fitted:
             table["sample.size"] = object._n[i][rows]
             # one frame for all the levels: a column at a time is quadratic in them
             prob = pd.DataFrame(object._prob[i][rows], columns=pd.Index(object.tree[v]),

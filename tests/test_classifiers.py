@@ -344,3 +344,15 @@ def test_a_column_without_values_is_named_as_data():
             function(empty)
     with pytest.raises(ValueError, match=message):
         sevt_refine(bnc.nb("Survived", train), empty)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(1, 50), hs.integers(1, 6), hs.integers(1, 10**6), hs.integers(0, 2**31))
+def test_joint_ids_renumber_pairs_densely_as_sorting_does(n, kb, spread, seed):
+    from pystagedtrees.classifiers import _joint
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, spread, n)  # a wide spread takes the sorting branch
+    b = rng.integers(0, kb, n)
+    np.testing.assert_array_equal(_joint(a, b, kb),
+                                  np.unique(a * kb + b, return_inverse=True)[1].ravel())

@@ -779,3 +779,15 @@ def test_sevt_add_reads_integer_column_names_as_full_does():
     added = st.sevt_add(st.full(named[[0, 1]]), "2", named)
     assert added.variables == ["0", "1", "2"]
     assert float(added.ll) == pytest.approx(float(st.full(named).ll), rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(hst.lists(hst.sampled_from(["1", "2", "10", "01", "UNOBSERVED", "a", "007"]), max_size=12),
+       hst.lists(hst.one_of(hst.sampled_from(["1", "10", "01", "a", "zz", "UNOBSERVED"]),
+                            hst.none()), max_size=4))
+def test_stage_labels_ids_without_agrees_with_a_label_by_label_scan(labels, ignore):
+    from pystagedtrees._stagevec import StageLabels
+
+    stage_labels = StageLabels.from_strings(labels)
+    assert stage_labels.ids_without(ignore) == [
+        s for s, label in enumerate(labels) if label not in ignore]
