@@ -64,6 +64,9 @@ def path_logprob(model, codes, log_tables=None):
                            tables.stage_offset, tables.log_prob, tables.prob_offset,
                            tables.n_levels, out)
         return out
+    order = _lexicographic_order(model, codes)
+    if order is not None:
+        codes = codes[order]
     total = np.zeros(n)
     sit = np.zeros(n, dtype=np.int64)
     for i in range(m):
@@ -71,7 +74,27 @@ def path_logprob(model, codes, log_tables=None):
         total += tables.per_variable[i][model._stages[i].lookup(sit), column]
         if i + 1 < m:
             sit = sit * model._k[i] + column
-    return total
+    if order is None:
+        return total
+    out = np.empty(n)
+    out[order] = total
+    return out
+
+
+def _lexicographic_order(model, codes):
+    """An order of many rows that sorts every prefix's situation index, or None.
+
+    Sparse stage vectors find situations by binary search, which is several
+    times faster on sorted keys (memory is then read in order).  The order
+    sorts the rows' last situation index, when it fits in 63 bits.
+    """
+    n, m = codes.shape
+    sparse = any(isinstance(v, StageVector) and not v.is_dense for v in model._stages[:m])
+    radices = model._k[:m].astype(np.int64)
+    if n < 4096 or not sparse or np.log2(radices.astype(float)).sum() >= 62:
+        return None
+    weights = np.append(np.cumprod(radices[:0:-1])[::-1], 1)  # the situation index's digits
+    return np.argsort(codes.astype(np.int64) @ weights, kind="stable")
 
 
 def _undefined_as_zero(log_prob):
