@@ -1,5 +1,6 @@
-"""Datasets shipped with the package: R's ``Titanic``, and the data sets of R's
-stagedtrees (MIT licence), as R's ``data()`` gives them."""
+"""Datasets shipped with the package: R's ``Titanic``, the data sets of R's
+stagedtrees (MIT licence), and bnclassify's ``car`` and ``voting`` (from the
+UCI Machine Learning Repository), as R's ``data()`` gives them."""
 import json
 from importlib import resources
 
@@ -73,23 +74,25 @@ def names():
     --------
     >>> from pystagedtrees.datasets import names
     >>> names()
-    ['Asym', 'PhDArticles', 'Pokemon', 'covid_patients', 'falls_long', 'trajectories']
+    ['Asym', 'PhDArticles', 'Pokemon', 'car', 'covid_patients', 'falls_long', 'trajectories', 'voting']
     """
     return sorted(_stored_levels())
 
 
 def load(name):
-    """A data set of R's stagedtrees, as R's ``data(name)`` gives it.
+    """A data set of R's stagedtrees or bnclassify, as R's ``data(name)`` gives it.
 
-    Factors become categoricals with R's level order, character columns
-    (``falls_long``'s) strings, which :func:`pystagedtrees.full` sorts into
-    the levels R's ``factor`` gives them.
+    Factors become categoricals with R's level order (``NA`` missing),
+    character columns (``falls_long``'s) strings, which
+    :func:`pystagedtrees.full` sorts into the levels R's ``factor`` gives
+    them.
 
     Parameters
     ----------
     name : str
         One of :func:`names`: ``"PhDArticles"``, ``"Pokemon"``, ``"Asym"``,
-        ``"covid_patients"``, ``"trajectories"``, ``"falls_long"``.
+        ``"covid_patients"``, ``"trajectories"``, ``"falls_long"``
+        (stagedtrees), ``"car"``, ``"voting"`` (bnclassify).
 
     Returns
     -------

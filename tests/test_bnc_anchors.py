@@ -20,7 +20,7 @@ import pytest
 import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import distribute_over_folds
-from pystagedtrees.bnc._random import RoundingDraws
+from pystagedtrees.bnc import RoundingDraws
 from pystagedtrees.bnc._structure import ode_scores
 
 DATA_DIR = os.environ.get("PYSTAGEDTREES_BNCLASSIFY_DATA")

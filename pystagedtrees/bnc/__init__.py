@@ -7,7 +7,7 @@ plus the scikit-learn estimator :class:`BNClassifier`.
 
 Randomised learners take ``random_state=`` (numpy) or ``rng="R", seed=`` to
 draw exactly what R draws after ``set.seed(seed)`` (R >= 3.6 sampling); pass
-``random_state=RoundingDraws(seed)`` (from ``pystagedtrees.bnc._random``) to
+``random_state=RoundingDraws(seed)`` (:class:`RoundingDraws`) to
 replay R under ``RNGversion("3.5.0")``, as bnclassify's own tests run.
 
 Examples
@@ -44,6 +44,7 @@ from pystagedtrees.bnc._cv import bnc, cv
 from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, accuracy, cLogLik, logLik, predict
+from pystagedtrees.bnc._random import RoundingDraws
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._statistics import cmi
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
@@ -82,6 +83,7 @@ __all__ = [
     "nparams",
     "params",
     "predict",
+    "RoundingDraws",
     "tan_cl",
     "tan_hc",
     "tan_hcsp",

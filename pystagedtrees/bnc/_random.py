@@ -42,11 +42,13 @@ class RoundingDraws:
 
     The uniforms are R's (from :class:`pystagedtrees._rrandom.RRandom`); only
     the index draw differs: ``floor(n * unif_rand())`` instead of rejection
-    sampling.  bnclassify's own tests were written under this setting.
+    sampling.  bnclassify's own tests and vignette were written under this
+    setting: ``random_state=RoundingDraws(s)`` in a learner replays
+    ``RNGversion("3.5.0"); set.seed(s)`` before the call in R.
 
     Examples
     --------
-    >>> from pystagedtrees.bnc._random import RoundingDraws
+    >>> from pystagedtrees.bnc import RoundingDraws
     >>> RoundingDraws(42).sample_int(5, 5).tolist()  # R 3.5: set.seed(42); sample(5) - 1
     [4, 3, 0, 1, 2]
     """
