@@ -36,8 +36,9 @@ def stages(object, var=None, context=None):
     Parameters
     ----------
     object : Sevt
-    var : str, optional
-        One variable; default all variables but the root.
+    var : str or list of str, optional
+        One variable, or several (R's ``stages(object)[c("A", "B")]``);
+        default all variables but the root.
     context : dict, optional
         With ``var``: only the situations where the given earlier variables
         take the given level (or one of a list of levels), as R's
@@ -45,7 +46,7 @@ def stages(object, var=None, context=None):
 
     Returns
     -------
-    dict of str to list of str, or list of str when ``var`` is given
+    dict of str to list of str, or list of str when ``var`` is one variable
         One label per situation, in R's situation order.
 
     Examples
@@ -56,12 +57,17 @@ def stages(object, var=None, context=None):
     ['1', '2', '3', '4']
     >>> st.stages(model, "Age", context={"Sex": "Female"})
     ['2', '4', '6', '8']
+    >>> list(st.stages(model, ["Age", "Sex"]))
+    ['Age', 'Sex']
     """
     check_sevt(object)
-    if var is None:
+    if var is None or isinstance(var, (list, tuple)):
         if context is not None:
-            raise ValueError("`context` selects situations of one variable: give `var` too.")
-        return {v: object._stage_label_vector(i) for i, v in enumerate(object.variables) if i > 0}
+            raise ValueError("`context` selects situations of one variable: give `var` too, "
+                             "as one variable's name.")
+        positions = (range(1, len(object.variables)) if var is None
+                     else [_non_root(object, v) for v in var])
+        return {object.variables[i]: object._stage_label_vector(i) for i in positions}
     i = _non_root(object, var)
     labels = object._stage_label_vector(i)
     if context is None:

@@ -791,3 +791,14 @@ def test_stage_labels_ids_without_agrees_with_a_label_by_label_scan(labels, igno
     stage_labels = StageLabels.from_strings(labels)
     assert stage_labels.ids_without(ignore) == [
         s for s, label in enumerate(labels) if label not in ignore]
+
+
+def test_stages_of_several_variables_as_r_indexes_its_list():
+    model = st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1))
+    chosen = st.stages(model, ["Survived", "Sex"])
+    assert list(chosen) == ["Survived", "Sex"]
+    assert chosen == {v: st.stages(model, v) for v in ("Survived", "Sex")}
+    with pytest.raises(ValueError, match="root variable"):
+        st.stages(model, ["Class", "Sex"])
+    with pytest.raises(ValueError, match="give `var` too, as one variable's name"):
+        st.stages(model, ["Sex"], context={"Class": "1st"})
