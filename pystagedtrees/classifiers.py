@@ -108,7 +108,8 @@ def _entropy(ids):
 
 
 def _joint(a, b, kb):
-    """Ids of the pairs ``(a, b)``, ``b`` taking ``kb`` values, renumbered densely."""
+    """Ids of the pairs ``(a, b)`` of non-negative codes, ``b`` taking ``kb``
+    values, renumbered densely in the order of the pairs."""
     key = a * kb + b
     size = int(key.max()) + 1 if len(key) else 0
     if size > 4 * len(key) + 1024:  # sparse keys: sort them
@@ -696,7 +697,9 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     early in the order starves every later one; the classifier methods
     therefore place features with fewer missing values first wherever the
     network allows, and ``fit`` warns when a variable keeps less than half
-    of the rows that observe it.  Dropping or imputing such features helps;
+    of the rows that observe it (the network itself is learned as
+    :mod:`pystagedtrees.bnc` learns it, which with ``tan_cl`` roots the tree
+    at the first feature).  Dropping or imputing such features helps;
     :class:`~pystagedtrees.bnc.BNClassifier` counts each family on the rows
     that observe it.
 
@@ -769,12 +772,13 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         class_ = self.class_name_
         seed = self._seed()
         if self.method in BNC_METHODS:
-            data = data[_by_missing(data, class_)]
             structure = _bnc_structure(
                 self.method, data, class_, k=self.k, folds=self.folds, epsilon=self.epsilon,
                 smooth=self.search_smooth, score=self.tan_score, seed=seed, rng=self.rng,
             )
-            model = sevt_refine(structure, data, self.lambda_, self.refine)
+            # the network as bnclassify learns it; only the tree's order moves
+            model = sevt_refine(structure, data[_by_missing(data, class_)], self.lambda_,
+                                self.refine)
             return model, bnc.lp(structure, data, smooth=self.lambda_)
         if self.method == "naive":
             model = sevt_naive(data, class_, ordering=self._ordering(), cluster=self.cluster,
@@ -807,8 +811,8 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
     def _ordering_listed(self):
-        """Whether ``ordering`` lists the features (a list, tuple, array or Index)."""
-        return isinstance(self.ordering, (list, tuple, np.ndarray, pd.Index))
+        """Whether ``ordering`` lists the features (a list, tuple, array, Index or Series)."""
+        return isinstance(self.ordering, (list, tuple, np.ndarray, pd.Index, pd.Series))
 
     def fit(self, X, y):
         """Learn the staged tree from features ``X`` and labels ``y``."""
@@ -840,6 +844,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         only with ``lambda_ = 0``) get the class marginal.
         """
         check_is_fitted(self)
+        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)  # set after fit?
         frame = feature_frame(X, "StagedTreeClassifier").reset_index(drop=True)
         validate_data(self, X, reset=False, skip_check_array=True)
         if frame.shape[1] != len(self._names):

@@ -210,9 +210,7 @@ def _best_cut(model, i, ids, merge, kind, score_fn):
 def _group_names_taken(model, i, ids):
     """Whether a stage left out of the clustering has a numeric name, which a
     group could take (the two would then merge)."""
-    clustered = set(ids)
-    labels = model._labels[i]
-    return any(labels[s].isdigit() for s in range(len(labels)) if s not in clustered)
+    return bool((np.delete(model._labels[i]._num, ids) >= 0).any())  # numbers are >= 0
 
 
 def _groups_loglik(counts, lambda_):

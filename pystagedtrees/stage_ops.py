@@ -61,10 +61,12 @@ def stages(object, var=None, context=None):
     ['Age', 'Sex']
     """
     check_sevt(object)
-    if var is None or isinstance(var, (list, tuple)):
+    if var is None or isinstance(var, (list, tuple, np.ndarray, pd.Index)):
         if context is not None:
             raise ValueError("`context` selects situations of one variable: give `var` too, "
                              "as one variable's name.")
+        if var is not None and len(set(var)) < len(var):
+            raise ValueError(f"`var` names a variable twice: {list(var)}.")
         positions = (range(1, len(object.variables)) if var is None
                      else [_non_root(object, v) for v in var])
         return {object.variables[i]: object._stage_label_vector(i) for i in positions}

@@ -34,7 +34,7 @@ def test_method_and_function_agree():
     assert model.get_stage(["1st"]) == st.get_stage(model, ["1st"])
 
 
-def test_r_stagedtrees_datasets_load_with_their_levels():
+def test_r_datasets_load_with_their_levels():
     # sizes and levels as R's data() documents them (?PhDArticles, ?Pokemon,
     # ..., bnclassify's ?car and ?voting, whose 392 missing votes R keeps)
     shapes = {"Asym": (1000, 4), "PhDArticles": (915, 6), "Pokemon": (999, 5),

@@ -253,7 +253,7 @@ def test_ordering_lists_the_features_and_the_class_comes_first(method):
     for bad in (["c", "a"], ["c", "a", "a", "b"], ["c", "a", "b", "z"]):
         with pytest.raises(ValueError, match="ordering` must list every feature once"):
             StagedTreeClassifier(method=method, ordering=bad).fit(X, y)
-    for listed in (np.array(["c", "a", "b"]), pd.Index(["c", "a", "b"])):
+    for listed in (np.array(["c", "a", "b"]), pd.Index(["c", "a", "b"]), pd.Series(["c", "a", "b"])):
         clf = StagedTreeClassifier(method=method, ordering=listed, random_state=0).fit(X, y)
         assert clf.model_.variables[1:] == ["c", "a", "b"]
     with pytest.raises(TypeError, match="`ordering` must be one of .*a list of the features"):
@@ -307,18 +307,31 @@ def _missing_in_training(n=2000, seed=0):
     return pd.DataFrame({"a": a, "b": b}), y
 
 
-@pytest.mark.parametrize("method", ["nb", "tan_cl"])
-def test_features_with_missing_values_come_late_in_a_classifier_tree(method):
+def test_features_with_missing_values_come_late_in_a_classifier_tree():
     X, y = _missing_in_training()
     test = pd.DataFrame({"a": [np.nan, "u"], "b": ["pos", "neg"]})
-    forward = StagedTreeClassifier(method=method, refine=None).fit(X, y)
-    backward = StagedTreeClassifier(method=method, refine=None).fit(X[["b", "a"]], y)
+    forward = StagedTreeClassifier(method="nb", refine=None).fit(X, y)
+    backward = StagedTreeClassifier(method="nb", refine=None).fit(X[["b", "a"]], y)
     assert forward.model_.variables[1:] == ["b", "a"]
     np.testing.assert_allclose(forward.predict_proba(test),
                                backward.predict_proba(test[["b", "a"]]))
-    if method == "nb":  # b is fitted on every row, as in the network classifier
-        network = bnc.BNClassifier().fit(X, y)
-        np.testing.assert_allclose(forward.predict_proba(test), network.predict_proba(test))
+    # b is fitted on every row, as in the network classifier
+    network = bnc.BNClassifier().fit(X, y)
+    np.testing.assert_allclose(forward.predict_proba(test), network.predict_proba(test))
+
+
+@pytest.mark.parametrize("method", ["tan_cl", "tan_hc", "kdb"])
+def test_the_network_refined_is_bnclassify_s_on_data_with_missing_values(method):
+    X, y = _missing_in_training(300, seed=2)
+    X = X.assign(c=np.where(np.random.default_rng(3).random(300) < 0.2, None, X["b"]))
+    clf = StagedTreeClassifier(method=method, k=2, random_state=2, rng="R").fit(X, y)
+    data = X.assign(**{clf.class_name_: pd.Categorical(y).rename_categories(["0", "1"])})
+    learner = {"tan_cl": lambda: bnc.tan_cl(clf.class_name_, data),
+               "tan_hc": lambda: bnc.tan_hc(clf.class_name_, data, k=5, epsilon=0.01, smooth=1,
+                                            rng="R", seed=2),
+               "kdb": lambda: bnc.kdb(clf.class_name_, data, k=5, kdbk=2, epsilon=0.01,
+                                      smooth=1, rng="R", seed=2)}[method]
+    assert bnc.families(clf.bnc_) == bnc.families(learner())
 
 
 def test_fit_warns_when_a_missing_value_starves_later_variables():

@@ -798,7 +798,10 @@ def test_stages_of_several_variables_as_r_indexes_its_list():
     chosen = st.stages(model, ["Survived", "Sex"])
     assert list(chosen) == ["Survived", "Sex"]
     assert chosen == {v: st.stages(model, v) for v in ("Survived", "Sex")}
+    assert st.stages(model, np.array(["Survived", "Sex"])) == chosen
     with pytest.raises(ValueError, match="root variable"):
         st.stages(model, ["Class", "Sex"])
+    with pytest.raises(ValueError, match="`var` names a variable twice"):
+        st.stages(model, ["Sex", "Sex"])  # R repeats it; a dict cannot
     with pytest.raises(ValueError, match="give `var` too, as one variable's name"):
         st.stages(model, ["Sex"], context={"Class": "1st"})

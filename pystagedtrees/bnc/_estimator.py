@@ -146,6 +146,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
 
     def _log_joint(self, X):
         check_is_fitted(self)
+        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)  # set after fit?
         frame = feature_frame(X, "BNClassifier")
         validate_data(self, X, reset=False, skip_check_array=True)
         if frame.shape[1] != len(self._names):

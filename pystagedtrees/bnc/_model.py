@@ -283,11 +283,11 @@ def _check_model(x, name="x", fitted=False):
     return x
 
 
-def _check_not_ensemble(x, what):
+def _check_not_ensemble(x, what, name="x"):
     if x.is_aode:
         raise TypeError(
             f"{what} is not defined for an AODE ensemble; inspect its "
-            "one-dependence estimators in `x.models` instead."
+            f"one-dependence estimators in `{name}.models` instead."
         )
 
 

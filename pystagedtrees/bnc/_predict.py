@@ -286,7 +286,7 @@ def _coded_rows(object, dataset):
 def _log_lik(object, dataset, what):
     # R has no logLik for an AODE: its penalties would need nparams
     _check_model(object, "object", fitted=True)
-    _check_not_ensemble(object, what)
+    _check_not_ensemble(object, what, "object")
     features, classes = _coded_rows(object, dataset)
     lj = compute_log_joint(object, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
