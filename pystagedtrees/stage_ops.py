@@ -402,7 +402,11 @@ def set_stage_prob(object, var, stage, prob):
         One of the variable's stages.
     prob : dict or sequence of float
         A probability per level, by level name or in level order; they must
-        be finite, non-negative and sum to 1 (within 1e-6).
+        be finite, non-negative and sum to 1 (within 1e-6), or all NaN (R's
+        ``NA``): undefined, as in a stage that no row reached in a fit
+        without smoothing, for a stage no path is meant to reach.  Paths
+        through it then have probability NaN, and :func:`sample_from`
+        leaves their values from there on missing, as R does.
 
     Returns
     -------
@@ -433,14 +437,17 @@ def set_stage_prob(object, var, stage, prob):
     values = as_numbers(prob, "`prob`")
     if values.shape != (len(levels),):
         raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; got {prob!r}.")
-    if not is_distribution(values):
-        raise ValueError(f"`prob` must be probabilities summing to 1; got {values.tolist()}.")
+    undefined = bool(np.isnan(values).all())
+    if not undefined and not is_distribution(values):
+        raise ValueError(f"`prob` must be probabilities summing to 1, or all NaN (R's NA); "
+                         f"got {values.tolist()}.")
     model = object.copy(only=i)
     if model._prob is None:
         model._prob = [np.full((len(lab), k), np.nan) for lab, k in zip(model._labels, model._k)]
         model._n = [np.full(len(lab), np.nan) for lab in model._labels]
     model._prob[i][sid] = values
-    model._n[i][sid] = np.nan
+    # a count of 0 tells an undefined stage from one not set yet (both NaN)
+    model._n[i][sid] = 0.0 if undefined else np.nan
     model.ll = None
     return model
 

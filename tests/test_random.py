@@ -361,6 +361,57 @@ def test_a_hand_built_model_replays_r_covid_patients():
     pd.testing.assert_frame_equal(drawn.astype(str), st.datasets.load("covid_patients").astype(str))
 
 
+def test_r_trajectories_example_with_undefined_stages_draws_r_data():
+    # ?trajectories, line by line: stages set by context, NA probabilities for
+    # the stages no path reaches, sample_from(model, 10000, seed = 1)
+    tree = {"SEX": ["male", "female"], "AGE": ["child", "adult", "elder"], "ICU": ["0", "1"],
+            "RSP": ["intub", "mask", "no"], "OUT": ["death", "survived"]}
+    model = st.sevt(tree, full=True)
+    model = st.set_stages(model, "ICU", "ICUchild", context={"AGE": "child"})
+    model = st.set_stages(model, "ICU", st.stages(model, "ICU", {"SEX": "female", "AGE": "elder"}),
+                          context={"SEX": "male", "AGE": "elder"})
+    model = st.set_stages(model, "RSP", "childnoICU", context={"AGE": "child", "ICU": "0"})
+    model = st.set_stages(model, "RSP", "childICU", context={"AGE": "child", "ICU": "1"})
+    model = st.set_stages(model, "RSP", st.stages(model, "RSP", {"AGE": "elder"}),
+                          context={"AGE": "adult"})
+    for value, context in (
+            ("femaleICUresp", {"AGE": "adult", "SEX": "female", "ICU": "1",
+                               "RSP": ["intub", "mask"]}),
+            ("childICUintub", {"AGE": "child", "ICU": "1", "RSP": "intub"}),
+            ("childICUmask", {"AGE": "child", "ICU": "1", "RSP": "mask"}),
+            ("childICUno", {"AGE": "child", "ICU": "1", "RSP": "no"}),
+            (None, {"AGE": "adult", "SEX": "male"}),
+            ("UNOBS", {"ICU": "0", "RSP": "intub"}),
+            ("UNOBS", {"AGE": "child", "ICU": "0"})):
+        if value is None:
+            value = st.stages(model, "OUT", {"AGE": "elder", "SEX": "female"})
+        model = st.set_stages(model, "OUT", value, context=context)
+    nan = float("nan")
+    prob = {
+        "SEX": {"1": [0.4, 0.6]},
+        "AGE": {"1": [0.1, 0.5, 0.4], "2": [0.1, 0.3, 0.6]},
+        "ICU": {"ICUchild": [0, 1], "2": [0.4, 0.6], "5": [0.2, 0.8], "6": [0.7, 0.3]},
+        "RSP": {"childnoICU": [nan, nan, nan], "childICU": [0.1, 0.7, 0.2],
+                "5": [0, 0.7, 0.3], "6": [0.4, 0.5, 0.1], "11": [0, 0.5, 0.5],
+                "12": [0.4, 0.5, 0.1]},
+        "OUT": {"UNOBS": [nan, nan], "childICUintub": [0.03, 0.97], "childICUmask": [0.02, 0.98],
+                "childICUno": [0.01, 0.99], "32": [0.05, 0.95], "33": [0.01, 0.99],
+                "34": [0.15, 0.85], "35": [0.08, 0.92], "36": [0.04, 0.96], "14": [0.2, 0.8],
+                "15": [0.1, 0.9], "16": [0.3, 0.7], "17": [0.25, 0.75], "18": [0.3, 0.7],
+                "26": [0.1, 0.9], "27": [0.15, 0.85], "30": [0.2, 0.8],
+                "femaleICUresp": [0.1, 0.9]},
+    }
+    for var, stages in prob.items():
+        for stage, p in stages.items():
+            model = st.set_stage_prob(model, var, stage, p)
+    drawn = st.sample_from(model, 10000, rng="R", seed=1)
+    pd.testing.assert_frame_equal(drawn.astype(str), st.datasets.load("trajectories").astype(str))
+    # paths into the undefined stages have probability 0 before them: R's prob gives 0
+    for event in ({"AGE": "child", "ICU": "0", "RSP": "no", "OUT": "death"},
+                  {"SEX": "male", "AGE": "adult", "ICU": "0", "RSP": "intub", "OUT": "death"}):
+        assert st.prob(model, event) == 0
+
+
 def test_set_stage_prob_checks_its_arguments():
     model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]}, full=True)
     one = st.set_stage_prob(model, "B", "2", [0.25, 0.75])
@@ -379,6 +430,13 @@ def test_set_stage_prob_checks_its_arguments():
     for bad in ("xy", None, object(), ["a", "b"]):
         with pytest.raises(TypeError, match="`prob` must be numbers"):
             st.set_stage_prob(model, "B", "1", bad)
+    # all NaN (R's NA): undefined on purpose; a sampled path stops there, as in R
+    undefined = st.set_stage_prob(st.set_stage_prob(one, "A", "1", [0.5, 0.5]), "B", "1",
+                                  [np.nan, np.nan])
+    drawn = st.sample_from(undefined, 200, seed=0)
+    assert drawn["B"].isna().tolist() == (drawn["A"] == "a").tolist()
+    with pytest.raises(ValueError, match="without probabilities"):  # B's stage 1 unset
+        st.sample_from(st.set_stage_prob(one, "A", "1", [0.5, 0.5]), 5, seed=0)
     with pytest.raises(ValueError, match="stage"):
         st.set_stage_prob(model, "B", "9", [0.5, 0.5])
 
