@@ -172,6 +172,7 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
+            _trace_variable_done(trace, model.variables[i], min(1, max_iter), first_improvement)
             continue
         check_pair_tables(model, i, len(ids), 2,
                           "stages_fbhc" if first_improvement else "stages_bhc")
@@ -183,12 +184,39 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
             prob, n, first, identical_stage_classes(prob, n), model.lambda_ or 0.0, ll, df,
             penalty, max_iter, first_improvement, merges,
         )
+        if trace > 1:
+            labels = model._labels[i]
+            for keep, drop in merges[:n_joins]:
+                _trace_join(model.variables[i], labels[ids[keep]], labels[ids[drop]],
+                            first_improvement)
         apply_merges(model, i, ids, merges[:n_joins], prob, n)
-        if trace > 0:
-            print(f"{'fast ' if first_improvement else ''}BHC over {model.variables[i]} "
-                  f"done after {n_joins} joins")
+        # R counts the last pass, which finds no join, unless max_iter stops it first
+        _trace_variable_done(trace, model.variables[i], min(n_joins + 1, max_iter),
+                             first_improvement)
+    _trace_done(trace, first_improvement)
     model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
     return -(-2.0 * ll + penalty * df)
+
+
+def _trace_join(var, kept, dropped, first_improvement):
+    """R's ``trace = 2`` line for a join (the kept stage's name first)."""
+    if first_improvement:
+        print(f"{var}: joined stages {kept} and {dropped}.")
+    else:
+        print(f"{var}: joined stages: {kept} and {dropped}")
+
+
+def _trace_variable_done(trace, var, iterations, first_improvement):
+    if trace > 0:
+        if first_improvement:
+            print(f"fast BHC over {var} done after {iterations} iterations.")
+        else:
+            print(f"BHC over {var} done after {iterations} iterations")
+
+
+def _trace_done(trace, first_improvement):
+    if trace > 0:
+        print("fast HC done" if first_improvement else "BHC done")  # R's words
 
 
 def _join_ids(model, i, keep, drop):
@@ -206,22 +234,25 @@ def _backward_join_generic(model, positions, ignore, score, max_iter, first_impr
         while iterations < max_iter:
             iterations += 1
             ids = free_stage_ids(model, i, ignore)
-            best, best_score = None, now
+            best, best_score, pair = None, now, None
             for a in range(1, len(ids)):
                 for b in range(a):
                     candidate = join(model, i, ids[a], ids[b])
                     value = score(candidate)
                     if value >= best_score:
-                        best, best_score = candidate, value
+                        best, best_score, pair = candidate, value, (ids[a], ids[b])
                         if first_improvement:
                             break
                 if first_improvement and best is not None:
                     break
             if best is None:
                 break
+            if trace > 1:
+                _trace_join(model.variables[i], model._labels[i][pair[0]],
+                            model._labels[i][pair[1]], first_improvement)
             model, now = best, best_score
-        if trace > 0:
-            print(f"BHC over {model.variables[i]} done after {iterations} iterations")
+        _trace_variable_done(trace, model.variables[i], iterations, first_improvement)
+    _trace_done(trace, first_improvement)
     return model, now
 
 
@@ -338,6 +369,8 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
+            if trace > 0:
+                print(f"backward join over {model.variables[i]} done.")
             continue
         check_pair_tables(model, i, len(ids), 1, "stages_bj")
         prob = np.ascontiguousarray(model._prob[i][ids])
@@ -347,9 +380,16 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
         n_joins, ll, df = backward_join_distance(
             prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
         )
+        if trace > 1:  # R's words
+            labels = model._labels[i]
+            for keep, drop in merges[:n_joins]:
+                print(f"{model.variables[i]}: joined stages: {labels[ids[keep]]} and "
+                      f"{labels[ids[drop]]}.")
         apply_merges(model, i, ids, merges[:n_joins], prob, n)
         if trace > 0:
-            print(f"backward join over {model.variables[i]} done ({n_joins} joins)")
+            print(f"backward join over {model.variables[i]} done.")
+    if trace > 0:
+        print("backward join done.")
     model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
     return model
 
@@ -383,7 +423,8 @@ def _movable_situations(model, i, ids):
 
 
 def _replay_moves(model, i, ids, local_stage, moves, ignore):
-    """Labels of the stages after the kernel's moves, named as R names them.
+    """Labels of the stages after the kernel's moves, named as R names them,
+    and each move as ``(situation's position, from label, to label)``.
 
     A move into an empty stage creates R's ``newname`` of that iteration:
     ``new_label(c(unique(stages), ignore))``.
@@ -393,7 +434,7 @@ def _replay_moves(model, i, ids, local_stage, moves, ignore):
     local_label = [labels[s] for s in ids]
     local_stage = local_stage.copy()
     sizes = np.bincount(local_stage, minlength=len(ids) + len(local_stage) + 1)
-    iteration, newname = None, None
+    iteration, newname, log = None, None, []
     for situation, target, move_iteration in moves:
         if move_iteration != iteration:
             iteration = move_iteration
@@ -403,10 +444,11 @@ def _replay_moves(model, i, ids, local_stage, moves, ignore):
             local_label.extend([None] * (target + 1 - len(local_label)))
         if sizes[target] == 0:
             local_label[target] = newname
+        log.append((situation, local_label[local_stage[situation]], local_label[target]))
         sizes[local_stage[situation]] -= 1
         sizes[target] += 1
         local_stage[situation] = target
-    return local_stage, local_label
+    return local_stage, local_label, log
 
 
 def _set_situation_labels(model, i, situations, labels):
@@ -478,6 +520,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if not ids:
+            _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
             continue
         situations, stage, counts = _movable_situations(model, i, ids)
         local = np.full(len(model._labels[i]), -1, dtype=np.int64)
@@ -493,12 +536,28 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
             *r_parts, i,
         )
         if n_moves:  # else R keeps the model, stored probabilities included
-            final_stage, local_label = _replay_moves(model, i, ids, start_stage, moves[:n_moves], ignore)
+            final_stage, local_label, log = _replay_moves(model, i, ids, start_stage,
+                                                          moves[:n_moves], ignore)
             _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
             model.ll = compute_loglik(model)
-        if trace > 0:
-            print(f"HC over {model.variables[i]} done after {n_moves} moves")
+            if trace > 1:
+                for situation, from_label, to_label in log:
+                    _trace_move(model.variables[i], situations[situation], from_label, to_label)
+        # R counts the last pass, which moves nothing, unless max_iter stops it first
+        _trace_hc_variable_done(trace, model.variables[i], min(n_moves + 1, max_iter))
+    if trace > 0:
+        print("HC done")
     return model
+
+
+def _trace_move(var, situation, from_label, to_label):
+    """R's ``trace = 2`` line for a move (R numbers situations from 1)."""
+    print(f"{var}: moved {situation + 1} from stage {from_label} to stage {to_label}.")
+
+
+def _trace_hc_variable_done(trace, var, iterations):
+    if trace > 0:
+        print(f"HC over {var} done after {iterations} iterations.")
 
 
 def _scoring_parts(model, i, situations):
@@ -539,7 +598,7 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
             newname = new_label([labels[s] for s in order] + list(ignore))
             free = [s for s in order if labels[s] not in ignore]
             situations, stage, _ = _movable_situations(model, i, free)
-            best, best_score = None, now
+            best, best_score, move = None, now, None
             for s1 in free:
                 for situation in situations[stage == s1]:
                     for target in [labels[s] for s in free if s != s1] + [newname]:
@@ -549,12 +608,16 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
                         value = score(candidate)
                         if value > best_score:
                             best, best_score = candidate, value
+                            move = (situation, labels[s1], target)
             if best is None:
                 break
+            if trace > 1:
+                _trace_move(model.variables[i], *move)
             model.__dict__.update(best.__dict__)
             now = best_score
-        if trace > 0:
-            print(f"HC over {model.variables[i]} done after {iterations} iterations")
+        _trace_hc_variable_done(trace, model.variables[i], iterations)
+    if trace > 0:
+        print("HC done")
     return model
 
 
@@ -609,9 +672,13 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
         join_stage_ids(candidate, i, order[a], order[b])
         value = score_fn(candidate)
         if value >= now:
+            if trace > 1:  # the drawn stages' names, as R prints them
+                labels = model._labels[i]
+                print(f"{model.variables[i]}: joined stages {labels[order[a]]} and "
+                      f"{labels[order[b]]}")
             model, now = candidate, value
-            if trace > 1:
-                print(f"{model.variables[i]}: joined stages {order[a]} and {order[b]}")
+    if trace > 0:
+        print(f"backward HC random done after {max_iter} iteration")  # R's words
     model.score = {"value": now, "f": score_fn}
     return model
 

@@ -1073,3 +1073,51 @@ def test_stages_hc_makes_moves_with_small_relative_gains_as_r():
     got = st.stages_hc(start)
     assert got.stages() == expected.stages() == {"B": ["1", "1", "2", "1"]}
     assert float(st.BIC(got)) == pytest.approx(float(st.BIC(expected)), rel=1e-15)
+
+
+# trace output of the learners: R's cli lines, word for word (R writes them
+# to stderr; Rscript is run apart, as rpy2 does not hand cli's output back)
+TRACE_CALLS = [
+    ("stages_bhc(full(Titanic, lambda = 1), trace = 2)",
+     lambda: st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1), trace=2)),
+    ("stages_bhc(full(Titanic, lambda = 1), trace = 2, score = function(x) -BIC(x))",
+     lambda: st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1), trace=2,
+                           score=lambda m: -st.BIC(m))),
+    ("stages_bhc(full(Titanic, lambda = 1), trace = 1, max_iter = 2)",
+     lambda: st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1), trace=1,
+                           max_iter=2)),
+    ("stages_fbhc(full(Titanic, lambda = 1), trace = 2)",
+     lambda: st.stages_fbhc(st.full(st.datasets.titanic_table(), lambda_=1), trace=2)),
+    ("stages_bj(full(Titanic, lambda = 1), thr = 0.3, trace = 2)",
+     lambda: st.stages_bj(st.full(st.datasets.titanic_table(), lambda_=1), thr=0.3, trace=2)),
+    ("stages_hc(indep(Titanic, lambda = 1), trace = 2)",
+     lambda: st.stages_hc(st.indep(st.datasets.titanic_table(), lambda_=1), trace=2)),
+    ("stages_hc(full(Titanic, lambda = 1), trace = 2, max_iter = 3)",
+     lambda: st.stages_hc(st.full(st.datasets.titanic_table(), lambda_=1), trace=2,
+                          max_iter=3)),
+    ("stages_hc(indep(Titanic, lambda = 1), trace = 2, score = function(x) -BIC(x))",
+     lambda: st.stages_hc(st.indep(st.datasets.titanic_table(), lambda_=1), trace=2,
+                          score=lambda m: -st.BIC(m))),
+    ("{set.seed(3); stages_bhcr(full(Titanic, lambda = 1), trace = 2, max_iter = 30)}",
+     lambda: st.stages_bhcr(st.full(st.datasets.titanic_table(), lambda_=1), trace=2,
+                            max_iter=30, rng="R", seed=3)),
+]
+
+
+@needs_stagedtrees
+def test_learners_trace_as_r_does(tmp_path, capsys):
+    import os
+    import shutil
+    import subprocess
+
+    script = tmp_path / "trace.R"
+    script.write_text("suppressMessages(library(stagedtrees))\n" + "".join(
+        f'message("@@")\ninvisible({call})\n' for call, _ in TRACE_CALLS))
+    done = subprocess.run([shutil.which("Rscript"), str(script)], capture_output=True, text=True,
+                          timeout=300, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    r_blocks = done.stderr.split("@@\n")[1:]
+    for (call, ours), expected in zip(TRACE_CALLS, r_blocks, strict=True):
+        capsys.readouterr()
+        ours()
+        assert capsys.readouterr().out == expected, call
