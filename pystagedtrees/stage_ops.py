@@ -549,7 +549,8 @@ class SevtSummary:
         self.tables = tables
 
     def __repr__(self):
-        lines = [repr(self.model), ""]
+        lambda_ = self.model.lambda_
+        lines = [repr(self.model), f"lambda: {'' if lambda_ is None else f'{lambda_:g}'}", ""]
         for v, table in self.tables.items():
             lines += [f"---- {v}", table.to_string(index=False), ""]
         return "\n".join(lines)

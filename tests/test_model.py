@@ -227,6 +227,10 @@ def test_summary_and_repr():
     assert table["sample.size"].sum() == 2201
     # R's summary.sevt writes npaths = 0 for the root's stage
     assert st.summary(model).tables["Class"]["npaths"].tolist() == [0]
+    # and prints lambda as R's print.summary.sevt does ("lambda:  1")
+    assert "\nlambda: 1\n" in repr(st.summary(model))
+    assert "\nlambda: 0.25\n" in repr(st.summary(st.full(st.datasets.titanic_table(),
+                                                          lambda_=0.25)))
 
 
 # -- bad input ---------------------------------------------------------------
