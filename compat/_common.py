@@ -53,7 +53,11 @@ def split_rows(data, split_path=None, repetition=1):
     (1-based row numbers); without a split both are the whole data."""
     if split_path is None:
         return data, data
-    ids = pd.read_csv(split_path)[f"V{repetition}"].dropna().to_numpy(dtype=np.int64) - 1
+    splits = pd.read_csv(split_path)
+    if f"V{repetition}" not in splits.columns:
+        raise ValueError(f"{split_path} has no column V{repetition} (repetition {repetition}); "
+                         f"its columns are {list(splits.columns)}.")
+    ids = splits[f"V{repetition}"].dropna().to_numpy(dtype=np.int64) - 1
     if ids.min() < 0 or ids.max() >= len(data):
         raise ValueError(f"{split_path}: test row numbers outside 1..{len(data)}.")
     is_test = np.zeros(len(data), dtype=bool)

@@ -19,7 +19,7 @@ if not compat.r_available():
     pytest.skip("rpy2 or R is not installed", allow_module_level=True)
 
 from pystagedtrees.compat import from_r, r_call, to_r  # noqa: E402
-from pystagedtrees.compat._session import r_context, ro  # noqa: E402
+from pystagedtrees.compat._session import RRuntimeError, r_context, ro  # noqa: E402
 from strategies import small_gain_table  # noqa: E402
 
 needs_stagedtrees = pytest.mark.skipif(
@@ -283,6 +283,44 @@ def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatc
     assert crosscheck.main(["--data", str(data), "--split", str(split),
                             "--functions", "bnc_nb"]) == 1
     assert re.search(r"^bnc_nb\s+differs\s.*R's predict", capsys.readouterr().out, re.M)
+    monkeypatch.undo()
+    # the counts R's refits read are compared too
+    full = crosscheck.st.full
+
+    def miscounted(*args, **kwargs):
+        model = full(*args, **kwargs)
+        model._ctab[2] = model._ctab[2] + 1
+        return model
+
+    monkeypatch.setattr(crosscheck.st, "full", miscounted)
+    assert crosscheck.main(["--data", str(data), "--split", str(split),
+                            "--functions", "full"]) == 1
+    assert re.search(r"^full\s+differs\s.*counts of", capsys.readouterr().out, re.M)
+    monkeypatch.undo()
+    # Python failing on R's result is no R failure
+    monkeypatch.setattr(crosscheck.compat, "from_r",
+                        lambda x: (_ for _ in ()).throw(ValueError("conversion bug")))
+    assert crosscheck.main(["--data", str(data), "--split", str(split),
+                            "--functions", "predict"]) == 1
+    assert re.search(r"^predict\s+differs\s.*Python raised on R's result.*conversion bug",
+                     capsys.readouterr().out, re.M)
+    monkeypatch.undo()
+    # the scores check computes the R models it scores, whatever the order of checks
+    assert crosscheck.main(["--data", str(data), "--split", str(split),
+                            "--functions", "logLik_BIC"]) == 0
+    assert re.search(r"^logLik_BIC\s+match\s.*\(13 models\)", capsys.readouterr().out, re.M)
+
+
+@needs_bnclassify
+def test_r_call_errors_name_the_call_and_an_aode_is_not_read():
+    with pytest.raises(RRuntimeError, match=r"^in R's base::log\(\): .*non-numeric"):
+        r_call("base::log", "a")
+    with r_context():
+        model = ro.r("local({ d <- data.frame(c = factor(c('a', 'b', 'a')), "
+                     "x = factor(c('u', 'v', 'v')), y = factor(c('p', 'p', 'q'))); bnclassify::lp(bnclassify::aode('c', d), "
+                     "d, smooth = 1) })")
+    with pytest.raises(TypeError, match="AODE ensemble"):
+        from_r(model)
 
 
 @needs_stagedtrees

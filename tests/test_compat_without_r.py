@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pystagedtrees import compat
@@ -48,7 +49,7 @@ def test_converters_raise_import_error_saying_what_to_install():
         assert "r-base-core" in message and 'install.packages(c("stagedtrees", "bnclassify"))' in message
 
 
-def test_crosscheck_reports_r_missing_and_succeeds(tmp_path):
+def test_crosscheck_reports_r_missing_and_exits_2_having_compared_nothing(tmp_path):
     data = tmp_path / "tiny.csv"
     data.write_text("answer,x\nyes,a\nno,b\nyes,b\n")
     out = run(
@@ -58,7 +59,7 @@ def test_crosscheck_reports_r_missing_and_succeeds(tmp_path):
         f"print('exit', crosscheck.main(['--data', {str(data)!r}, '--functions', 'full,bnc_nb,prob']))\n"
     )
     lines = out.splitlines()
-    assert lines[-1] == "exit 0"
+    assert lines[-1] == "exit 2"  # a CI job reading the status must not pass
     rows = [line.split() for line in lines[2:-1]]
     assert [row[0] for row in rows] == ["full", "bnc_nb", "prob"]
     assert all(row[1:3] == ["R", "missing"] for row in rows)
@@ -68,3 +69,14 @@ def test_package_names_are_checked_before_asking_r():
     for name in (None, ["stats", "nope"], float("nan"), True, ""):
         with pytest.raises(TypeError, match="`name` must be the name of an R package"):
             compat.has_r_package(name)
+
+
+def test_crosscheck_relative_differences_see_an_infinite_r_value():
+    from compat.crosscheck import Differences
+
+    diff = Differences()
+    diff.values([-5000.0, 1.0, 2.0], [-np.inf, 1.0, 2.5], "x ", relative=True)
+    assert diff.largest == np.inf and diff.where == "x [1]"
+    same = Differences()
+    same.values([-np.inf, 1.0], [-np.inf, 1.0], "x ", relative=True)
+    assert same.largest == 0

@@ -9,8 +9,10 @@ it cannot be.
 
 * :func:`to_r` / :func:`from_r`: staged trees (R ``sevt``), bnclassify
   classifiers (``bnc_bn``), data frames of factors (level order and unused
-  levels kept), tables of counts, vectors and lists.  Round trips are
-  lossless.
+  levels kept), tables of counts, vectors and lists.  Round trips keep
+  every field R reads (stages, probabilities, counts, log-likelihood,
+  lambda, data); a model's ``score``, ``em`` and ``fit_em`` and a
+  classifier's AWNB/WANBIA weights and MANB posteriors stay behind.
 * :func:`r_call`: call a stagedtrees, bnclassify or base R function on
   converted arguments and convert the result back.
 * :func:`set_seed`: R's ``set.seed``, for replaying R's random learners.

@@ -2,7 +2,9 @@
 import math
 
 from pystagedtrees.compat._convert import from_r, named_list, to_r
-from pystagedtrees.compat._session import helpers, r_context, ri
+from pystagedtrees.compat._session import RRuntimeError, has_package, helpers, r_context, ri
+
+R_PACKAGES = ("stagedtrees", "bnclassify")
 
 __all__ = ["r_call", "set_seed", "r_name"]
 
@@ -59,11 +61,18 @@ def r_call(name, *args, convert_result=True, time_limit=None, **kwargs):
     values = [to_r(a) for a in args] + [to_r(v) for v in kwargs.values()]
     names = [""] * len(args) + [r_name(k) for k in kwargs]
     with r_context():
-        function = helpers("get_function")(name)
-        arguments = named_list(dict(zip(range(len(values)), values)))
-        arguments = helpers("named_vector")(arguments, ri.StrSexpVector(names))
-        seconds = ri.FloatSexpVector([math.inf if time_limit is None else float(time_limit)])
-        result = helpers("time_limited")(function, arguments, seconds)
+        try:
+            function = helpers("get_function")(name)
+            arguments = named_list(dict(zip(range(len(values)), values)))
+            arguments = helpers("named_vector")(arguments, ri.StrSexpVector(names))
+            seconds = ri.FloatSexpVector([math.inf if time_limit is None else float(time_limit)])
+            result = helpers("time_limited")(function, arguments, seconds)
+        except RRuntimeError as exc:  # R's message alone does not say which call
+            message = " ".join(str(exc).split())
+            if "not found" in message and not any(has_package(p) for p in R_PACKAGES):
+                message += (" (neither stagedtrees nor bnclassify is installed in R: in R run "
+                            'install.packages(c("stagedtrees", "bnclassify")))')
+            raise RRuntimeError(f"in R's {name}(): {message}") from exc
     return from_r(result) if convert_result else result
 
 

@@ -447,6 +447,9 @@ def from_r(x):
     if not isinstance(x, ri.Sexp):
         raise TypeError(f"`x` must be an R object (from rpy2); got {type(x).__name__}.")
     classes = r_classes(x)
+    if "bnc_aode" in classes:  # an average of networks: no single BNCModel to read it into
+        raise TypeError("`x` is a bnclassify AODE ensemble, which from_r does not convert; "
+                        "compare its predictions (R's predict) instead.")
     if "sevt" in classes:
         from pystagedtrees.compat.stagedtrees import sevt_from_r
 
