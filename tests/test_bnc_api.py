@@ -937,3 +937,33 @@ def test_statistics_of_an_aode_are_refused_as_in_r():
         with pytest.raises(TypeError, match="not defined for an AODE ensemble"):
             stat()
     assert bnc.cLogLik(m, d) < 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-750, 5), min_size=3, max_size=3))
+def test_search_ties_are_counted_and_resolved_on_the_same_exponentials(row):
+    import math
+
+    from pystagedtrees.bnc._infer import exp_rows, map_hits, max_col
+
+    # the greedy searches count R's tie draws on log-scores (map_hits, C's exp)
+    # and then resolve them on exponentials: both must see the same ties
+    lj = np.array([row])
+    counted = np.zeros(1, dtype=np.intp)
+    map_hits(lj, np.array([0], np.int32), np.zeros(1, np.intp), np.ones(1), np.zeros(1), counted)
+    p = np.empty_like(lj)
+    exp_rows(lj, p)
+    assert p[0].tolist() == [math.exp(v) for v in row]
+    resolved = np.zeros(1, dtype=np.intp)
+    max_col(p, np.empty(1, np.int32), resolved)
+    assert resolved[0] == counted[0]
+
+
+def test_tie_resolution_never_reads_past_its_uniforms():
+    from pystagedtrees.bnc._infer import max_col_ties
+
+    # a row on the tie border the numpy exp sees as a three-way tie, given no uniform
+    p = np.exp(np.array([[-1.914662726890299, -1.914662726890299, -1.9146727269402992]]))
+    pred = np.full(1, -1, dtype=np.int32)
+    max_col_ties(p, np.array([0], dtype=np.intp), np.empty(0), pred)
+    assert pred.tolist() == [0]

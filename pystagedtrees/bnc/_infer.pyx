@@ -88,13 +88,15 @@ def pool_delta(const Py_ssize_t[::1] addresses, const double[:, ::1] base,
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
-                                const double *u, Py_ssize_t *used,
+                                const double *u, Py_ssize_t n_u, Py_ssize_t *used,
                                 Py_ssize_t *events) noexcept nogil:
     """R's ``max.col`` on one row of ``m`` scores, counting its tie events.
 
     With ``choose`` each tie event consumes ``u[used[0]]`` (advancing
     ``used``) as R consumes ``unif_rand()``; otherwise ties are only counted.
-    Returns the chosen column, or -2 for a row holding NaN (R's NA).
+    Past the ``n_u`` uniforms given, a tie keeps the earlier column (never
+    read beyond the buffer).  Returns the chosen column, or -2 for a row
+    holding NaN (R's NA).
     """
     cdef Py_ssize_t c, best = 0, ntie = 1
     cdef double large = 0.0, a, b, tol
@@ -117,7 +119,7 @@ cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
             ntie += 1
             events[0] += 1
             if choose:
-                if ntie * u[used[0]] < 1.0:
+                if used[0] < n_u and ntie * u[used[0]] < 1.0:
                     best = c
                 used[0] += 1
     return best
@@ -136,20 +138,31 @@ def max_col(const double[:, ::1] x, int[::1] pred, Py_ssize_t[::1] events):
     cdef const double *base = &x[0, 0]
     with nogil:
         for i in range(n):
-            pred[i] = _row_max(base + i * m, m, False, NULL, &used, &events[i])
+            pred[i] = _row_max(base + i * m, m, False, NULL, 0, &used, &events[i])
 
 
 def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
                  const double[::1] u, int[::1] pred):
     """Second pass: resolve the tied ``rows``, in order, with the uniforms ``u``."""
-    cdef Py_ssize_t k, m = x.shape[1], used = 0, events = 0
+    cdef Py_ssize_t k, m = x.shape[1], used = 0, events = 0, n_u = u.shape[0]
     if rows.shape[0] == 0:
         return
     cdef const double *base = &x[0, 0]
-    cdef const double *draws = &u[0]
+    cdef const double *draws = &u[0] if n_u else NULL
     with nogil:
         for k in range(rows.shape[0]):
-            pred[rows[k]] = _row_max(base + rows[k] * m, m, True, draws, &used, &events)
+            pred[rows[k]] = _row_max(base + rows[k] * m, m, True, draws, n_u, &used, &events)
+
+
+def exp_rows(const double[:, ::1] x, double[:, ::1] out):
+    """``exp`` of every entry with the C library's exp, as :func:`map_hits`
+    and R take it (numpy's vectorised exp may differ in the last bit, which
+    moves ties at the border)."""
+    cdef Py_ssize_t i, j
+    with nogil:
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                out[i, j] = exp(x[i, j])
 
 
 def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
@@ -225,7 +238,7 @@ def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
             else:
                 for c in range(m):
                     row[c] = exp(x[i * m + c])
-                best = _row_max(&row[0], m, False, NULL, &used, &events[i])
+                best = _row_max(&row[0], m, False, NULL, 0, &used, &events[i])
                 if events[i] > 0:
                     continue
             if best == truth[i]:

@@ -14,6 +14,7 @@ import numpy as np
 from pystagedtrees._validation import _physical_memory, check_fits_in_memory
 from pystagedtrees.bnc._counts import col_means
 from pystagedtrees.bnc._infer import (
+    exp_rows,
     family_index_counts,
     gather_by_fold,
     map_hits,
@@ -232,7 +233,9 @@ class FoldScorer:
                 tied = np.flatnonzero(cell_events[self.row_cell])
                 row_events = cell_events[self.row_cell[tied]]
                 events[:, j] = np.bincount(self.row_fold[tied], weights=row_events, minlength=k)
-                unsettled.append((j, tied, np.exp(lj[self.row_cell[tied]])))
+                p = np.empty((len(tied), self.n_class))
+                exp_rows(np.ascontiguousarray(lj[self.row_cell[tied]]), p)  # map_hits' exp
+                unsettled.append((j, tied, p))
         if unsettled:
             uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())])
