@@ -10,7 +10,9 @@ state updated by Cython kernels, so bulk draws run at C speed.
 Indices returned by :meth:`RRandom.sample_int` and :meth:`RRandom.unif_index`
 are 0-based: ``sample_int(n, k)`` equals R's ``sample.int(n, k) - 1``.
 """
+import functools
 import numbers
+import threading
 
 import numpy as np
 
@@ -50,8 +52,22 @@ def _as_finite(value, name):
     return value
 
 
+def _serialised(method):
+    """Run ``method`` holding the generator's lock: the kernels update the
+    state without the GIL, so two threads drawing at once would corrupt it."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class RRandom:
     """R's random number generator, as after ``set.seed(seed)``.
+
+    Threads may share one (a lock serialises its draws, as numpy's
+    generators do), but which thread gets which draws then depends on
+    timing: to replay R, give each thread its own.
 
     Parameters
     ----------
@@ -71,10 +87,19 @@ class RRandom:
     """
 
     def __init__(self, seed):
+        self._lock = threading.RLock()
         self._state = np.empty(_N_WORDS + 1, dtype=np.uint32)
         self.set_seed(seed)
 
+    def __getstate__(self):  # a lock neither pickles nor copies
+        return {"_state": self._state}
+
+    def __setstate__(self, state):
+        self._lock = threading.RLock()
+        self._state = state["_state"]
+
     # ------------------------------------------------------------------ state
+    @_serialised
     def set_seed(self, seed):
         """Re-seed in place, exactly as R's ``set.seed(seed)``.
 
@@ -100,12 +125,14 @@ class RRandom:
         words[0] = _N_WORDS
         self._state[:] = words
 
+    @_serialised
     def get_state(self):
         """The state as R's ``.Random.seed`` (626 int32: kind code, position, 624 words)."""
         return np.concatenate(
             [np.array([_KIND_CODE], dtype=np.int32), self._state.view(np.int32)]
         )
 
+    @_serialised
     def set_state(self, state):
         """Restore a state from :meth:`get_state` or from R's ``.Random.seed``.
 
@@ -137,12 +164,14 @@ class RRandom:
         self._state[1:] = words
 
     # --------------------------------------------------------------- uniforms
+    @_serialised
     def unif_rand(self):
         """One uniform draw in (0, 1), R's ``unif_rand()``."""
         out = np.empty(1)
         _kernels.fill_uniform(self._state, out)
         return float(out[0])
 
+    @_serialised
     def runif(self, n, a=0.0, b=1.0):
         """``n`` uniforms on (a, b), as R's ``runif(n, a, b)``.
 
@@ -158,6 +187,7 @@ class RRandom:
         _kernels.fill_uniform(self._state, out)
         return a + (b - a) * out
 
+    @_serialised
     def unif_index(self, n):
         """A uniform index in 0 .. n-1 by R's rejection sampling (``R_unif_index``).
 
@@ -169,6 +199,7 @@ class RRandom:
         return int(_kernels.unif_index(self._state, float(n)))
 
     # --------------------------------------------------------------- sampling
+    @_serialised
     def sample_int(self, n, size=None, replace=False, prob=None):
         """0-based indices equal to R's ``sample.int(n, size, replace, prob) - 1``.
 
@@ -251,6 +282,7 @@ class RRandom:
             seen.add(j)
             out[i] = j
 
+    @_serialised
     def sample(self, x, size=None, replace=False, prob=None):
         """Elements of ``x`` as R's ``sample(x, size, replace, prob)``.
 
@@ -284,6 +316,7 @@ class RRandom:
         return [x[i] for i in idx]
 
     # ------------------------------------------------------- other variates
+    @_serialised
     def rexp(self, n, rate=1.0):
         """``n`` exponential draws, R's ``rexp(n, rate)`` (Ahrens-Dieter exp_rand)."""
         n = _as_count(n, "n")
@@ -295,6 +328,7 @@ class RRandom:
         # R multiplies by the scale 1/rate rather than dividing by the rate.
         return (1.0 / rate) * out
 
+    @_serialised
     def rnorm(self, n, mean=0.0, sd=1.0):
         """``n`` normal draws, R's ``rnorm(n, mean, sd)`` with the default inversion method.
 

@@ -307,3 +307,27 @@ def test_walker_and_inversion_give_frequencies_close_to_prob():
 def test_errors_name_the_argument(call, exc, match):
     with pytest.raises(exc, match=match):
         call(RRandom(1))
+
+
+def test_a_generator_shared_by_threads_hands_out_its_stream_once():
+    import copy
+    import pickle
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    shared, n_threads, calls, size = RRandom(1), 8, 200, 2000
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # provoke interleavings
+    try:
+        with ThreadPoolExecutor(n_threads) as pool:
+            drawn = list(pool.map(lambda _: [shared.runif(size) for _ in range(calls)],
+                                  range(n_threads)))
+    finally:
+        sys.setswitchinterval(switch)
+    every = np.sort(np.concatenate([np.concatenate(d) for d in drawn]))
+    np.testing.assert_array_equal(every, np.sort(RRandom(1).runif(size * calls * n_threads)))
+    # the lock stays out of copies and pickles, which draw on
+    later = RRandom(7)
+    later.runif(3)
+    for twin in (copy.deepcopy(later), pickle.loads(pickle.dumps(later))):
+        np.testing.assert_array_equal(twin.runif(4), RRandom(7).runif(7)[3:])
