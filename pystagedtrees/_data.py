@@ -88,6 +88,8 @@ def level_string(value):
 def _numeric_values_as_levels(values, column):
     """The values of a numeric column as integers, refusing non-integral floats."""
     arr = np.asarray(values)
+    if not arr.dtype.isnative:  # big-endian data: pandas' hash tables refuse it
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     if arr.dtype.kind in "iu":
         return arr  # exact: through float, ints beyond 2**53 would merge
     if arr.dtype.kind == "c":

@@ -809,3 +809,17 @@ def test_stages_of_several_variables_as_r_indexes_its_list():
         st.stages(model, ["Sex", "Sex"])  # R repeats it; a dict cannot
     with pytest.raises(ValueError, match="give `var` too, as one variable's name"):
         st.stages(model, ["Sex"], context={"Class": "1st"})
+
+
+@pytest.mark.parametrize("dtype", [">i8", ">i4", ">f8", ">u2"])
+def test_big_endian_columns_read_as_native_ones(dtype):
+    # pandas' hash tables refuse non-native byte order ("Big-endian buffer not supported")
+    native = pd.DataFrame({"a": [0, 1, 1, 0, 2] * 4, "b": [1, 1, 0, 0, 1] * 4})
+    swapped = native.astype(dtype)
+    model, expected = st.full(swapped, lambda_=1), st.full(native, lambda_=1)
+    assert model.tree == expected.tree and float(model.logLik()) == float(expected.logLik())
+    np.testing.assert_array_equal(st.predict(model, swapped, class_="a", prob=True),
+                                  st.predict(expected, native, class_="a", prob=True))
+    clf = st.StagedTreeClassifier().fit(swapped[["b"]].to_numpy(), swapped["a"])
+    np.testing.assert_array_equal(clf.predict_proba(swapped[["b"]].to_numpy()),
+                                  clf.predict_proba(native[["b"]].to_numpy()))
