@@ -1159,3 +1159,22 @@ def test_learners_trace_as_r_does(tmp_path, capsys):
         capsys.readouterr()
         ours()
         assert capsys.readouterr().out == expected, call
+
+
+@needs_stagedtrees
+def test_parents_lists_convert_both_ways():
+    model = st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1))
+    with r_context():
+        r_list = ro.r("suppressWarnings(stagedtrees::as_parentslist(stagedtrees::stages_bhc("
+                      "stagedtrees::full(Titanic, lambda = 1))))")
+    ours = st.as_parentslist(model, silent=True)
+    read = from_r(r_list)
+    assert type(read).__name__ == "ParentsList"
+    assert dict(read.items()) == dict(ours.items())
+    assert r_call("identical", r_list, to_r(read)) is True
+    # a hand-made list (one parent, no stages) works in R and comes back
+    plain = st.parentslist({"A": [], "B": ["A"], "C": ["A", "B"]},
+                           values={"A": ["a0", "a1"], "B": ["b0", "b1"], "C": ["c0", "c1"]})
+    assert dict(from_r(to_r(plain)).items()) == dict(plain.items())
+    tree = from_r(r_call("stagedtrees::as_sevt", plain, convert_result=False))
+    assert tree.tree == st.as_sevt(plain).tree

@@ -30,6 +30,7 @@ from pystagedtrees._data import category_strings, check_frame, column_levels, en
 from pystagedtrees._validation import check_call_fits
 from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.model import LogLik, Sevt
+from pystagedtrees.parentslist import ParentsEntry, ParentsList
 
 __all__ = [
     "to_r",
@@ -225,7 +226,7 @@ def to_r(x, **options):
         ``bnc_dag``), a DataFrame (to a data.frame of factors), a Series of
         counts indexed by levels (to a ``table``), a categorical Series or
         ``pandas.Categorical`` (to a factor), a :class:`~pystagedtrees.LogLik`,
-        a numpy array, a scalar, None (``NULL``), a list or a dict (named list).
+        a parents list (to a ``parentslist``), a numpy array, a scalar, None (``NULL``), a list or a dict (named list).
         rpy2 objects pass through unchanged.
     **options
         Passed to the converter of ``x`` (e.g. ``factors=False`` for a
@@ -276,6 +277,8 @@ def to_r(x, **options):
         return _column_to_r(pd.Series(x), "x", True)
     if isinstance(x, LogLik):
         return loglik_to_r(x)
+    if isinstance(x, ParentsList):
+        return parentslist_to_r(x)
     if isinstance(x, np.ndarray):
         return array_to_r(x)
     if x is None:
@@ -291,6 +294,40 @@ def to_r(x, **options):
             return array_to_r(np.array(x))
         return ri.ListSexpVector([to_r(v) for v in x])
     raise TypeError(f"`x`: objects of type {type(x).__name__} are not converted to R.")
+
+
+_PARENTS_FIELDS = ("context", "partial", "local", "stages")  # R's order, after parents
+
+
+def parentslist_to_r(pl):
+    """An R ``parentslist``: per variable its parents (NULL for none), the
+    independences and stages a staged tree gave it, and its levels."""
+    entries = {}
+    for v, entry in pl.items():
+        fields = {"parents": str_vector(entry.parents) if entry.parents else ri.NULL}
+        if entry.stages is not None:  # read from a tree: R lists every field
+            fields.update({f: str_vector(getattr(entry, f)) for f in _PARENTS_FIELDS})
+        if entry.values is not None:
+            fields["values"] = str_vector(entry.values)
+        entries[v] = named_list(fields)
+    with r_context():
+        return helpers("set_class")(named_list(entries), str_vector(["parentslist"]))
+
+
+def parentslist_from_r(x):
+    """A :class:`~pystagedtrees.parentslist.ParentsList` from R's ``parentslist``."""
+    entries = {}
+    for v, item in zip(_names(x), x):
+        fields = dict(zip(_names(item) or [], item))
+
+        def strings(name):
+            value = fields.get(name, ri.NULL)
+            return None if value is ri.NULL else [str(s) for s in strings_from_r(value)]
+
+        entries[v] = ParentsEntry(parents=strings("parents") or [], values=strings("values"),
+                                  **{f: strings(f) or [] for f in _PARENTS_FIELDS[:3]},
+                                  stages=strings("stages"))
+    return ParentsList(entries)
 
 
 def _convert_with_options(converter, x, options):
@@ -422,6 +459,7 @@ def from_r(x):
     ``bnc_bn``/``bnc_dag`` a :class:`~pystagedtrees.bnc.BNCModel`; a
     data.frame a DataFrame; a factor a ``pandas.Categorical``; a ``table`` a
     Series of counts; a ``logLik`` a :class:`~pystagedtrees.LogLik`; a
+    ``parentslist`` a :class:`~pystagedtrees.parentslist.ParentsList`; a
     matrix with dimnames a DataFrame, without a numpy array; a named vector
     a Series; an unnamed vector of length one a scalar, longer a numpy
     array; a list a dict (when every element is named) or a list; NULL None.
@@ -458,6 +496,8 @@ def from_r(x):
         from pystagedtrees.compat.bnclassify import bnc_from_r
 
         return bnc_from_r(x)
+    if "parentslist" in classes:
+        return parentslist_from_r(x)
     if "data.frame" in classes:
         return frame_from_r(x)
     if "factor" in classes:
