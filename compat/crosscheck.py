@@ -84,7 +84,8 @@ class Differences:
         with np.errstate(invalid="ignore"):
             diff = np.where(nan_py | (py == r), 0.0, np.abs(py - r))
         if relative:  # an infinite R value met by anything else stays an infinite difference
-            diff = np.where(np.isinf(r), diff, diff / np.maximum(1.0, np.abs(r)))
+            with np.errstate(invalid="ignore"):
+                diff = np.where(np.isinf(r), diff, diff / np.maximum(1.0, np.abs(r)))
         if diff.size and diff.max() > self.largest:
             j = np.unravel_index(int(np.argmax(diff)), diff.shape)
             self.largest = float(diff[j])

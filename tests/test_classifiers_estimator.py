@@ -321,7 +321,8 @@ def test_features_with_missing_values_come_late_in_a_classifier_tree():
 
 
 @pytest.mark.parametrize("method", ["tan_cl", "tan_hc", "kdb"])
-def test_the_network_refined_is_bnclassify_s_on_data_with_missing_values(method):
+@pytest.mark.filterwarnings("ignore:StagedTreeClassifier.*is fitted on")  # as it should: a is
+def test_the_network_refined_is_bnclassify_s_on_data_with_missing_values(method):  # half missing
     X, y = _missing_in_training(300, seed=2)
     X = X.assign(c=np.where(np.random.default_rng(3).random(300) < 0.2, None, X["b"]))
     clf = StagedTreeClassifier(method=method, k=2, random_state=2, rng="R").fit(X, y)
