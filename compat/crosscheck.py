@@ -126,10 +126,9 @@ def compare_models(diff, py, r, scores=True):
         if diff.structural:
             return
         rows = pd.Index(labels_py).get_indexer(labels_r)
-        for row, label in zip(rows, labels_r):  # named by label: positions differ between sides
-            diff.values(py._prob[i][row], r._prob[i][labels_r.index(label)],
-                        f"prob of {v} stage {label!r}, level ")
-            diff.values(py._n[i][row], r._n[i][labels_r.index(label)], f"n of {v} stage {label!r}")
+        for j, (row, label) in enumerate(zip(rows, labels_r)):  # by label: positions differ
+            diff.values(py._prob[i][row], r._prob[i][j], f"prob of {v} stage {label!r}, level ")
+            diff.values(py._n[i][row], r._n[i][j], f"n of {v} stage {label!r}")
     compare_counts_and_data(diff, py, r)
     if not scores:
         return

@@ -96,7 +96,8 @@ class RRandom:
 
     def __setstate__(self, state):
         self._lock = threading.RLock()
-        self._state = state["_state"]
+        # its own array: a shallow copy sharing it would escape the lock
+        self._state = np.array(state["_state"], dtype=np.uint32)
 
     # ------------------------------------------------------------------ state
     @_serialised

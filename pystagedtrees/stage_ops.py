@@ -13,7 +13,7 @@ from pystagedtrees._validation import (
     as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
 )
 from pystagedtrees.model import LogLik, check_sevt, sevt_method
-from pystagedtrees.fit import sevt_fit
+from pystagedtrees.fit import sevt_fit, stage_counts
 
 __all__ = ["stages", "set_stages", "set_stage_prob", "get_stage", "get_path", "join_stages",
            "rename_stage", "stndnaming", "summary"]
@@ -404,9 +404,10 @@ def set_stage_prob(object, var, stage, prob):
         A probability per level, by level name or in level order; they must
         be finite, non-negative and sum to 1 (within 1e-6), or all NaN (R's
         ``NA``): undefined, as in a stage that no row reached in a fit
-        without smoothing, for a stage no path is meant to reach.  Paths
-        through it then have probability NaN, and :func:`sample_from`
-        leaves their values from there on missing, as R does.
+        without smoothing, for a stage no path is meant to reach (a stage
+        the model's counts reach is refused).  Paths through it then have
+        probability NaN, and :func:`sample_from` leaves their values from
+        there on missing, as R does.
 
     Returns
     -------
@@ -441,6 +442,11 @@ def set_stage_prob(object, var, stage, prob):
     if not undefined and not is_distribution(values):
         raise ValueError(f"`prob` must be probabilities summing to 1, or all NaN (R's NA); "
                          f"got {values.tolist()}.")
+    if undefined and object._ctab is not None and (reached := stage_counts(object, i)[sid].sum()):
+        # its counts would contradict the 0 that marks it undefined (learners, logLik)
+        raise ValueError(f"`prob` is all NaN for stage {stage!r} of {var!r}, which "
+                         f"{reached:g} observations of the model reach: NaN is for stages "
+                         "no path reaches.")
     model = object.copy(only=i)
     if model._prob is None:
         model._prob = [np.full((len(lab), k), np.nan) for lab, k in zip(model._labels, model._k)]

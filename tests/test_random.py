@@ -437,6 +437,10 @@ def test_set_stage_prob_checks_its_arguments():
     assert drawn["B"].isna().tolist() == (drawn["A"] == "a").tolist()
     with pytest.raises(ValueError, match="without probabilities"):  # B's stage 1 unset
         st.sample_from(st.set_stage_prob(one, "A", "1", [0.5, 0.5]), 5, seed=0)
+    # a stage the counts reach cannot be undefined: learners and logLik read its counts
+    # (Age stage "1": the 180 first-class men of R's Titanic)
+    with pytest.raises(ValueError, match="which 180 observations of the model reach"):
+        st.set_stage_prob(fitted, "Age", "1", [np.nan, np.nan])
     with pytest.raises(ValueError, match="stage"):
         st.set_stage_prob(model, "B", "9", [0.5, 0.5])
 

@@ -329,5 +329,6 @@ def test_a_generator_shared_by_threads_hands_out_its_stream_once():
     # the lock stays out of copies and pickles, which draw on
     later = RRandom(7)
     later.runif(3)
-    for twin in (copy.deepcopy(later), pickle.loads(pickle.dumps(later))):
+    for twin in (copy.deepcopy(later), pickle.loads(pickle.dumps(later)), copy.copy(later)):
         np.testing.assert_array_equal(twin.runif(4), RRandom(7).runif(7)[3:])
+    np.testing.assert_array_equal(later.runif(4), RRandom(7).runif(7)[3:])  # not moved by them
