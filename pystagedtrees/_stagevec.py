@@ -405,6 +405,10 @@ class StageLabels:
     def __contains__(self, label):
         return self.index(label) >= 0
 
+    def numeric_mask(self):
+        """Whether each stage's label is a number ("1", "27"), as a boolean array."""
+        return self._num >= 0
+
     def ids_without(self, labels):
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
         codes = []

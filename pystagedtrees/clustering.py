@@ -19,7 +19,7 @@ from pystagedtrees._rng import random_source
 from pystagedtrees._stagevec import StageLabels
 from pystagedtrees._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fit import fit_variable, stage_counts
-from pystagedtrees.learners import _penalty, check_pair_tables, prepare, resolve_score
+from pystagedtrees.learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik, sevt_df
 
@@ -210,7 +210,7 @@ def _best_cut(model, i, ids, merge, kind, score_fn):
 def _group_names_taken(model, i, ids):
     """Whether a stage left out of the clustering has a numeric name, which a
     group could take (the two would then merge)."""
-    return bool((np.delete(model._labels[i]._num, ids) >= 0).any())  # numbers are >= 0
+    return bool(np.delete(model._labels[i].numeric_mask(), ids).any())
 
 
 def _groups_loglik(counts, lambda_):
@@ -246,7 +246,7 @@ def _near_best_cuts(model, i, ids, merge, kind):
         counts[new] = counts[a] + counts[b]
         node_loglik[new] = _groups_loglik(counts[new], lambda_)
         loglik[n - step - 1] = loglik[n - step] + node_loglik[new] - node_loglik[a] - node_loglik[b]
-    penalty = _penalty(kind, float(model._ctab[0].sum()))
+    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
     score = 2 * loglik - penalty * np.arange(1, n + 1) * (model._k[i] - 1)
     scale = abs(2 * float(model.ll)) + abs(penalty) * sevt_df(model) + 1
     return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()

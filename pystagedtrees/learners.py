@@ -73,7 +73,7 @@ def resolve_score(score, name="score"):
     )
 
 
-def _penalty(kind, nobs):
+def penalty_per_parameter(kind, nobs):
     """Score penalty per parameter, for a log-likelihood of ``nobs`` observations."""
     return log_nobs(nobs) if kind == "bic" else 2.0
 
@@ -166,7 +166,7 @@ def _check_levels(model, i):
 
 
 def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvement, trace):
-    penalty = _penalty(kind, model.ll.nobs)
+    penalty = penalty_per_parameter(kind, model.ll.nobs)
     ll, df = float(model.ll), float(model.ll.df)
     for i in positions:
         _check_levels(model, i)
@@ -515,7 +515,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
     # a moved model's log-likelihood is recomputed from the tree's tables,
     # nobs included, as R's sevt_fit(scope = v) does
-    penalty = _penalty(kind, float(model._ctab[0].sum()))
+    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
     for i in positions:
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
@@ -760,7 +760,7 @@ def _joined_group_score(model, i, group, kind):
         p, dll, gain = join_probabilities(p, size, prob[other], n[other], lam)
         size = joined_size(size, n[other])
         ll, df = (ll - dll) + gain, df - (k - 1)
-    return -(-2.0 * ll + _penalty(kind, model.ll.nobs) * df)
+    return -(-2.0 * ll + penalty_per_parameter(kind, model.ll.nobs) * df)
 
 
 def _context_groups(model, i, ignore):

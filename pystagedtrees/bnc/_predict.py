@@ -284,10 +284,9 @@ def _coded_rows(object, dataset):
 
 
 def _log_lik(object, dataset, what):
+    features, classes = _coded_rows(object, dataset)  # checks the model too
     # R has no logLik for an AODE: its penalties would need nparams
-    _check_model(object, "object", fitted=True)
     _check_not_ensemble(object, what, "object")
-    features, classes = _coded_rows(object, dataset)
     lj = compute_log_joint(object, features)
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
 
