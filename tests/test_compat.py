@@ -5,6 +5,8 @@ field names and lengths, and the log-likelihood and degrees of freedom
 recomputed in R from ``ctables``, ``stages`` and ``prob``.  Round trips
 Python -> R -> Python must give back every field.  Skipped without rpy2/R.
 """
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -195,6 +197,36 @@ def test_r_prob_order_becomes_the_stage_id_order():
     assert back.stages() == model.stages()
     for label, series in model.stage_prob["Survived"].items():
         pd.testing.assert_series_equal(back.stage_prob["Survived"][label], series)
+
+
+def test_hand_set_na_probabilities_read_as_undefined_stages():
+    # R's ?trajectories sets NA probabilities, with no `n`, for stages no path reaches
+    robj = r_eval("""structure(list(
+        tree = list(A = c("a", "b"), B = c("u", "v")),
+        stages = list(B = c("never", "2")),
+        prob = list(A = list("NA" = c(a = 0, b = 1)),
+                    B = list(never = c(u = NA, v = NA), "2" = c(u = 0.3, v = 0.7)))),
+        class = "sevt")""")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # R's NA is a signalling NaN: arithmetic would warn
+        model = from_r(robj)
+        assert model.is_fitted
+        drawn = st.sample_from(model, 50, seed=0)
+        assert st.prob(model, {"B": "v"}) == pytest.approx(0.7)
+    assert set(drawn["A"]) == {"b"}
+    assert model._n[1][model.stage_ids(1, ["never"])[0]] == 0
+    assert np.isnan(model._prob[1][model.stage_ids(1, ["never"])[0]]).all()
+    python = st.set_stage_prob(st.set_stage_prob(
+        st.set_stage_prob(st.sevt({"A": ["a", "b"], "B": ["u", "v"]}, full=True), "A", "1", [0, 1]),
+        "B", "1", [float("nan")] * 2), "B", "2", [0.3, 0.7])
+    assert np.array_equal(python._n[1], model._n[1], equal_nan=True)
+
+
+def test_r_na_in_a_numeric_vector_is_a_quiet_nan():
+    values = compat._convert.floats_from_r(r_eval("c(1, NA, NaN)"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(values.sum()) and np.isnan(values[1:]).all() and values[0] == 1
 
 
 def test_stage_without_probabilities_is_an_error():

@@ -1178,3 +1178,21 @@ def test_parents_lists_convert_both_ways():
     assert dict(from_r(to_r(plain)).items()) == dict(plain.items())
     tree = from_r(r_call("stagedtrees::as_sevt", plain, convert_result=False))
     assert tree.tree == st.as_sevt(plain).tree
+
+
+@needs_stagedtrees
+def test_r_trajectories_example_model_converts_and_draws_as_r():
+    # R's own ?trajectories example (read from the installed package): hand-set
+    # probabilities, NA for the stages no path reaches, no counts
+    with r_context():
+        ro.r('local({ code <- utils::example("trajectories", package = "stagedtrees", '
+             'give.lines = TRUE); eval(parse(text = code), envir = globalenv()) })')
+        r_model = ro.globalenv["model"]
+        r_drawn = ro.r("stagedtrees::sample_from(model, 2000, seed = 1)")
+    model = from_r(r_model)
+    assert model.is_fitted
+    undefined = [(v, s) for v in model.variables[1:] for s, p in model.stage_prob[v].items()
+                 if p.isna().all()]
+    assert sorted(undefined) == [("OUT", "UNOBS"), ("RSP", "childnoICU")]
+    drawn = st.sample_from(model, 2000, rng="R", seed=1)
+    pd.testing.assert_frame_equal(drawn.astype(str), from_r(r_drawn).astype(str))

@@ -362,7 +362,10 @@ def strings_from_r(x):
 
 def floats_from_r(x):
     """A flat float64 array (R's column-major order) from an R numeric vector (NA is NaN)."""
-    return np.array(x, dtype=np.float64).ravel(order="F")
+    values = np.array(x, dtype=np.float64).ravel(order="F")
+    # R's NA is a signalling NaN: arithmetic on it warns "invalid value"
+    values[np.isnan(values)] = np.nan
+    return values
 
 
 def _atomic_values(x):

@@ -283,8 +283,11 @@ def sevt_from_r(x):
         for i in range(len(variables)):
             labels, mat, n = prob_by_label[i]
             rows = [0] if i == 0 else pd.Index(labels).get_indexer(model._labels[i].tolist())
-            model._prob.append(mat[rows])
-            model._n.append(n[rows])
+            mat, n = mat[rows], n[rows]
+            # R's NA probabilities, set by hand, carry no `n`: the 0 marks them
+            # undefined (set), as set_stage_prob does, not waiting to be fitted
+            model._prob.append(mat)
+            model._n.append(np.where(np.isnan(n) & np.isnan(mat).all(axis=1), 0.0, n))
     lam = _field(x, names, "lambda")
     model.lambda_ = None if lam is None else float(floats_from_r(lam)[0])
     unobserved = _field(x, names, "name_unobserved")
