@@ -213,7 +213,7 @@ def test_manb(car):
 def test_conditional_log_likelihood(voting):
     complete = voting.dropna().reset_index(drop=True)
     model = nb_fit("Class", complete)
-    post = bnc.predict(model, complete, prob=True)
+    post = bnc.predict(model, complete, prob=True).to_numpy()
     cll = np.log(post[np.arange(len(complete)), complete["Class"].cat.codes]).sum()
     assert -cll == pytest.approx(149.1442, abs=1e-2)
     assert bnc.cLogLik(model, complete) == pytest.approx(cll, rel=1e-12)

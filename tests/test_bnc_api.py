@@ -90,6 +90,8 @@ def test_unseen_parent_configuration_is_uniform():
 def test_posterior_equals_brute_force(data, structure):
     model = bnc.bnc(structure, "c", data, smooth=1)
     post = bnc.predict(model, data, prob=True)
+    assert list(post.columns) == list(model.classes) and post.index.equals(data.index)
+    post = post.to_numpy()
     np.testing.assert_allclose(post.sum(axis=1), 1.0)
     features = list(data.columns[1:])
     for i, row in enumerate(rows_of(data, features)):
@@ -113,7 +115,7 @@ def test_missing_values_are_summed_out(data, structure, draw):
     for i, names in enumerate(hidden):
         for f in names:
             rows.loc[i, f] = None
-    post = bnc.predict(model, rows, prob=True)
+    post = bnc.predict(model, rows, prob=True).to_numpy()
     for i, names in enumerate(hidden):
         row = rows_of(data.iloc[[i]], features)[0]
         joint = np.zeros(len(model.classes))
@@ -160,7 +162,19 @@ def test_labels_follow_the_maximum():
     m = bnc.lp(bnc.nb("c", d), d, smooth=1)
     post = bnc.predict(m, d, prob=True)
     labels = bnc.predict(m, d, random_state=0)
-    assert list(labels) == [m.classes[i] for i in post.argmax(axis=1)]
+    assert list(labels) == [m.classes[i] for i in post.to_numpy().argmax(axis=1)]
+
+
+def test_predictions_are_labelled_as_r_labels_them():
+    # R: a factor of the classes, and a matrix with a column per class
+    d = pd.DataFrame({"c": list("aaab"), "x": list("uuvv")}, index=[10, 11, 12, 13])
+    m = bnc.lp(bnc.nb("c", d), d, smooth=1)
+    labels = bnc.predict(m, d.iloc[::-1], random_state=0)
+    assert isinstance(labels, pd.Categorical) and list(labels.categories) == ["a", "b"]
+    post = bnc.predict(m, d.iloc[::-1], prob=True)
+    assert list(post.columns) == ["a", "b"] and post.columns.name == "c"
+    assert list(post.index) == [13, 12, 11, 10]
+    assert list(labels) == list(post.idxmax(axis=1))
 
 
 # ---------------------------------------------------------------- structures

@@ -217,8 +217,10 @@ def test_classifiers_both_ways():
     class_var = train.columns[0]
     python = bnc.lp(bnc.tan_cl(class_var, train), train, smooth=1)
     # Python's classifier predicted by R
-    r_prob = np.asarray(r_call("predict", to_r(python), test, prob=True))
-    np.testing.assert_allclose(r_prob, bnc.predict(python, test, prob=True), rtol=0, atol=1e-13)
+    r_prob = r_call("predict", to_r(python), test, prob=True, convert_result=False)
+    ours = bnc.predict(python, test, prob=True)
+    assert list(r_call("colnames", r_prob)) == list(ours.columns)
+    np.testing.assert_allclose(np.asarray(r_prob), ours, rtol=0, atol=1e-13)
     # R's classifier read back into Python
     r_model = r_call("bnclassify::lp", r_call("bnclassify::tan_cl", class_var, train,
                                               convert_result=False), train, smooth=1)

@@ -240,9 +240,11 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
 
     Returns
     -------
-    numpy.ndarray
-        Class labels (str), or an ``(n, n_classes)`` array of posteriors
-        whose columns follow ``x.classes``.
+    pandas.Categorical or pandas.DataFrame
+        The class labels (categories ``x.classes``, as R's factor), or the
+        posteriors (rows sum to one) with a column per class, in
+        ``x.classes`` order, indexed as ``newdata`` (R's matrix with class
+        names); as :func:`pystagedtrees.predict` returns them.
 
     Examples
     --------
@@ -250,21 +252,23 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     >>> from pystagedtrees.bnc import nb, lp, predict
     >>> d = pd.DataFrame({"c": ["a", "a", "b"], "x": ["u", "u", "v"]})
     >>> m = lp(nb("c", d), d, smooth=1)
-    >>> predict(m, pd.DataFrame({"x": ["u", "v"]}))
-    array(['a', 'b'], dtype=object)
+    >>> predict(m, pd.DataFrame({"x": ["u", "v"]})).tolist()
+    ['a', 'b']
     >>> # P(a)P(u|a) = 3/5 * 3/4 = 0.45, P(b)P(u|b) = 2/5 * 1/3; normalised:
     >>> predict(m, pd.DataFrame({"x": ["u"]}), prob=True).round(4)
-    array([[0.7714, 0.2286]])
+    c       a       b
+    0  0.7714  0.2286
     """
     _check_model(x, fitted=True)
     prob = check_flag(prob, "prob")
     codes = encode_for_model(x, newdata, allow_no_rows=True)  # R: no rows, no predictions
     post = posterior_from_log_joint(compute_log_joint(x, codes))
+    classes = list(x.classes)
     if prob:
-        return post
+        return pd.DataFrame(post, index=newdata.index,
+                            columns=pd.Index(classes, name=x.class_var))
     draws = resolve_rng(random_state, rng, seed)
-    labels = np.asarray(x.classes, dtype=object)
-    return labels[map_random(post, draws)]
+    return pd.Categorical.from_codes(map_random(post, draws), classes)
 
 
 def _coded_rows(object, dataset):
