@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT))
+from compat.reference import shared_dir  # noqa: E402
+
+SHARED = shared_dir()
 DATA_DIR = SHARED / "data" / "single-label"
 SPLITS_DIR = SHARED / "data" / "splits"
 REFERENCE_DIR = SHARED / "reference" / "r"

@@ -293,8 +293,8 @@ def subtree(object, path):
     Returns
     -------
     Sevt
-        Over the remaining variables; the first keeps the situation's stage,
-        the others the stages (and fitted probabilities and counts) of the
+        Over the remaining variables; the first keeps the situation's
+        distribution as stage "1" (R keeps its label), the others the stages (and fitted probabilities and counts) of the
         situations below it.  The log-likelihood is dropped.
 
     Examples

@@ -246,7 +246,8 @@ def full(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNO
         two variables, or a saturated tree too large to store without
         ``join_unobserved``.
     TypeError
-        Non-categorical (float) columns.
+        Float columns with values that are not whole numbers (whole
+        floats are levels, read as R's ``as.factor`` reads them).
 
     Examples
     --------

@@ -9,7 +9,7 @@ default the unobserved ones) are left out, or drawn light grey with
 draws a chain event graph (:class:`~pystagedtrees.ceg.Ceg`) and a DAG
 (anything :func:`~pystagedtrees.parentslist.as_parentslist` accepts).
 
-matplotlib is optional (``pip install 'pystagedtrees[plot]'``) and only
+matplotlib is optional (``pip install -e ".[plot]"`` from a clone) and only
 needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
 :func:`to_dot`, :func:`write_tikz` and :func:`make_stages_col` write text.
 """
@@ -80,7 +80,7 @@ def _pyplot():
     except ImportError:
         raise ImportError(
             "plotting needs matplotlib, the optional extra of pystagedtrees: "
-            "pip install 'pystagedtrees[plot]'"
+            "pip install matplotlib (or, from a clone, pip install -e '.[plot]')"
         ) from None
     return plt
 

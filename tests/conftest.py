@@ -1,4 +1,7 @@
-"""Shared fixtures: the reference material in ../shared (skipped when absent)."""
+"""Shared fixtures: the reference material in ../shared (skipped when absent).
+
+``$PYSTAGEDTREES_SHARED`` points at another folder of the same layout (as
+:func:`compat.reference.shared_dir`)."""
 import json
 from pathlib import Path
 
@@ -6,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from compat.reference import shared_dir
+
+SHARED = shared_dir()
 DATA_DIR = SHARED / "data" / "single-label"
 SPLITS_DIR = SHARED / "data" / "splits"
 REFERENCE_DIR = SHARED / "reference" / "r"

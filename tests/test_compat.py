@@ -20,7 +20,7 @@ from strategies import categorical_frames
 
 if not compat.r_available():
     pytest.skip(
-        "rpy2 or R is not installed (pip install 'pystagedtrees[r]' with R present)",
+        "rpy2 or R is not installed (pip install -e '.[r]' with R present)",
         allow_module_level=True,
     )
 

@@ -45,7 +45,7 @@ def test_converters_raise_import_error_saying_what_to_install():
     assert lines[0] == "False False"
     assert len(lines) == 4
     for message in lines[1:]:
-        assert "rpy2" in message and "pip install 'pystagedtrees[r]'" in message
+        assert "rpy2" in message and "pip install 'rpy2>=3.5,<3.6'" in message
         assert "r-base-core" in message and 'install.packages(c("stagedtrees", "bnclassify"))' in message
 
 

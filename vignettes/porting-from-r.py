@@ -36,7 +36,7 @@
 # | `set.seed(1); stages_kmeans(tree, k = 2)` | `st.stages_kmeans(tree, k=2, rng="R", seed=1)` |
 # | `set.seed(1); stages_bhcr(tree)` | `st.stages_bhcr(tree, rng="R", seed=1)` |
 # | `stages_csbhc(tree)`, `stages_simplebhc(tree)` | `st.stages_csbhc(tree)`, `st.stages_simplebhc(tree)` |
-# | `tree$stages$X`, `stages(tree, "X")` | `st.stages(tree, "X")` |
+# | `tree$stages$X`, `stages(tree)["X"]` | `st.stages(tree, "X")` |
 # | `tree$prob$X`, `tree$ll`, `tree$tree` | `tree.stage_prob["X"]`, `tree.ll`, `tree.tree` |
 # | `get_stage(tree, c("a", "x"))`, `get_path(tree, "Y", "2")` | `st.get_stage(tree, ["a", "x"])`, `st.get_path(tree, "Y", "2")` |
 # | `sevt_add(tree, "Y", data)`, `copy_sevt(tree, "lambda")` | `st.sevt_add(tree, "Y", data)`, `st.copy_sevt(tree, "lambda")` |
@@ -148,8 +148,10 @@ assert st.stages(in_order) == st.stages(shuffled)
 # %% [markdown]
 # ## R's random numbers on demand
 #
-# Randomised functions take `seed=` with numpy's generator by default, or
-# `rng="R", seed=s` to draw what R draws after `set.seed(s)`.
+# The stagedtrees functions take `seed=` with numpy's generator by default,
+# or `rng="R", seed=s` to draw what R draws after `set.seed(s)`.
+# `pystagedtrees.bnc` and the scikit-learn estimators take `random_state=`
+# (numpy), and `seed=` only as R's seed with `rng="R"`.
 
 # %%
 sample_numpy = st.sample_from(tree, 5, seed=2024)

@@ -21,7 +21,7 @@
 #    degrees of freedom, BIC and the class probabilities of the test rows.
 #    This part needs no R.
 # 2. **Live cross-check.**  With R, the R packages and rpy2 installed
-#    (`pip install 'pystagedtrees[r]'`, then in R
+#    (`pip install -e ".[r]"` from the clone, then in R
 #    `install.packages(c("stagedtrees", "bnclassify"))`), the compat layer
 #    runs the same pipeline in both languages:
 #    `python -m compat.crosscheck --data FILE.csv --class answer`.

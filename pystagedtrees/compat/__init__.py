@@ -1,6 +1,6 @@
 """Move models and data between Python and R, through rpy2 (optional).
 
-Install the extra with ``pip install 'pystagedtrees[r]'`` (it needs R);
+Install the extra with ``pip install -e ".[r]"`` from a clone (it needs R);
 R's stagedtrees and bnclassify come from CRAN
 (``install.packages(c("stagedtrees", "bnclassify"))``).  This package
 imports without rpy2 or R: rpy2 is loaded on the first conversion, and
@@ -9,7 +9,8 @@ it cannot be.
 
 * :func:`to_r` / :func:`from_r`: staged trees (R ``sevt``), bnclassify
   classifiers (``bnc_bn``), data frames of factors (level order and unused
-  levels kept), tables of counts, vectors and lists.  Round trips keep
+  levels kept), tables of counts, parents lists (``parentslist``),
+  vectors and lists.  Round trips keep
   every field R reads (stages, probabilities, counts, log-likelihood,
   lambda, data); a model's ``score``, ``em`` and ``fit_em`` and a
   classifier's AWNB/WANBIA weights and MANB posteriors stay behind.

@@ -11,7 +11,7 @@ import os
 INSTALL_HINT = (
     "pystagedtrees.compat needs R and the Python package rpy2 (>= 3.5): install R "
     "(Debian/Ubuntu: `apt-get install r-base-core`), then `pip install "
-    "'pystagedtrees[r]'`; R's stagedtrees and bnclassify come from CRAN: run "
+    "'rpy2>=3.5,<3.6'` (or `pip install -e '.[r]'` from a clone); R's stagedtrees and bnclassify come from CRAN: run "
     "install.packages(c(\"stagedtrees\", \"bnclassify\")) in R."
 )
 
