@@ -3,7 +3,6 @@
 ``$PYSTAGEDTREES_SHARED`` points at another folder of the same layout (as
 :func:`compat.reference.shared_dir`)."""
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
