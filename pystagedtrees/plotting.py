@@ -412,6 +412,17 @@ def _check_pair_any(value, where):
     return a, b
 
 
+def _tikz_limits(value, name, normalize_layout):
+    """``write_tikz``'s ``xlim``/``ylim``: None is R's NULL."""
+    if value is not None:
+        return _check_pair(value, name)
+    if normalize_layout:
+        return (0.0, 1.0)
+    raise ValueError(f"`{name}` is None with normalize_layout=False: R then writes igraph's "
+                     "unscaled Sugiyama coordinates, which this port does not compute; give "
+                     f"`{name}` as a pair of numbers.")
+
+
 def _check_pair(value, name):
     a, b = _check_pair_any(value, f"`{name}`")
     if not a < b:
@@ -1371,7 +1382,8 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
                node_draw_color="black", node_thickness="very thick", layout=None,
-               edge_options=None, edge_label_options=None, node_text_color=None):
+               edge_options=None, edge_label_options=None, node_text_color=None,
+               normalize_layout=True):
     """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
 
     Nodes are placed as :func:`plot` places them (R lays them out with
@@ -1401,8 +1413,13 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     edge_label : callable, optional
         ``edge_label(var, level) -> str``; default (None) the level.
     scale : float, default 10
-    xlim, ylim : pair of float, default (0, 1)
-        Range of the coordinates.
+    xlim, ylim : pair of float or None, default (0, 1)
+        Range of the coordinates; None is (0, 1) when ``normalize_layout``.
+    normalize_layout : bool, default True
+        R's argument, for ports: the coordinates are always stretched onto
+        ``xlim`` and ``ylim``.  R's ``xlim = NULL`` with ``normalize_layout
+        = FALSE`` writes igraph's raw Sugiyama coordinates, which this port
+        does not compute: that combination is an error.
     node_shape, node_inner_sep, node_minimum_size, node_draw_color, node_thickness : str
         TikZ options of the nodes, as in R.
     layout : dict or callable, optional
@@ -1438,8 +1455,9 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     (7, 6)
     """
     check_sevt(x, "x")
-    xlim = _check_pair(xlim, "xlim")
-    ylim = _check_pair(ylim, "ylim")
+    normalize_layout = check_flag(normalize_layout, "normalize_layout")
+    xlim, ylim = (_tikz_limits(lim, name, normalize_layout)
+                  for lim, name in ((xlim, "xlim"), (ylim, "ylim")))
     show_ignored = check_flag(show_ignored, "show_ignored")
     check_number(scale, "scale", positive=True)  # written as given: 10, not 10.0
     tikz_options = {"node_shape": node_shape, "node_inner_sep": node_inner_sep,

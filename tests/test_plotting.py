@@ -454,11 +454,22 @@ def test_write_tikz_colours(small, unobserved):
         ({"edge_options": lambda v, lev: ["a", 1]}, TypeError, "`edge_options` must return"),
         ({"node_text_color": "red, draw"}, ValueError, "`node_text_color` must be a colour"),
         ({"node_text_color": 0}, TypeError, "`node_text_color` must be a colour"),
+        ({"normalize_layout": "yes"}, TypeError, "`normalize_layout`"),
+        ({"xlim": None, "normalize_layout": False}, ValueError, "`xlim` is None with"),
     ],
 )
 def test_write_tikz_bad_arguments(small, kwargs, error, message):
     with pytest.raises(error, match=message):
         st.write_tikz(small, **kwargs)
+
+
+def test_write_tikz_normalize_layout_as_r(small):
+    # R: NULL limits with normalize_layout = TRUE are (0, 1); given limits
+    # stretch the layout whatever normalize_layout is
+    default = st.write_tikz(small)
+    assert st.write_tikz(small, xlim=None, ylim=None) == default
+    assert st.write_tikz(small, normalize_layout=False) == default
+    assert st.write_tikz(small, xlim=(0, 2)) != default
 
 
 def test_write_tikz_edge_and_text_options(titanic_bhc):
