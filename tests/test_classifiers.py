@@ -7,7 +7,8 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE_DIR, dataset_params, load_split, r_result, require_datasets
+from conftest import (REFERENCE_DIR, assert_matches_r_predict, dataset_params, load_split,
+                      r_result, require_datasets)
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import mutual_info_score
@@ -44,8 +45,9 @@ def _assert_same_model(model, expected, test):
     assert abs(st.BIC(model) - expected["BIC"]) < 1e-8
     assert abs(float(model.ll) - expected["loglik"]) < 1e-8
     assert model.ll.df == expected["df"]
-    prob = st.predict(model, test.drop(columns=["answer"]), class_="answer", prob=True)
-    np.testing.assert_allclose(prob.to_numpy(), np.array(expected["test_prob"]), rtol=0, atol=1e-8)
+    features = test.drop(columns=["answer"])
+    prob = st.predict(model, features, class_="answer", prob=True)
+    assert_matches_r_predict(prob, expected["test_prob"], features, atol=1e-8)
 
 
 def _r_structure(families):

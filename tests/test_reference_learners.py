@@ -10,7 +10,7 @@ import pytest
 
 import pystagedtrees as st
 from pystagedtrees.scores import compute_loglik
-from conftest import dataset_params, load_split, r_result
+from conftest import assert_matches_r_model, dataset_params, load_split, r_result
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),
@@ -26,17 +26,6 @@ LEARNERS = {
 # R timed out on these (no reference); the properties are checked on a
 # smaller scope so the suite stays fast
 SLOW_WITHOUT_REFERENCE = {"stages_hc_indep": 3}
-
-
-def check_model(model, ref_model, test, class_var, rtol=1e-8):
-    assert model.stages() == ref_model["stages"]
-    ll = st.logLik(model)
-    assert ll.df == ref_model["df"]
-    assert ll.nobs == ref_model["nobs"]
-    np.testing.assert_allclose(float(ll), ref_model["loglik"], rtol=rtol)
-    np.testing.assert_allclose(st.BIC(model), ref_model["BIC"], rtol=rtol)
-    probs = st.predict(model, test.drop(columns=[class_var]), class_=class_var, prob=True)
-    np.testing.assert_allclose(probs.to_numpy(), np.array(ref_model["test_prob"]), rtol=0, atol=1e-8)
 
 
 def check_properties(model, start):
@@ -69,4 +58,4 @@ def test_learner_matches_r(name, learner):
         check_properties(model, start)
         return
     model = LEARNERS[learner](full, indep)
-    check_model(model, ref_model, test, ref["order"][0])
+    assert_matches_r_model(model, ref_model, test, ref["order"][0], rtol=1e-8, atol=1e-8)
