@@ -400,8 +400,9 @@ def set_stage_prob(object, var, stage, prob):
         Any variable (the root's single stage is ``"1"``).
     stage : str
         One of the variable's stages.
-    prob : dict or sequence of float
-        A probability per level, by level name or in level order; they must
+    prob : dict, pandas.Series or sequence of float
+        A probability per level, by level name (a dict, or a Series indexed
+        by the levels, as R reads a named vector) or in level order; they must
         be finite, non-negative and sum to 1 (within 1e-6), or all NaN (R's
         ``NA``): undefined, as in a stage that no row reached in a fit
         without smoothing, for a stage no path is meant to reach (a stage
@@ -430,11 +431,14 @@ def set_stage_prob(object, var, stage, prob):
     i = object.var_index(var)
     (sid,) = object.stage_ids(i, [check_label(stage, "stage")])
     levels = object.tree[var]
+    if isinstance(prob, pd.Series) and not prob.index.equals(pd.RangeIndex(len(prob))):
+        prob = prob.to_dict()  # labelled: read by level name, as R reads a named vector
     if isinstance(prob, dict):
-        if sorted(map(str, prob)) != sorted(levels):
+        by_name = {str(level): value for level, value in prob.items()}
+        if len(by_name) != len(prob) or sorted(by_name) != sorted(levels):
             raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; "
                              f"got {list(prob)}.")
-        prob = [prob[level] for level in levels]
+        prob = [by_name[level] for level in levels]
     values = as_numbers(prob, "`prob`")
     if values.shape != (len(levels),):
         raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; got {prob!r}.")

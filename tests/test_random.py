@@ -445,6 +445,19 @@ def test_set_stage_prob_checks_its_arguments():
         st.set_stage_prob(model, "B", "9", [0.5, 0.5])
 
 
+def test_set_stage_prob_reads_labelled_values_by_level_name():
+    # R reads a named vector by name; an unlabelled one in level order
+    model = st.sevt({"A": ["0", "1"], "B": ["y", "x"]}, full=True)
+    for prob in (pd.Series({"x": 0.9, "y": 0.1}), {"x": 0.9, "y": 0.1}, [0.1, 0.9],
+                 pd.Series([0.1, 0.9])):
+        assert st.set_stage_prob(model, "B", "1", prob).stage_prob["B"]["1"].tolist() == [0.1, 0.9]
+    for prob in ({1: 0.75, 0: 0.25}, pd.Series([0.75, 0.25], index=[1, 0])):  # levels "0", "1"
+        assert st.set_stage_prob(model, "A", "1", prob).stage_prob["A"]["1"].tolist() == [0.25, 0.75]
+    for bad in (pd.Series({"a": 0.1, "b": 0.9}), {1: 0.5, "1": 0.5}):
+        with pytest.raises(ValueError, match="one value per level"):
+            st.set_stage_prob(model, "A", "1", bad)
+
+
 def test_a_model_is_fitted_once_every_stage_has_probabilities():
     # R's prob() stops on a model whose prob list lacks stages; so do prob, predict, sample_from
     model = st.sevt({"A": ["a", "b"], "B": ["x", "y"]}, full=True)
