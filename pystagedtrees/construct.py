@@ -10,7 +10,7 @@ from pystagedtrees._stagevec import (
     DENSE_MAX, MAX_SITUATIONS, StageLabels, StageVector, dense_too_large,
 )
 from pystagedtrees.counting import USE_NA, check_order, count_situations, read_data
-from pystagedtrees.fit import fit_variable, sevt_fit
+from pystagedtrees.fit import fit_variable, sevt_fit, warn_unobserved_name_taken
 from pystagedtrees._learn_kernels import rsum
 from pystagedtrees.model import LogLik, Sevt, check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
@@ -64,7 +64,9 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
         if name_unobserved is None:
             name_unobserved = str(n_sit + 1) if full else "2"
         unobserved_id = labels.index(name_unobserved)
-        if unobserved_id < 0:
+        if unobserved_id >= 0 and len(observed) < n_sit:
+            warn_unobserved_name_taken(var, name_unobserved)
+        else:
             unobserved_id, labels = len(labels), labels.append(name_unobserved)
         return StageVector.build(n_sit, observed, own, unobserved_id), labels
     if full:

@@ -129,6 +129,15 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
 
 
 @sevt_method
+def warn_unobserved_name_taken(var, name):
+    """Warn that the unobserved situations of ``var`` join the observed stage ``name`` (as in R)."""
+    warnings.warn(
+        f"the unobserved situations' stage name {name!r} is the label of an observed stage "
+        f"of {var!r}: as in R, they join that stage, and learners that ignore "
+        "name_unobserved leave it alone; choose a name no stage has.", UserWarning,
+        stacklevel=3)
+
+
 def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
     """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
 
@@ -176,6 +185,9 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
         label = name if name is not None else new_label(labels.tolist())
         observed = model._ctab_sit[i][model._ctab[i].sum(axis=1) > 0]
         stage_id = labels.index(label)
+        if (stage_id >= 0 and len(observed) < model.n_situations(i)
+                and (model._stages[i].lookup(observed) == stage_id).any()):
+            warn_unobserved_name_taken(model.variables[i], label)
         if stage_id < 0:
             labels = labels.append(label)
             stage_id = len(labels) - 1

@@ -29,9 +29,26 @@ def test_stored_loglik_equals_recomputed(data, lambda_, use_full, join):
     assert model.ll.df == recomputed.df and model.ll.nobs == recomputed.nobs
 
 
+def test_an_unobserved_name_that_is_an_observed_stage_warns():
+    data = pd.DataFrame({"A": list("aab"), "B": list("xyx"), "C": list("010")})
+    with pytest.warns(UserWarning, match="'1' is the label of an observed stage of 'C'"):
+        st.full(data, name_unobserved="1")
+    with pytest.warns(UserWarning, match="'2' is the label of an observed stage of 'C'"):
+        st.join_unobserved(st.full(data, join_unobserved=False), name="2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        joined = st.full(data)  # again: its own stage already holds those situations
+        st.join_unobserved(joined)
+        st.full(data, name_unobserved="9")
+        every_situation_seen = pd.DataFrame({"A": list("ab"), "B": list("xy")})
+        st.indep(every_situation_seen, name_unobserved="1")
+        st.join_unobserved(st.full(every_situation_seen, join_unobserved=False), name="1")
+
+
 @SETTINGS
 @given(categorical_frames(), hst.sampled_from([0, 1]), hst.sampled_from(["1", "2", "3", "U"]),
        hst.booleans())
+@pytest.mark.filterwarnings("ignore:the unobserved situations' stage name")
 def test_an_unobserved_name_that_is_a_stage_name_joins_that_stage(data, lambda_, name, use_full):
     # R: full(name_unobserved = "3") puts the unobserved situations in the
     # observed stage "3", exactly as join_unobserved(name = "3") does later
