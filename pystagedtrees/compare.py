@@ -733,10 +733,12 @@ def potential_outcomes(object, outcome, treatment):
     Returns
     -------
     pandas.DataFrame
-        Rows: treatment levels; columns: outcome levels.  Rows sum to 1,
-        except that of a treatment level never observed in a fit without
-        smoothing (``lambda_=0``): it has no distribution and holds NaN or
-        0, as in R.
+        Rows: treatment levels; columns: outcome levels.  Rows sum to 1
+        when every stage has probabilities.  In a fit without smoothing
+        (``lambda_=0``) a path through a situation no row reached counts
+        as probability 0, as R's ``prob`` counts it: a treatment level not
+        observed in some context gives a row summing to less than 1 (the
+        same numbers as R), and one never observed a row of NaN or 0.
 
     Examples
     --------
