@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -275,6 +276,10 @@ def test_random_sevt_custom_rfun_and_bad_q():
     levels = {"A": ["a", "b"], "B": ["x", "y", "z"]}
     model = random_sevt(levels, q=0, rfun=lambda k, rng: np.arange(1, k + 1))
     assert model.stage_prob["B"]["1"].tolist() == [1 / 6, 2 / 6, 3 / 6]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow on the way
+        huge = random_sevt(levels, q=0, rfun=lambda k, rng: np.full(k, 1e308) / np.arange(1, k + 1))
+    assert huge.stage_prob["B"]["1"].tolist() == pytest.approx([6 / 11, 3 / 11, 2 / 11], rel=1e-15)
     for q in (-0.1, 1.5):
         with pytest.raises(ValueError, match="`q` must be in"):
             random_sevt(levels, q=q)

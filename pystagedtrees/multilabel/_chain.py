@@ -73,6 +73,11 @@ def _column_classes(column, label):
 def _encode_binary_targets(Y, names):
     """0/1 codes of each label column and the (sorted) classes behind them."""
     columns = _label_columns(Y)
+    if columns and len(columns[0]) == 0:  # scikit-learn's message for empty input
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape=(0, {len(columns)})) while a minimum "
+            "of 1 is required by BNClassifierChain: `Y` must have at least one row."
+        )
     classes = []
     for j, column in enumerate(columns):
         label = f"label column {j if names is None else names[j]!r} of `Y`"
