@@ -248,7 +248,10 @@ def ordering_ch(data, class_=None):
 
     Step by step, the next feature minimises ``H(X | C, S)``, ``S`` being
     the features already chosen: the features best predicted by the path
-    so far come first.  Ties go to the earliest feature in data order.
+    so far come first.  Ties go to the earliest feature in data order.  A
+    missing value counts as one more value, but a feature missing in every
+    row goes last (as :func:`ordering_mi` puts it): in a staged tree it
+    would cut every row's path short.
 
     Parameters
     ----------
@@ -269,6 +272,8 @@ def ordering_ch(data, class_=None):
     ['c', 'copy', 'free']
     """
     def conditional_entropy(x, kx, s):
+        if not x.any():  # code 0 is a missing value
+            return np.nan
         return _entropy(_joint(s, x, kx)) - _entropy(s)
 
     return _greedy_order(data, class_, lambda c, kc: conditional_entropy, False, True)

@@ -230,6 +230,10 @@ def test_orderings_by_hand():
     assert ordering_mi(d2)[-2:] == ["k1", "k2"]
     assert ordering_cmi(d2)[-2:] == ["k1", "k2"]
     assert ordering_ch(d2)[1:3] == ["k1", "k2"]
+    # a feature missing everywhere would cut every path short: last for every ordering
+    d3 = d.assign(gone=pd.Categorical([None] * len(d), categories=["p", "q"]))
+    for ordering in (ordering_mi, ordering_cmi, ordering_ch):
+        assert ordering(d3)[-1] == "gone", ordering.__name__
 
 
 # Base R from the definitions: plug-in entropies of pasted columns, R's which.max /
