@@ -9,7 +9,7 @@ are computed from the last variable back to the root.
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees._validation import check_flag, check_ignore
 from pystagedtrees.fit import sevt_fit
 from pystagedtrees.model import Sevt, check_sevt, sevt_method
@@ -174,8 +174,14 @@ def join_positions(object, var, s1, s2):
     >>> st.stages(join_positions(model, "B", "1", "2"))
     {'B': ['1', '1'], 'C': ['11', '12', '11', '12']}
     """
+    check_sevt(object)
+    i = object.var_index(var, "var")
+    last = len(object.variables) - 1
+    if i < last and object.n_situations(last) > EXPAND_MAX:  # before any work
+        raise dense_too_large(object.n_situations(last), f"stage vector of {object.variables[last]!r}",
+                              advice="join_positions gives every later situation a stage of "
+                                     "its own; join_stages joins two stages alone")
     model = join_stages(object, var, s1, s2)
-    i = model.var_index(var, "var")
     for j in range(i + 1, len(model.variables)):
         k = int(model._k[j - 1])
         previous = _dense_stages(model, j - 1)
@@ -198,7 +204,15 @@ def join_positions(object, var, s1, s2):
 # -- graphs ---------------------------------------------------------------------
 
 def _situation_names(model):
-    """Names ``root``, ``root-a``, ``root-a-x``, ... of every situation, per variable."""
+    """Names ``root``, ``root-a``, ``root-a-x``, ... of every situation, per variable.
+
+    The leaves are named too: past :data:`EXPAND_MAX` of them, a ValueError
+    (each name is a Python string)."""
+    leaves = model.n_situations(len(model.variables) - 1) * int(model._k[-1])
+    if leaves > EXPAND_MAX:
+        raise dense_too_large(leaves, "graph of the tree", advice=(
+            "a vertex and an edge are listed for every situation and leaf; use a tree of "
+            "fewer variables or levels, or get_stage() on the paths you need"))
     names = [["root"]]
     for i in range(len(model.variables) - 1):
         levels = model.tree[model.variables[i]]

@@ -10,7 +10,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
-from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees._validation import (
     as_numbers, check_choice, check_flag, check_fraction, check_ignore, check_names,
 )
@@ -707,6 +707,12 @@ def cid(object1, object2, FUN=np.mean):
             "`object1` and `object2` must have the same variables; got "
             f"{object1.variables} and {object2.variables}."
         )
+    for name, model in (("object1", object1), ("object2", object2)):
+        last = len(model.variables) - 1
+        if model.n_situations(last) > EXPAND_MAX:  # checked before any work
+            raise dense_too_large(model.n_situations(last),
+                                  f"stage vector of {model.variables[last]!r} in `{name}`",
+                                  advice="cid flags every situation of every variable")
     wrong = {}
     for j1, v in enumerate(object1.variables):
         if j1 == 0:

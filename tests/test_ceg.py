@@ -125,3 +125,20 @@ def test_ceg_of_two_variable_tree():
     model = random_sevt({"A": ["aa", "aaa", "a"], "B": ["b", "bbb"]}, seed=1)
     positions = ceg(model).positions
     assert positions["A"] == ["1"] and len(positions["B"]) == 3
+
+
+def test_graphs_of_trees_too_large_to_list_are_refused_before_any_work():
+    # 30 binary variables: 2^30 leaves, past what the situation-by-situation
+    # functions write out; refused at once, not after minutes of work
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({f"v{i}": rng.choice(["0", "1"], 40) for i in range(30)})
+    model = st.full(data, lambda_=1)
+    first, second = st.stages(model, "v2")[:2]
+    for call in (lambda: get_edges(model), lambda: get_vertices(model),
+                 lambda: join_positions(model, "v2", first, second),
+                 lambda: st.cid(model, model)):
+        with pytest.raises(ValueError, match="more than the 16777216 this library expands"):
+            call()
+    # joining at the last variable has no later situation to rebuild
+    last = list(model.stage_prob["v29"])
+    assert st.sevt_df(join_positions(model, "v29", last[0], last[1])) == st.sevt_df(model) - 1
