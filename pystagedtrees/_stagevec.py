@@ -330,13 +330,17 @@ def dense_too_large(n_situations, what, limit=None, advice=None):
     )
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
 def _numeric_label(label):
     """The integer a label spells canonically ("12" -> 12), else -1.
 
-    Numbers too long for int64 (19 digits and more) stay names.
+    Numbers past int64 stay names (as :meth:`StageLabels.numbered` stores
+    every int64, up to 19 digits, as a number).
     """
-    if (label.isdigit() and label.isascii() and len(label) <= 18
-            and (label == "0" or label[0] != "0")):
+    if (label.isdigit() and label.isascii() and len(label) <= 19
+            and (label == "0" or label[0] != "0") and int(label) <= _INT64_MAX):
         return int(label)
     return -1
 

@@ -583,8 +583,22 @@ def test_stage_labels_that_are_long_numbers_stay_names():
     moved = st.set_stages(model, "Survived", big, context={"Class": "1st"})
     assert len(st.get_path(moved, "Survived", big)) == 4
     assert big in st.stages(st.full(st.datasets.titanic(), name_unobserved=big), "Survived")
-    edge = "9" * 18  # still a number: the largest length stored as int64
-    assert edge in st.stages(st.rename_stage(model, "Survived", "4", edge), "Survived")
+    for edge in ("9" * 18, str(2 ** 63 - 1), str(2 ** 63)):  # int64 or not, either way
+        assert edge in st.stages(st.rename_stage(model, "Survived", "4", edge), "Survived")
+
+
+def test_numbered_labels_of_19_digits_are_found():
+    # 63 binary variables: the last one's situations are numbered past 10^18,
+    # and those labels must be looked up as the numbers they are stored as
+    rng = np.random.default_rng(1)
+    model = st.full(pd.DataFrame({f"v{i}": rng.choice(["0", "1"], 20) for i in range(63)}),
+                    lambda_=1)
+    long_labels = [s for s in model.stage_prob["v62"] if len(s) >= 19]
+    assert long_labels
+    renamed = st.rename_stage(model, "v62", long_labels[0], "X")
+    assert "X" in renamed.stage_prob["v62"] and long_labels[0] not in renamed.stage_prob["v62"]
+    joined = st.join_stages(model, "v62", long_labels[0], long_labels[-1])
+    assert len(joined.stage_prob["v62"]) == len(model.stage_prob["v62"]) - 1
 
 
 def test_a_table_of_counts_must_hold_numbers():
