@@ -304,11 +304,16 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     """
     column = col.name if column is None else column
     levels = [str(lev) for lev in levels]
-    if isinstance(col.dtype, pd.CategoricalDtype) and category_strings(
-            col.dtype.categories, column) == levels:
-        # the Categorical's own codes: no Series built (predict on few rows)
-        return col.array.codes.astype(np.int32)
-    strings, index = _distinct_value_strings(col, column)
+    try:
+        if isinstance(col.dtype, pd.CategoricalDtype) and category_strings(
+                col.dtype.categories, column) == levels:
+            # the Categorical's own codes: no Series built (predict on few rows)
+            return col.array.codes.astype(np.int32)
+        strings, index = _distinct_value_strings(col, column)
+    except (TypeError, ValueError) as exc:  # a column that cannot be levels: name the argument
+        if not name:
+            raise
+        raise type(exc)(f"`{name}`: {exc}") from None
     known = np.append(pd.Index(levels).get_indexer(strings), -1).astype(np.int32)
     codes = known[index]  # index -1 picks the trailing -1: missing
     unknown = (codes < 0) & (index >= 0)

@@ -128,7 +128,6 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     return model
 
 
-@sevt_method
 def warn_unobserved_name_taken(var, name):
     """Warn that the unobserved situations of ``var`` join the observed stage ``name`` (as in R)."""
     warnings.warn(
@@ -138,6 +137,7 @@ def warn_unobserved_name_taken(var, name):
         stacklevel=3)
 
 
+@sevt_method
 def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
     """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
 

@@ -117,6 +117,14 @@ def test_object_columns_read_whole_floats_as_in_a_float_column():
             bad.loc[3, "a"] = value
             with pytest.raises(TypeError, match="non-categorical floats"):
                 st.full(bad)
+    # rows read against a model name the argument they came in
+    model = st.full(as_float)
+    for call, argument in ((lambda: st.prob(model, pd.DataFrame({"a": [2.5]})), "x"),
+                           (lambda: st.sevt_fit(model, data=as_float.assign(a=2.5)), "data"),
+                           (lambda: st.predict(model, pd.DataFrame({"a": [2.5]}), class_="C"),
+                            "newdata")):
+        with pytest.raises(TypeError, match=f"^`{argument}`: column 'a' holds non-categorical"):
+            call()
 
 
 def test_categories_read_whole_floats_as_a_float_column_does():
