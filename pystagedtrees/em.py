@@ -16,7 +16,7 @@ from pystagedtrees.fit import sevt_fit
 from pystagedtrees.inference import class_log_posterior, most_probable
 from pystagedtrees.learners import stages_bhc
 from pystagedtrees.model import check_learned, check_sevt, sevt_method
-from pystagedtrees._validation import check_flag, check_int
+from pystagedtrees._validation import check_call_fits, check_flag, check_int
 
 __all__ = ["sevt_fit_em", "stages_em"]
 
@@ -186,6 +186,9 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
         raise TypeError(
             f"`stages_alg` must be a stage learner such as stages_bhc; got {stages_alg!r}."
         )
+    # before any imputation: an unknown option would fail only at the first call
+    check_call_fits(stages_alg, "further arguments must be options of `stages_alg` "
+                    f"({getattr(stages_alg, '__name__', stages_alg)!r})", object, **alg_args)
     max_iter_em = check_int(max_iter_em, "max_iter_em", minimum=1)
     incremental = check_flag(incremental, "incremental")
     chain_impute = check_flag(chain_impute, "chain_impute")

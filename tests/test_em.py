@@ -163,6 +163,11 @@ def test_stages_em_names_stages_alg_when_it_returns_no_model():
     model = st.full(_masked_titanic(1, 0.1), lambda_=1)
     with pytest.raises(TypeError, match="`stages_alg` must return a staged event tree"):
         st.stages_em(model, stages_alg=lambda m: 5)
+    # an option stages_alg does not take is named before any imputation
+    with pytest.raises(TypeError, match=r"options of `stages_alg` \('stages_bhc'\): .*'nope'"):
+        st.stages_em(model, nope=1)
+    with pytest.raises(TypeError, match="options of `stages_alg`"):
+        st.stages_em(model, stages_alg=st.stages_hclust, max_iter=3)
 
 
 @pytest.mark.parametrize("call", [st.sevt_fit_em, st.stages_em, st.predict])
