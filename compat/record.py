@@ -26,6 +26,7 @@ significant digits, as R's jsonlite writes them.
 """
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -245,10 +246,13 @@ def _progress(key, entry):
     print(f"  {key}: {state} ({entry['seconds']:.3f} s)", file=sys.stderr, flush=True)
 
 
-def r_levels(raw_values):
-    """R's sort of the distinct values (R's collation in its locale)."""
-    values = sorted({v for v in raw_values if v is not None})
-    return list(compat.r_call("sort", np.array(values, dtype=object)))
+def r_levels(column):
+    """The levels R's ``read.csv(stringsAsFactors = TRUE)`` gives a column read
+    by ``read_dataset``: integers by value (as read), text in R's collation."""
+    levels = [str(v) for v in column.cat.categories]
+    if all(re.fullmatch(r"-?[0-9]+", v) for v in levels):
+        return levels
+    return list(compat.r_call("sort", np.array(sorted(levels), dtype=object)))
 
 
 def r_versions():
@@ -294,7 +298,7 @@ def record(data, split, repetition=1, class_var=None, keys=None, levels_from=Non
         with open(levels_from) as fh:
             levels = json.load(fh)["levels"]
     else:
-        levels = {c: r_levels(raw[c].astype(object).where(raw[c].notna(), None)) for c in raw.columns}
+        levels = {c: r_levels(raw[c]) for c in raw.columns}
     frame = read_dataset(data, raw.columns[0], levels=levels)
     train, test = split_rows(frame, split, repetition)
     recorder = Recorder(train, test, frame.columns[0], time_limit)

@@ -450,3 +450,17 @@ def test_csv_columns_are_typed_as_r_read_csv_types_them(tmp_path):
         r_column = theirs[column]
         assert list(ours[column].cat.categories) == column_levels(r_column), column
         assert ours[column].isna().tolist() == r_column.isna().tolist(), column
+
+
+def test_recorder_levels_are_r_factor_levels_of_read_csv(tmp_path):
+    # the recorder writes the levels of R's factor() of read.csv's columns: integers by value
+    # ("2" before "10"), text in R's collation (where "B" sorts after "a")
+    from compat import record
+    from compat._common import read_dataset
+
+    csv = tmp_path / "d.csv"
+    csv.write_text("answer,n,t\n10,a,x\n2,B,y\n-1,b,x\n2,A,z\n")
+    levels = {c: record.r_levels(col) for c, col in read_dataset(csv).items()}
+    expected = {name: list(r_eval(f'levels(factor(read.csv("{csv}")${name}))'))
+                for name in levels}
+    assert levels == expected and expected["answer"] == ["-1", "2", "10"]
