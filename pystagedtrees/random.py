@@ -155,11 +155,16 @@ def _random_distribution(k, rfun, source):
     if weights.shape != (k,):
         raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
     # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.sum() > 0:
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.max() > 0:
         raise ValueError(
             f"`rfun(k, rng)` must return finite non-negative numbers, not all 0; got {weights}."
         )
-    return weights / np.sum(weights)
+    with np.errstate(over="ignore"):
+        total = np.sum(weights)
+    if np.isinf(total):  # weights near the largest float: scaled first (R's sum overflows)
+        weights = weights / weights.max()
+        total = np.sum(weights)
+    return weights / total
 
 
 def _as_random_base(x):
