@@ -87,11 +87,13 @@ def test_label_dependence_counts_mutual_exclusion_and_keeps_names():
         (np.array([[0, 2], [1, 0]]), ValueError, "binary"),
         (np.array([["a", "b"], ["b", "a"]]), TypeError, "0/1"),
         (np.zeros((0, 3)), ValueError, "at least one row"),
+        (pd.DataFrame([[0, 1, 1]], columns=list("aab")), ValueError, "`Y` has duplicated"),
     ],
 )
-def test_label_dependence_rejects_bad_labels(Y, error, match):
+@pytest.mark.parametrize("function", [label_dependence, label_network])
+def test_label_functions_reject_bad_labels(Y, error, match, function):
     with pytest.raises(error, match=match):
-        label_dependence(Y)
+        function(Y)
 
 
 # ---------------------------------------------------------------- break_cycles
@@ -195,6 +197,9 @@ def test_break_cycles_properties(w):
         (nx.Graph([(0, 1)]), TypeError, "DiGraph"),
         (nx.DiGraph([(0, 1)]), ValueError, "weight"),
         (pd.DataFrame(np.ones((2, 2)), index=["a", "b"], columns=["b", "a"]), ValueError, "index"),
+        # repeated labels would merge two nodes into one
+        (pd.DataFrame(np.ones((3, 3)), index=list("aab"), columns=list("aab")), ValueError,
+         "`weights` has duplicated column names"),
     ],
 )
 def test_break_cycles_rejects_bad_input(weights, error, match):

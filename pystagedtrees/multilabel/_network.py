@@ -17,6 +17,7 @@ from pystagedtrees.multilabel._dependence import (
     _binary_label_matrix,
     _conditional_entropy_bits,
     label_dependence,
+    label_names,
 )
 
 __all__ = ["break_cycles", "label_network"]
@@ -43,7 +44,7 @@ def _as_weighted_digraph(weights):
                 "`weights` as a DataFrame must have the same labels, in the same "
                 "order, on its index and its columns."
             )
-        nodes = list(weights.columns)
+        nodes = label_names(weights, "weights")  # repeated labels would merge nodes
         matrix = weights.to_numpy()
     else:
         matrix = np.asarray(weights)
@@ -75,8 +76,8 @@ def break_cycles(weights):
         The weighted directed graph.  As a square matrix, entry ``[i, j]`` is
         the weight of the arc ``i -> j`` and NaN means no arc; the diagonal is
         ignored (as in :func:`label_dependence`).  A DataFrame must carry the
-        same node labels on its index and columns.  A DiGraph must have a
-        finite ``"weight"`` on every arc (self-loops count as cycles).
+        same distinct node labels on its index and columns.  A DiGraph must
+        have a finite ``"weight"`` on every arc (self-loops count as cycles).
 
     Returns
     -------
