@@ -519,6 +519,19 @@ def test_chain_needs_distinct_label_columns():
         BNClassifierChain(LogisticRegression()).fit(X, Y[:, :0])
 
 
+@pytest.mark.parametrize("rows_of_X, rows_of_Y", [(0, 0), (50, 0), (0, 50)])
+def test_chain_refuses_empty_input_as_scikit_learn(rows_of_X, rows_of_Y):
+    X, Y = _separable_labels(50)
+    with pytest.raises(ValueError, match=r"Found array with 0 sample\(s\)"):
+        BNClassifierChain(LogisticRegression()).fit(X[:rows_of_X], Y[:rows_of_Y])
+
+
+def test_chain_names_an_empty_label_frame():
+    X, Y = _separable_labels(50)
+    with pytest.raises(ValueError, match="`Y` must have at least one row"):
+        BNClassifierChain(LogisticRegression()).fit(X, pd.DataFrame(Y[:0], columns=list("abcd")))
+
+
 def test_chain_rejects_non_binary_labels_and_non_estimators():
     X, Y = _separable_labels(50)
     Y3 = Y.copy()
