@@ -10,7 +10,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy.stats import entropy
-from sklearn.linear_model import LogisticRegression
+from sklearn.base import BaseEstimator
+from sklearn.cluster import KMeans
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -540,6 +542,40 @@ def test_chain_rejects_non_binary_labels_and_non_estimators():
         BNClassifierChain(LogisticRegression()).fit(X, Y3)
     with pytest.raises(TypeError, match="estimator"):
         BNClassifierChain("logistic").fit(X, Y)
+    fits_without_tags = type("FitsWithoutTags", (), {"fit": lambda self, X, y: self})()
+    with pytest.raises(TypeError, match="`estimator` must be a scikit-learn classifier"):
+        BNClassifierChain(fits_without_tags).fit(X, Y)
+
+
+@pytest.mark.parametrize("estimator, kind", [
+    (LinearRegression(), "a regressor"),  # failed for want of `classes_`
+    (KMeans(2, n_init=1), "a clusterer"),
+    (Ridge(), "a regressor"),
+])
+def test_chain_refuses_an_estimator_that_does_not_classify(estimator, kind):
+    X, Y = _separable_labels(50)
+    with pytest.raises(TypeError, match=f"`estimator` must be a scikit-learn classifier; got .*"
+                                        f"tags declare {kind}"):
+        BNClassifierChain(estimator).fit(X, Y)
+
+
+class _UntaggedClassifier(BaseEstimator):
+    """A classifier that scikit-learn's tags do not call one (no ClassifierMixin)."""
+
+    def fit(self, X, y):
+        self.model_ = LogisticRegression().fit(X, y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_chain_takes_a_duck_typed_classifier():
+    X, Y = _separable_labels(50)
+    expected = BNClassifierChain(LogisticRegression()).fit(X, Y).predict(X)
+    got = BNClassifierChain(_UntaggedClassifier()).fit(X, Y).predict(X)
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_chain_keeps_each_label_columns_own_values():

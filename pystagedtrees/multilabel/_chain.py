@@ -123,6 +123,27 @@ def _checked_cv(cv, n_samples):
     return splits
 
 
+def _classifier_tags(estimator):
+    """The scikit-learn tags of ``estimator``, after checking that it may classify.
+
+    Estimators that scikit-learn's tags declare something else (a regressor,
+    a clusterer) are refused: they would fail deep in the chain for want of
+    ``classes_``.  Estimators of no declared type pass, as duck-typed
+    classifiers work through ``predict``.
+    """
+    expected = "a scikit-learn classifier"
+    try:
+        tags = get_tags(estimator) if hasattr(estimator, "fit") else None
+    except AttributeError:  # no __sklearn_tags__: not a scikit-learn estimator
+        tags = None
+    if tags is None:
+        raise TypeError(f"`estimator` must be {expected}; got {estimator!r}.")
+    if tags.estimator_type not in ("classifier", None):
+        raise TypeError(f"`estimator` must be {expected}; got {estimator!r}, which "
+                        f"scikit-learn's tags declare a {tags.estimator_type}.")
+    return tags
+
+
 def _estimator_has(method):
     """Whether the base estimator offers ``method`` (for ``available_if``)."""
     return lambda self: hasattr(self.estimator, method)
@@ -143,6 +164,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The base binary classifier, cloned once per label.  Any
         scikit-learn classifier works; it must have ``predict_proba`` for
         ``chain_method="predict_proba"`` and for :meth:`predict_proba`.
+        Estimators that scikit-learn's tags declare of another type (a
+        regressor, a clusterer) are refused.
     order : "bn", "random" or sequence, default="bn"
         The chain order: ``"bn"`` for the label network's order, ``"random"``
         for a permutation drawn with ``random_state``, or an explicit
@@ -314,12 +337,9 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self : BNClassifierChain
         """
-        if not hasattr(self.estimator, "fit"):
-            raise TypeError(
-                f"`estimator` must be a scikit-learn classifier; got {self.estimator!r}."
-            )
+        estimator_tags = _classifier_tags(self.estimator)
         check_choice(self.chain_method, "chain_method", _CHAIN_METHODS)
-        categorical = get_tags(self.estimator).input_tags.categorical
+        categorical = estimator_tags.input_tags.categorical
         if self.chain_method == "predict_proba" and categorical:
             # CategoricalNB would silently cast the probabilities to level 0
             raise ValueError(
