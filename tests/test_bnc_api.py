@@ -624,8 +624,26 @@ def test_the_constructor_checks_features_and_families_agree():
         bnc.BNCModel("c", ["x", "y"], {"x": ("x", "c"), "c": ("c",)})
     with pytest.raises(ValueError, match="distinct variables other than the class"):
         bnc.BNCModel("c", ["x", "c"], {"x": ("x", "c"), "c": ("c",)})
-    with pytest.raises(TypeError, match="variable names"):
+    with pytest.raises(TypeError, match="`class_var` must be a variable name"):
         bnc.BNCModel(1, ["x"], {"x": ("x", 1), 1: (1,)})
+
+
+@pytest.mark.parametrize("args, kwargs, error", [
+    ((5, 5, 5), {}, "`class_var` must be a variable name"),  # was "'int' object is not iterable"
+    (("c", 5, {}), {}, "`features` must be a sequence of variable names"),
+    (("c", "xy", {}), {}, "`features` must be a sequence"),  # not the characters 'x', 'y'
+    (("c", ["x", 2], {}), {}, r"`features` must be variable names \(strings\); got \['x', 2\]"),
+    (("c", ["x"], {"x": 5, "c": ("c",)}), {}, r"`families`\['x'\] must be a sequence"),
+    (("c", ["x"], {"x": "xc", "c": ("c",)}), {}, r"`families`\['x'\] must be a sequence"),
+    (("c", ["x"], {"x": ("x", "c"), "c": ("c",)}), {"models": 5}, "`models` must be a sequence"),
+    (("c", ["x"], {"x": ("x", "c"), "c": ("c",)}), {"models": ["nb"]},
+     "`models` must be a sequence of BNCModel"),
+    (("c", ["x"], {"x": ("x", "c"), "c": ("c",)}), {"greedy_scores_log": 0.5},
+     "`greedy_scores_log` must be a sequence"),
+])
+def test_the_constructor_names_an_argument_of_the_wrong_type(args, kwargs, error):
+    with pytest.raises(TypeError, match=error):
+        bnc.BNCModel(*args, **kwargs)
 
 
 def test_structure_predicates_of_learners_and_other_objects(small):

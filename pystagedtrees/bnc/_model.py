@@ -1,7 +1,7 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
 import copy
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 import numpy as np
@@ -77,21 +77,30 @@ class BNCModel:
 
     def __init__(self, class_var, features, families, levels=None, params=None,
                  models=None, learner=None, lp_args=None, greedy_scores_log=()):
+        if not isinstance(class_var, str):
+            raise TypeError(f"`class_var` must be a variable name (a string); got {class_var!r}.")
         self.class_var = class_var
-        self.features = tuple(features)
+        self.features = _sequence(features, "`features`", "variable names (strings)")
         if not isinstance(families, Mapping):
             raise TypeError(f"`families` must map each variable to its family; got "
                             f"{type(families).__name__}.")
-        self.families = {v: tuple(f) for v, f in families.items()}
+        self.families = {v: _sequence(f, f"`families`[{v!r}]", "variable names (strings)")
+                         for v, f in families.items()}
         _check_augmented_naive_bayes(self.class_var, self.features, self.families)
         self.levels = levels
         self.params = params
-        self.models = None if models is None else list(models)
+        if models is not None:
+            expected = "BNCModel objects (an AODE's SPODEs), or None"
+            models = list(_sequence(models, "`models`", expected))
+            if not all(isinstance(m, BNCModel) for m in models):
+                raise TypeError(f"`models` must be a sequence of {expected}; got {models!r}.")
+        self.models = models
         # How to redo the structure (name, kwargs) and the parameters, for cv;
         # the model's own, as the caller may edit theirs.
         self.learner = copy.deepcopy(learner)
         self.lp_args = copy.deepcopy(lp_args)
-        self.greedy_scores_log = list(greedy_scores_log)
+        self.greedy_scores_log = list(_sequence(
+            greedy_scores_log, "`greedy_scores_log`", "accuracies"))
         self.weights = None
         self.manb_arc_posterior = None
 
@@ -173,6 +182,14 @@ class BNCModel:
         )
 
 
+def _sequence(value, name, of_what):
+    """``value`` as a tuple; refuses a string (which iterates into characters)
+    and anything not iterable."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of {of_what}; got {value!r}.")
+    return tuple(value)
+
+
 def _checked_levels(levels, families):
     """Each variable's levels, a list of distinct strings, for every family variable."""
     if not isinstance(levels, Mapping):
@@ -224,8 +241,8 @@ def _check_augmented_naive_bayes(class_var, features, families):
     """Refuse families that are not a classifier's DAG (R's ``bnc_dag`` checks):
     each feature's family is ``(feature, feature parents..., class)``, the
     class's is ``(class,)``, and the feature parents form no cycle."""
-    if not isinstance(class_var, str) or not all(isinstance(f, str) for f in features):
-        raise TypeError("`class_var` and `features` must be variable names (strings).")
+    if not all(isinstance(f, str) for f in features):
+        raise TypeError(f"`features` must be variable names (strings); got {list(features)}.")
     if class_var in features or len(set(features)) != len(features):
         raise ValueError(
             f"`features` must be distinct variables other than the class {class_var!r}; "
