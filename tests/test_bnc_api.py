@@ -671,6 +671,15 @@ def test_variables_values_and_classes(small):
         bnc.vars(bnc.aode("c", small))
 
 
+@pytest.mark.parametrize("accessor", ["families", "feature_families", "vars", "values",
+                                      "params", "narcs", "modelstring", "as_parentslist"])
+def test_an_accessor_refusing_an_aode_names_itself(small, accessor):
+    # vars, values and feature_families named families()
+    ensemble = bnc.lp(bnc.aode("c", small), small, smooth=1)
+    with pytest.raises(TypeError, match=rf"^{accessor}\(\) is not defined for an AODE ensemble"):
+        getattr(bnc, accessor)(ensemble)
+
+
 def test_weights_and_arc_posteriors_belong_to_their_fit(small):
     plain = bnc.lp(bnc.nb("c", small), small, smooth=1)
     for accessor in (bnc.awnb_weights, bnc.manb_arc_posterior):

@@ -300,6 +300,13 @@ def _check_model(x, name="x", fitted=False):
     return x
 
 
+def _families(x, what):
+    """The families of a single network; ``what`` names the caller in the error."""
+    _check_model(x)
+    _check_not_ensemble(x, what)
+    return dict(x.families)
+
+
 def _check_not_ensemble(x, what, name="x"):
     if x.is_aode:
         raise TypeError(
@@ -319,9 +326,7 @@ def families(x):
     >>> families(nb("c", d))
     {'x': ('x', 'c'), 'c': ('c',)}
     """
-    _check_model(x)
-    _check_not_ensemble(x, "families()")
-    return dict(x.families)
+    return _families(x, "families()")
 
 
 def features(x):
@@ -461,7 +466,7 @@ def feature_families(x):
     >>> feature_families(nb("c", pd.DataFrame({"c": ["a"], "x": ["u"], "y": ["v"]})))
     {'x': ('x', 'c'), 'y': ('y', 'c')}
     """
-    fams = families(x)
+    fams = _families(x, "feature_families()")
     return {f: fams[f] for f in x.features}
 
 
@@ -478,7 +483,7 @@ def vars(x):  # noqa: A001 (R's name)
     >>> bnc.vars(bnc.nb("c", pd.DataFrame({"c": ["a"], "x": ["u"], "y": ["v"]})))
     ['x', 'y', 'c']
     """
-    return list(families(x))
+    return list(_families(x, "vars()"))
 
 
 def values(x):
@@ -493,7 +498,7 @@ def values(x):
     {'x': ['u', 'v'], 'c': ['a', 'b']}
     """
     _check_model(x, fitted=True)
-    return {v: list(x.levels[v]) for v in vars(x)}
+    return {v: list(x.levels[v]) for v in _families(x, "values()")}
 
 
 def classes(x):
