@@ -66,6 +66,19 @@ def _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia):
     return awnb
 
 
+def _check_no_weighting_of_aode(awnb_trees, awnb_bootstrap, manb_prior, wanbia):
+    """Refuse the feature weightings for an AODE, which bnclassify silently ignores."""
+    given = {"awnb_trees": awnb_trees is not None, "awnb_bootstrap": awnb_bootstrap is not None,
+             "manb_prior": manb_prior is not None, "wanbia": bool(wanbia)}
+    for name, is_given in given.items():
+        if is_given:
+            raise ValueError(
+                f"`{name}` cannot be used with an AODE ensemble `x`: bnclassify fits its "
+                "one-dependence estimators with `smooth` alone and ignores the AWNB, MANB "
+                "and WANBIA arguments; leave it out."
+            )
+
+
 def _is_naive_bayes(model):
     return all(len(model.families[f]) == 2 for f in model.features)
 
@@ -91,8 +104,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         as R's rpart does on bootstrap samples of ``trunc(n * awnb_bootstrap)``
         rows (default 0.5), ``d`` the depth at which the feature is first
         tested (0 if never).  The features are taken in data column order,
-        which breaks ties between them as in bnclassify.  Ignored for AODE,
-        as in bnclassify.
+        which breaks ties between them as in bnclassify.
     manb_prior : float, optional
         Prior probability of each arc of a naive Bayes (MANB averaging).
     wanbia : bool, optional
@@ -109,6 +121,14 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     -------
     BNCModel
         A fitted copy of ``x``.
+
+    Raises
+    ------
+    ValueError
+        For an AODE ensemble ``x``, any of AWNB, MANB or WANBIA: bnclassify
+        (0.4.8) fits each of its one-dependence estimators with ``smooth``
+        alone and silently drops these arguments, so no weighted AODE exists
+        to reproduce.
 
     Examples
     --------
@@ -127,6 +147,8 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)
     elif rng != "R" or seed is not None:
         resolve_rng(random_state, rng, seed)  # checked though nothing is drawn
+    if x.is_aode:
+        _check_no_weighting_of_aode(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     variables = [*x.features, x.class_var]
     enc = encode_dataset(x.class_var, dataset, columns=variables)
     lp_args = dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
