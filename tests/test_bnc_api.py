@@ -379,6 +379,23 @@ def test_dag_args_names_what_the_learner_does_not_take(small):
         bnc.bnc("nb", "c", small, smooth=1, dag_args={"dataset": small})
 
 
+@pytest.mark.parametrize("learner", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
+@pytest.mark.parametrize("cache_reset, error", [
+    (-1, ValueError),  # was accepted; R's `%%` takes it as 1
+    (0, ValueError),   # R: "missing value where TRUE/FALSE needed"
+    (1.5, TypeError), (True, TypeError), ("a", TypeError),
+])
+def test_wrappers_check_cache_reset_as_a_count_of_steps(small, learner, cache_reset, error):
+    with pytest.raises(error, match="`cache_reset` must be an integer >= 1 or None"):
+        getattr(bnc, learner)("c", small, k=2, cache_reset=cache_reset)
+
+
+def test_wrappers_take_the_cache_reset_r_takes(small):
+    for cache_reset in (None, 1, 3, 2.0):
+        model = bnc.tan_hc("c", small, k=2, cache_reset=cache_reset, random_state=0)
+        assert bnc.narcs(model) == bnc.narcs(bnc.tan_hc("c", small, k=2, random_state=0))
+
+
 def test_other_argument_errors(small):
     with pytest.raises(ValueError, match="score"):
         bnc.tan_cl("c", small, score="mdl")

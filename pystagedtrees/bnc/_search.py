@@ -204,8 +204,8 @@ def _backward_join(dag, scorer, draws):
     return excludes + merges
 
 
-def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, seed,
-                 make_init, step, extra_args):
+def _run_wrapper(name, class_, dataset, k, epsilon, smooth, cache_reset, random_state, rng,
+                 seed, make_init, step, extra_args):
     enc = encode_dataset(class_, dataset)
     kdbk = check_int(extra_args.get("kdbk", 0), "kdbk")
     if len(enc.features) < kdbk:
@@ -215,6 +215,8 @@ def _run_wrapper(name, class_, dataset, k, epsilon, smooth, random_state, rng, s
     k = check_folds(k, enc.codes.shape[0])
     epsilon = check_number(epsilon, "epsilon")
     smooth = check_smoothing(smooth, "smooth")
+    # unused (see the docstring), but checked as R uses it: a count of steps
+    check_int(cache_reset, "cache_reset", minimum=1, allow_none=True)
     draws = resolve_rng(random_state, rng, seed)
     init = make_init(enc.features)
     dag, log = _greedy_search(enc, init, step(enc.features), k, epsilon, smooth, draws)
@@ -248,10 +250,12 @@ _WRAPPER_DOC = """
         With ``"R"`` everything random is drawn as R after ``set.seed(seed)``.
     seed : int, optional
         The R seed for ``rng="R"``.
-    cache_reset : ignored
-        Accepted for compatibility with bnclassify (memoisation only): here
-        the scores cached during a search are kept within a memory budget
-        (at most 1 GiB), least recently used first out.
+    cache_reset : int >= 1 or None
+        Accepted for compatibility with bnclassify, where it is the number of
+        accepted steps after which the cache of CPTs is emptied (None:
+        never); R fails on 0.  It only bounds memory, so it is checked and
+        otherwise unused: here the scores cached during a search are kept
+        within a memory budget (at most 1 GiB), least recently used first out.
 
     Returns
     -------
@@ -278,8 +282,8 @@ def tan_hc(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
     Starting from naive Bayes, each step adds the arc (between features that
     keeps a one-dependence structure) that most improves accuracy.
     """
-    return _run_wrapper("tan_hc", class_, dataset, k, epsilon, smooth, random_state, rng,
-                        seed, _naive_bayes, lambda feats: _augment_ode, {})
+    return _run_wrapper("tan_hc", class_, dataset, k, epsilon, smooth, cache_reset,
+                        random_state, rng, seed, _naive_bayes, lambda feats: _augment_ode, {})
 
 
 def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
@@ -289,8 +293,9 @@ def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
     Each step first picks the best super-parent (a feature made parent of
     every orphan it can take), then its best single child.
     """
-    return _run_wrapper("tan_hcsp", class_, dataset, k, epsilon, smooth, random_state,
-                        rng, seed, _naive_bayes, lambda feats: _augment_superparent, {})
+    return _run_wrapper("tan_hcsp", class_, dataset, k, epsilon, smooth, cache_reset,
+                        random_state, rng, seed, _naive_bayes,
+                        lambda feats: _augment_superparent, {})
 
 
 def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
@@ -301,9 +306,9 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
     parents (``kdbk`` must not exceed the number of features).
     """
     kdbk = check_int(kdbk, "kdbk", minimum=1)
-    return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, random_state, rng,
-                        seed, _naive_bayes, lambda feats: _augment_kdb(int(kdbk)),
-                        dict(kdbk=int(kdbk)))
+    return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, cache_reset,
+                        random_state, rng, seed, _naive_bayes,
+                        lambda feats: _augment_kdb(int(kdbk)), dict(kdbk=int(kdbk)))
 
 
 def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
@@ -313,8 +318,8 @@ def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
     Starts from the class alone; each step adds a feature, either on its own
     or joined to an existing group of features (a complete sub-graph).
     """
-    return _run_wrapper("fssj", class_, dataset, k, epsilon, smooth, random_state, rng,
-                        seed, lambda feats: _Dag((), {}), _forward_join, {})
+    return _run_wrapper("fssj", class_, dataset, k, epsilon, smooth, cache_reset,
+                        random_state, rng, seed, lambda feats: _Dag((), {}), _forward_join, {})
 
 
 def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
@@ -323,8 +328,8 @@ def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
 
     Starts from naive Bayes; each step removes a feature or joins two groups.
     """
-    return _run_wrapper("bsej", class_, dataset, k, epsilon, smooth, random_state, rng,
-                        seed, _naive_bayes, lambda feats: _backward_join, {})
+    return _run_wrapper("bsej", class_, dataset, k, epsilon, smooth, cache_reset,
+                        random_state, rng, seed, _naive_bayes, lambda feats: _backward_join, {})
 
 
 _KDBK_DOC = """
