@@ -139,14 +139,18 @@ def _check_distinct_strings(values, strings, where):
             )
 
 
+def category_string(value):
+    """The level name of one value as read in a column of values: :func:`level_string`,
+    but a whole float 1.0 as "1", as R's ``factor(c(1, 2))``."""
+    if (isinstance(value, (float, np.floating)) and np.isfinite(value)
+            and float(value).is_integer() and abs(value) < 2.0**63):
+        return str(int(value))
+    return level_string(value)
+
+
 def category_strings(categories, column):
-    """Level names of a categorical's categories: each read as in a column of
-    values (a whole float 1.0 as "1", as R's ``factor(c(1, 2))``)."""
-    strings = [
-        str(int(c)) if isinstance(c, (float, np.floating)) and np.isfinite(c)
-        and float(c).is_integer() and abs(c) < 2.0**63 else level_string(c)
-        for c in categories
-    ]
+    """Level names of a categorical's categories (see :func:`category_string`)."""
+    strings = [category_string(c) for c in categories]
     _check_distinct_strings(list(categories), strings, f"column {column!r} (its categories)")
     return strings
 

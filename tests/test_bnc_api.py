@@ -724,6 +724,18 @@ def test_accuracy():
         bnc.accuracy([], [])
 
 
+def test_accuracy_compares_level_names_as_r_factors_do(small):
+    # R: accuracy(factor(c(1, 2)), factor(c("1", "2"))) is 1; ours said 0.0
+    assert bnc.accuracy([1, 2], ["1", "2"]) == 1.0
+    assert bnc.accuracy(np.array([1.0, 2.0]), pd.Categorical(["1", "2"])) == 1.0
+    assert bnc.accuracy([True, False, None], ["TRUE", "TRUE", None]) == pytest.approx(2 / 3)
+    assert bnc.accuracy([2.5, 1], ["2.5", "1.0"]) == 0.5  # 1.0 is not R's name of 1
+    # true labels from a column of numbers meet the predicted level names
+    data = small.assign(c=[1, 1, 2, 2, 1, 2])
+    predicted = bnc.predict(bnc.lp(bnc.nb("c", data), data, smooth=1), data)
+    assert bnc.accuracy(predicted, data["c"]) == bnc.accuracy(predicted, data["c"].astype(str)) > 0
+
+
 def test_nb_and_aode_take_their_features_from_the_data_or_the_names(small):
     # R: nb(class, dataset = NULL, features = NULL) ignores `features` when
     # `dataset` is given, and without data builds the structure from names

@@ -5,7 +5,7 @@ import string
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import encode_frame
+from pystagedtrees._data import category_string, encode_frame
 from pystagedtrees._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
@@ -368,14 +368,21 @@ def cLogLik(object, dataset):  # noqa: N802 (R's name)
 def accuracy(x, y):
     """The share of predicted labels ``x`` equal to the true labels ``y``.
 
-    Labels are compared by value; R compares factor codes, which agrees
-    when both factors have the same levels.  A missing value equals only a
-    missing value, as in R.
+    Labels are compared by their level names, as R's ``factor`` names them
+    and as :func:`predict` returns them: the number 1 (or 1.0) equals the
+    string "1", and True equals "TRUE".  So true labels from a column of
+    numbers meet the predicted level names.  bnclassify's ``accuracy``
+    compares two factors by their codes, which agrees when both have the
+    same levels (``accuracy(factor(c(1, 2)), factor(c("1", "2")))`` is 1)
+    and stops on plain vectors.  A missing value equals only a missing
+    value, as in R.
 
     Examples
     --------
     >>> from pystagedtrees.bnc import accuracy
     >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
+    0.6666666666666666
+    >>> accuracy([1, 2, 2], ["1", "2", "1"])
     0.6666666666666666
     """
     predicted, truth = (_label_array(v, name) for v, name in ((x, "x"), (y, "y")))
@@ -386,8 +393,16 @@ def accuracy(x, y):
     if len(predicted) == 0:
         raise ValueError("`x` and `y` are empty: there is no accuracy to compute.")
     missing = pd.isna(predicted), pd.isna(truth)
-    equal = (predicted == truth) & ~missing[0] | (missing[0] & missing[1])
+    names = [_level_names(labels) for labels in (predicted, truth)]
+    equal = (names[0] == names[1]) & ~missing[0] & ~missing[1] | (missing[0] & missing[1])
     return float(equal.sum() / len(predicted))
+
+
+def _level_names(labels):
+    """Each label's level name (see :func:`accuracy`)."""
+    if pd.api.types.infer_dtype(labels, skipna=True) == "string":
+        return labels  # already the names: no loop per label
+    return np.array([category_string(v) for v in labels], dtype=object)
 
 
 def _label_array(labels, name):
