@@ -397,7 +397,8 @@ def as_parentslist(x, values=None, silent=False):
           (levels from its CPDs);
         - any object with an ``as_parentslist()`` method or a ``families``
           mapping ``variable -> (variable, parents...)`` (bnclassify-like
-          models, whose ``levels`` are used when present).
+          models, whose ``levels`` are used when present; an AODE
+          ensemble, which has no single DAG, is refused).
     values : dict or pandas.DataFrame, optional
         Levels overriding those found in ``x``.
     silent : bool, default False
@@ -436,6 +437,11 @@ def as_parentslist(x, values=None, silent=False):
         entries = {str(v): _entry(str(v), spec, "x") for v, spec in x.items()}
     elif callable(getattr(x, "as_parentslist", None)):
         return as_parentslist(x.as_parentslist(), values=values, silent=silent)
+    elif getattr(x, "is_aode", False):  # its families are only the naive Bayes skeleton
+        raise TypeError(
+            "`x` is an AODE ensemble, an average of one-dependence networks with no single "
+            "DAG (R has no as_parentslist or as_sevt for it); convert one of `x.models`."
+        )
     elif isinstance(getattr(x, "families", None), Mapping):
         entries = {str(v): ParentsEntry(parents=_family_parents(fam)) for v, fam in x.families.items()}
         levels = getattr(x, "levels", None)

@@ -46,6 +46,18 @@ def test_bnclassify_model_converts_like_its_families():
     assert from_model.stages() == from_families.stages()
 
 
+def test_an_aode_ensemble_is_refused_not_read_as_its_naive_bayes():
+    # R: no as_sevt / as_parentslist method for a bnc_aode; its families were
+    # read here as a naive Bayes, silently
+    from pystagedtrees.bnc import aode, lp
+
+    data = st.datasets.titanic()
+    for ensemble in (aode("Survived", data), lp(aode("Survived", data), data, smooth=1)):
+        for convert in (as_sevt, st.as_parentslist):
+            with pytest.raises(TypeError, match="`x` is an AODE ensemble"):
+                convert(ensemble)
+
+
 def test_hand_built_chain():
     # X -> Y -> Z: Z's stage follows Y only; situations (X, Y) with Y fastest
     tree = as_sevt({"Z": ["Y"], "Y": ["X"], "X": []},
