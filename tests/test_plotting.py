@@ -346,7 +346,7 @@ def test_plot_bad_axes(titanic_bhc):
 
 def test_plot_without_matplotlib(titanic_bhc, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"pystagedtrees\[plot\]"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib"):
         plot(titanic_bhc)
 
 

@@ -132,12 +132,10 @@ def _classifier_tags(estimator):
     classifiers work through ``predict``.
     """
     expected = "a scikit-learn classifier"
-    try:
-        tags = get_tags(estimator) if hasattr(estimator, "fit") else None
-    except AttributeError:  # no __sklearn_tags__: not a scikit-learn estimator
-        tags = None
-    if tags is None:
+    # asked explicitly: scikit-learn 1.6's get_tags gives default tags to any object
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "__sklearn_tags__")):
         raise TypeError(f"`estimator` must be {expected}; got {estimator!r}.")
+    tags = get_tags(estimator)
     if tags.estimator_type not in ("classifier", None):
         raise TypeError(f"`estimator` must be {expected}; got {estimator!r}, which "
                         f"scikit-learn's tags declare a {tags.estimator_type}.")
