@@ -8,6 +8,7 @@ import inspect
 import math
 import numbers
 import os
+import sys
 from collections.abc import Iterable
 
 import numpy as np
@@ -294,3 +295,13 @@ def check_call_fits(func, what, *args, **kwargs):
         raise TypeError(f"{what}: {error}.") from None
     except ValueError:
         pass
+
+
+def user_stacklevel():
+    """The ``stacklevel`` of ``warnings.warn``, called by the caller of this
+    function, that points at the first frame outside this package (the
+    user's call, however deep the package's own calls go)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pystagedtrees."):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -64,10 +64,10 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
         if name_unobserved is None:
             name_unobserved = str(n_sit + 1) if full else "2"
         unobserved_id = labels.index(name_unobserved)
-        if unobserved_id >= 0 and len(observed) < n_sit:
-            warn_unobserved_name_taken(var, name_unobserved)
-        else:
+        if unobserved_id < 0:
             unobserved_id, labels = len(labels), labels.append(name_unobserved)
+        elif len(observed) < n_sit:
+            warn_unobserved_name_taken(var, name_unobserved)
         return StageVector.build(n_sit, observed, own, unobserved_id), labels
     if full:
         if n_sit > DENSE_MAX:

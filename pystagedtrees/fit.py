@@ -10,7 +10,7 @@ from pystagedtrees.counting import count_situations, read_data
 from pystagedtrees.model import check_sevt, sevt_method
 from pystagedtrees.scores import compute_loglik
 from pystagedtrees._validation import (
-    check_flag, check_names, check_smoothing, check_trace,
+    check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
 )
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
@@ -134,7 +134,7 @@ def warn_unobserved_name_taken(var, name):
         f"the unobserved situations' stage name {name!r} is the label of an observed stage "
         f"of {var!r}: as in R, they join that stage, and learners that ignore "
         "name_unobserved leave it alone; choose a name no stage has.", UserWarning,
-        stacklevel=3)
+        stacklevel=user_stacklevel())
 
 
 @sevt_method

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import encode_column
+from pystagedtrees._data import category_string, encode_column
 from pystagedtrees._learn_kernels import join_probabilities
 from pystagedtrees._stagevec import EXPAND_MAX, StageLabels, StageVector
 from pystagedtrees._validation import (
@@ -431,10 +431,14 @@ def set_stage_prob(object, var, stage, prob):
     i = object.var_index(var)
     (sid,) = object.stage_ids(i, [check_label(stage, "stage")])
     levels = object.tree[var]
-    if isinstance(prob, pd.Series) and not prob.index.equals(pd.RangeIndex(len(prob))):
-        prob = prob.to_dict()  # labelled: read by level name, as R reads a named vector
+    if isinstance(prob, pd.Series) and not isinstance(prob.index, pd.RangeIndex):
+        # labelled: read by level name, as R reads a named vector
+        if not prob.index.is_unique:
+            raise ValueError(f"`prob` names a level twice: {list(prob.index)}.")
+        prob = prob.to_dict()
     if isinstance(prob, dict):
-        by_name = {str(level): value for level, value in prob.items()}
+        # keys named as the model names levels (True -> "TRUE", 1.0 -> "1")
+        by_name = {category_string(level): value for level, value in prob.items()}
         if len(by_name) != len(prob) or sorted(by_name) != sorted(levels):
             raise ValueError(f"`prob` must give one value per level of {var!r}, {levels}; "
                              f"got {list(prob)}.")

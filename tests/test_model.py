@@ -31,10 +31,11 @@ def test_stored_loglik_equals_recomputed(data, lambda_, use_full, join):
 
 def test_an_unobserved_name_that_is_an_observed_stage_warns():
     data = pd.DataFrame({"A": list("aab"), "B": list("xyx"), "C": list("010")})
-    with pytest.warns(UserWarning, match="'1' is the label of an observed stage of 'C'"):
+    with pytest.warns(UserWarning, match="'1' is the label of an observed stage of 'C'") as full:
         st.full(data, name_unobserved="1")
-    with pytest.warns(UserWarning, match="'2' is the label of an observed stage of 'C'"):
+    with pytest.warns(UserWarning, match="'2' is the label of an observed stage of 'C'") as join:
         st.join_unobserved(st.full(data, join_unobserved=False), name="2")
+    assert full[0].filename == join[0].filename == __file__  # the user's line
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         joined = st.full(data)  # again: its own stage already holds those situations

@@ -456,8 +456,20 @@ def test_set_stage_prob_reads_labelled_values_by_level_name():
     for prob in (pd.Series({"x": 0.9, "y": 0.1}), {"x": 0.9, "y": 0.1}, [0.1, 0.9],
                  pd.Series([0.1, 0.9])):
         assert st.set_stage_prob(model, "B", "1", prob).stage_prob["B"]["1"].tolist() == [0.1, 0.9]
-    for prob in ({1: 0.75, 0: 0.25}, pd.Series([0.75, 0.25], index=[1, 0])):  # levels "0", "1"
+    for prob in ({1: 0.75, 0: 0.25}, pd.Series([0.75, 0.25], index=[1, 0]),  # levels "0", "1"
+                 {1.0: 0.75, 0.0: 0.25}, pd.Series({0: 0.25, 1: 0.75})):
         assert st.set_stage_prob(model, "A", "1", prob).stage_prob["A"]["1"].tolist() == [0.25, 0.75]
+    # a column's own frequencies, whatever its type, name the model's levels
+    data = pd.DataFrame({"B": [True, False, False, False], "C": [1.0, 1.0, 0.0, 1.0]})
+    fitted = st.full(data, lambda_=1)
+    for var, column in data.items():
+        freq = column.value_counts(normalize=True)
+        set_ = st.set_stage_prob(fitted, var, "1", freq).stage_prob[var]["1"]
+        assert dict(zip(fitted.tree[var], set_.tolist())) == {
+            ("TRUE" if v is True else "FALSE" if v is False else str(int(v))): p
+            for v, p in freq.items()}
+    with pytest.raises(ValueError, match="names a level twice"):
+        st.set_stage_prob(model, "A", "1", pd.Series([0.5, 0.25, 0.25], index=["1", "1", "0"]))
     for bad in (pd.Series({"a": 0.1, "b": 0.9}), {1: 0.5, "1": 0.5}):
         with pytest.raises(ValueError, match="one value per level"):
             st.set_stage_prob(model, "A", "1", bad)
