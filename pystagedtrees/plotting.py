@@ -418,9 +418,9 @@ def _tikz_limits(value, name, normalize_layout):
         return _check_pair(value, name)
     if normalize_layout:
         return (0.0, 1.0)
-    raise ValueError(f"`{name}` is None with normalize_layout=False: R then writes igraph's "
-                     "unscaled Sugiyama coordinates, which this port does not compute; give "
-                     f"`{name}` as a pair of numbers.")
+    raise ValueError(f"`{name}` is None with normalize_layout=False: R then writes the "
+                     "layout's coordinates unscaled (igraph's Sugiyama ones by default), which "
+                     f"this port does not; give `{name}` as a pair of numbers.")
 
 
 def _check_pair(value, name):
@@ -1418,8 +1418,9 @@ def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, sh
     normalize_layout : bool, default True
         R's argument, for ports: the coordinates are always stretched onto
         ``xlim`` and ``ylim``.  R's ``xlim = NULL`` with ``normalize_layout
-        = FALSE`` writes igraph's raw Sugiyama coordinates, which this port
-        does not compute: that combination is an error.
+        = FALSE`` writes the layout's coordinates unscaled (igraph's
+        Sugiyama ones by default), which this port does not: that
+        combination is an error.
     node_shape, node_inner_sep, node_minimum_size, node_draw_color, node_thickness : str
         TikZ options of the nodes, as in R.
     layout : dict or callable, optional
