@@ -55,3 +55,40 @@ def test_missing_material_names_the_path(tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing.json"):
         reference.load_reference("nothing", shared=tmp_path)
     assert reference.available(shared=tmp_path) == []
+
+
+def test_reference_loader_reads_cells_as_r_recorded_them(tmp_path, monkeypatch):
+    # the text of the cells when the recorded levels hold it; else R's read.csv
+    # typing ("T" is TRUE, "01" is 1); never a silent NaN
+    import conftest
+
+    (tmp_path / "d.csv").write_text("answer,a,b\nx,T,01\ny,F,2\nx,T,10\n")
+    monkeypatch.setattr(conftest, "DATA_DIR", tmp_path)
+    as_text = {"order": ["answer", "a", "b"],
+               "levels": {"answer": ["x", "y"], "a": ["F", "T"], "b": ["01", "10", "2"]}}
+    typed = {"order": ["answer", "a", "b"],
+             "levels": {"answer": ["x", "y"], "a": ["FALSE", "TRUE"], "b": ["1", "2", "10"]}}
+    for ref, a, b in ((as_text, ["T", "F", "T"], ["01", "2", "10"]),
+                      (typed, ["TRUE", "FALSE", "TRUE"], ["1", "2", "10"])):
+        data = conftest._read_as_recorded("d", ref)
+        assert data["a"].tolist() == a and data["b"].tolist() == b
+        assert list(data["b"].cat.categories) == ref["levels"]["b"]
+    stray = {"order": ["answer", "a"], "levels": {"answer": ["x", "y"], "a": ["TRUE"]}}
+    with pytest.raises(ValueError, match="not a level"):
+        conftest._read_as_recorded("d", stray)
+
+
+def test_r_posteriors_may_be_na_only_for_rows_with_a_blank_level():
+    from conftest import assert_matches_r_predict
+
+    features = pd.DataFrame({"x": ["", "u", "v"]})
+    ours = pd.DataFrame([[0.25, 0.75], [0.5, 0.5], [np.nan, np.nan]])
+    assert_matches_r_predict(ours, [[None, None], [0.5, 0.5], [None, None]], features)
+    for r in ([[None, None], [None, None], [None, None]],  # R's NA on a row without ""
+              [[0.3, 0.7], [0.5, 0.5], [None, None]]):    # a value R gave must match
+        with pytest.raises(AssertionError):
+            assert_matches_r_predict(ours, r, features)
+    with pytest.raises(AssertionError):  # where R has NA for "", ours must be a distribution
+        assert_matches_r_predict(ours.fillna(0.0).iloc[[2, 1, 0]].reset_index(drop=True),
+                                 [[None, None], [0.5, 0.5], [None, None]],
+                                 pd.DataFrame({"x": ["", "u", ""]}))
