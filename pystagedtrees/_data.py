@@ -168,18 +168,21 @@ _INTEGER_TEXT = r"[-+]?[0-9]+"
 def _as_read_csv_types(text):
     """A column of CSV text typed as R's ``read.csv`` types it.
 
-    All logical spellings: "FALSE"/"TRUE" strings; all integers: Int64 (so
-    "10" sorts after "2" and "007" is "7"); blank cells are missing in
-    both, and a column of blanks is all missing.  Other columns stay
-    strings, a blank cell being the level "".
+    All logical spellings: "FALSE"/"TRUE" strings; all integers, spaces
+    around them allowed (" 5"): Int64 (so "10" sorts after "2" and "007"
+    is "7"); blank (or all-space) cells are missing in both, and a column
+    of blanks is all missing.  Other columns stay strings as written, a
+    blank cell being the level "".
     """
-    present = text[text.notna() & (text != "")]
+    stripped = text.str.strip()
+    blank = stripped == ""
+    present = text[text.notna() & ~blank]
     if present.empty:  # R: a logical column of NA
-        return text.mask(text == "")
+        return text.mask(blank)
     if present.isin(list(_R_LOGICAL)).all():
-        return text.map(_R_LOGICAL)
-    if present.str.fullmatch(_INTEGER_TEXT).all():
-        return pd.to_numeric(text.mask(text == "")).astype("Int64")
+        return text.mask(blank).map(_R_LOGICAL)
+    if present.str.strip().str.fullmatch(_INTEGER_TEXT).all():
+        return pd.to_numeric(stripped.mask(blank)).astype("Int64")
     return text
 
 

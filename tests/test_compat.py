@@ -440,9 +440,10 @@ def test_csv_columns_are_typed_as_r_read_csv_types_them(tmp_path):
     from pystagedtrees._data import column_levels, read_categorical_csv
 
     csv = tmp_path / "d.csv"
-    # f: only R's four logical spellings make a logical column
-    csv.write_text("answer,a,b,c,d,e,f\n1,T,x,007,,NA,T\n10,F,,2,,p q,F\n"
-                   "2,TRUE,y,10,NA,,yes\n2,NA,x,,,p-q,NA\n-3,F,x,+4,,NA,T\n")
+    # f: only R's four logical spellings make a logical column; g: spaces around
+    # integers are allowed, an all-space cell is missing; h: not around logicals
+    csv.write_text("answer,a,b,c,d,e,f,g,h,i\n1,T,x,007,,NA,T, 5, F,  \n10,F,,2,,p q,F,  ,T,T\n"
+                   "2,TRUE,y,10,NA,,yes,6 ,F,F\n2,NA,x,,,p-q,NA,10,T,\n-3,F,x,+4,,NA,T,6,F,T\n")
     ours = read_categorical_csv(csv)
     theirs = from_r(r_call("read.csv", str(csv), stringsAsFactors=True,
                            convert_result=False))
