@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pystagedtrees as st
 from compat._common import read_dataset
 from compat.reference import shared_dir
 
@@ -91,8 +92,6 @@ def assert_matches_r_predict(probs, expected, features, atol=1e-9):
 def assert_matches_r_model(model, ref_model, test, class_var, rtol=1e-9, atol=1e-9):
     """A fitted staged tree against R's record: stages, logLik with df and
     nobs, BIC and the test rows' posteriors."""
-    import pystagedtrees as st
-
     assert model.stages() == ref_model["stages"]
     ll = st.logLik(model)
     assert ll.df == ref_model["df"]
