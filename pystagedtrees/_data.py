@@ -465,6 +465,40 @@ def fit_input(estimator, X, y):
     return frame, classes, codes
 
 
+def check_sample_weight(sample_weight, n_samples):
+    """``fit``'s ``sample_weight`` as float64 weights, one per row of ``X``, or None.
+
+    A number gives every row that weight.  Weights must be finite, at least 0
+    and not all 0.
+    """
+    if sample_weight is None:
+        return None
+    if sparse.issparse(sample_weight):
+        raise TypeError("`sample_weight` must be a dense array of numbers, not a sparse matrix.")
+    weights = np.asarray(sample_weight)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, weights.item())
+    if weights.dtype.kind not in "iuf":
+        raise TypeError(
+            f"`sample_weight` must hold real numbers; got values of dtype {weights.dtype}."
+        )
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"`sample_weight` must have one weight per row of `X`, shape ({n_samples},); "
+            f"got shape {weights.shape}."
+        )
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("`sample_weight` must hold finite weights >= 0.")
+    with np.errstate(over="ignore"):  # an overflowing sum is refused below
+        total = weights.sum()
+    if total == 0:
+        raise ValueError("`sample_weight` must have a non-zero weight; all weights are zero.")
+    if not np.isfinite(total):
+        raise ValueError("`sample_weight` is too large: the weights sum past the largest float.")
+    return weights
+
+
 HANDLE_UNKNOWN = ("error", "missing")
 
 

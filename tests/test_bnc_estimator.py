@@ -2,6 +2,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st_hyp
+from sklearn.base import clone
+from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -9,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc import BNClassifier
+from pystagedtrees.bnc._estimator import WEIGHTED_STRUCTURES
 from strategies import classification_frame
 
 NOT_APPLICABLE = {
@@ -20,8 +26,24 @@ NOT_APPLICABLE = {
 }
 
 
+CONTINUOUS_WEIGHT_CHECKS = {
+    check: "draws continuous features, refused by design; tested on categorical data "
+    "in test_integer_weights_are_repeated_rows and test_zero_weights_are_dropped_rows"
+    for check in ("check_sample_weight_equivalence_on_dense_data",
+                  "check_classifiers_one_label_sample_weights")
+}
+UNWEIGHTED_STRUCTURE_CHECKS = {
+    check: "the cross-validated searches take no sample_weight (a ValueError)"
+    for check in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+                  "check_sample_weights_list", "check_sample_weights_shape",
+                  "check_sample_weights_not_overwritten")
+}
+
+
 def expected_failures(estimator):
-    return NOT_APPLICABLE
+    if estimator.structure in WEIGHTED_STRUCTURES:
+        return {**NOT_APPLICABLE, **CONTINUOUS_WEIGHT_CHECKS}
+    return {**NOT_APPLICABLE, **CONTINUOUS_WEIGHT_CHECKS, **UNWEIGHTED_STRUCTURE_CHECKS}
 
 
 @parametrize_with_checks(
@@ -136,3 +158,106 @@ def test_ties_go_to_the_first_class_whatever_the_batch():
     np.testing.assert_array_equal(clf.predict_proba(X), 0.5)
     assert {tuple(clf.predict(X)) for _ in range(10)} == {("p", "p", "p", "p")}
     assert [clf.predict(X.iloc[[r, 0]])[0] for r in range(4)] == ["p"] * 4
+
+
+@st_hyp.composite
+def weighted_categorical_data(draw, min_weight):
+    """Categorical features (some values missing), a class, and integer row weights."""
+    n = draw(st_hyp.integers(4, 30))
+    seed = draw(st_hyp.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        name: np.where(rng.random(n) < 0.1, None, rng.choice(list("uvw")[:k], n))
+        for name, k in (("a", 2), ("b", 3), ("c", 2))
+    })
+    y = rng.choice(["p", "q", "r"][:draw(st_hyp.integers(2, 3))], n)
+    weights = rng.integers(min_weight, 4, n)
+    return X, y, weights
+
+
+WEIGHTED_CLASSIFIERS = [
+    BNClassifier(), BNClassifier(structure="aode"), BNClassifier(structure="tan_cl", smooth=0.5),
+    *(BNClassifier(structure="tan_cl", edge_score=s) for s in ("bic", "aic")),
+]
+
+
+def assert_same_model(fitted, expected, X):
+    assert fitted.model_.families == expected.model_.families
+    assert fitted.model_.levels == expected.model_.levels
+    np.testing.assert_allclose(fitted.predict_proba(X), expected.predict_proba(X),
+                               rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("classifier", WEIGHTED_CLASSIFIERS, ids=repr)
+@settings(max_examples=40, deadline=None)
+@given(data=weighted_categorical_data(min_weight=1))
+def test_integer_weights_are_repeated_rows(classifier, data):
+    X, y, weights = data
+    rows = np.repeat(np.arange(len(y)), weights)
+    repeated = clone(classifier).fit(X.iloc[rows], y[rows])
+    weighted = clone(classifier).fit(X, y, sample_weight=weights)
+    assert_same_model(weighted, repeated, X)
+    # the structure too is learned from the weighted counts: the BIC/AIC edges
+    # of tan_cl are penalised with the weighted number of rows
+    assert weighted.model_.learner == repeated.model_.learner
+
+
+@pytest.mark.parametrize("classifier", WEIGHTED_CLASSIFIERS, ids=repr)
+@settings(max_examples=30, deadline=None)
+@given(data=weighted_categorical_data(min_weight=1), extra_seed=st_hyp.integers(0, 1000))
+def test_zero_weights_are_dropped_rows(classifier, data, extra_seed):
+    X, y, weights = data
+    rng = np.random.default_rng(extra_seed)
+    # more rows of values already seen, so that dropping them loses no level
+    extra = pd.DataFrame({c: rng.choice(X[c].to_numpy(), 5) for c in X.columns})
+    X_all = pd.concat([X, extra], ignore_index=True)
+    y_all = np.concatenate([y, rng.choice(y, 5)])
+    kept = clone(classifier).fit(X, y, sample_weight=weights)
+    weighted = clone(classifier).fit(X_all, y_all,
+                                     sample_weight=np.concatenate([weights, np.zeros(5)]))
+    assert_same_model(weighted, kept, X_all)
+
+
+@pytest.mark.parametrize("classifier", WEIGHTED_CLASSIFIERS, ids=repr)
+def test_unit_weights_are_no_weights(classifier):
+    X, y = _data()
+    plain = clone(classifier).fit(X, y)
+    for weights in (np.ones(len(y)), 1, [1.0] * len(y), pd.Series(np.ones(len(y)))):
+        weighted = clone(classifier).fit(X, y, sample_weight=weights)
+        assert weighted.model_.families == plain.model_.families
+        assert weighted.model_.lp_args == plain.model_.lp_args
+        np.testing.assert_array_equal(weighted.predict_proba(X), plain.predict_proba(X))
+
+
+def test_boosting_reweights_the_classifier():
+    # AdaBoost refits on re-weighted rows: with weights ignored every round
+    # would learn the same tables
+    X, y = _data(200)
+    boosted = AdaBoostClassifier(BNClassifier(), n_estimators=3, random_state=0).fit(X, y)
+    first, second = (m.model_.params[m.model_.features[1]] for m in boosted.estimators_[:2])
+    assert not np.allclose(first, second)
+
+
+@pytest.mark.parametrize("weights, error, match", [
+    (np.ones(5), ValueError, r"one weight per row of `X`, shape \(120,\); got shape \(5,\)"),
+    (np.ones((120, 2)), ValueError, r"`sample_weight` must have one weight per row"),
+    (np.r_[-1.0, np.ones(119)], ValueError, "`sample_weight` must hold finite weights >= 0"),
+    (np.r_[np.nan, np.ones(119)], ValueError, "`sample_weight` must hold finite weights >= 0"),
+    (np.r_[np.inf, np.ones(119)], ValueError, "`sample_weight` must hold finite weights >= 0"),
+    (np.zeros(120), ValueError, "`sample_weight` must have a non-zero weight"),
+    (np.full(120, 1e307), ValueError, "`sample_weight` is too large"),
+    (["1"] * 120, TypeError, "`sample_weight` must hold real numbers"),
+    (np.ones(120, dtype=bool), TypeError, "`sample_weight` must hold real numbers"),
+    (sp.csr_matrix(np.ones((120, 1))), TypeError, "`sample_weight` must be a dense array"),
+])
+def test_bad_sample_weight(weights, error, match):
+    X, y = _data()
+    with pytest.raises(error, match=match):
+        BNClassifier().fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("structure", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
+def test_cross_validated_searches_refuse_weights(structure):
+    X, y = _data()
+    with pytest.raises(ValueError, match=f"`sample_weight` .*structure='{structure}'"):
+        BNClassifier(structure=structure).fit(X, y, sample_weight=np.ones(len(y)))

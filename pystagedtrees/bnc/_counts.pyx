@@ -12,16 +12,18 @@ cnp.import_array()
 
 
 def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
-                  const Py_ssize_t[::1] dims):
+                  const Py_ssize_t[::1] dims, const double[::1] weights=None):
     """Counts of every joint value of ``cols`` (C order over ``dims``).
 
     ``codes`` is column-major, so the rows of each counted column are read in
     sequence.  Rows with a missing code (-1) in any of the columns are
     skipped, so each table uses the rows complete on its own variables (as
-    R's table_cpp).
+    R's table_cpp).  With ``weights`` (one per row, length checked by the
+    caller) a row adds its weight instead of 1.
     """
     cdef Py_ssize_t n = codes.shape[0], k = cols.shape[0]
     cdef Py_ssize_t size = 1, i, j, flat, v
+    cdef bint weighted = weights is not None
     for j in range(k):
         size *= dims[j]
     out = np.zeros(size, dtype=np.float64)
@@ -36,7 +38,7 @@ def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
                     break
                 flat = flat * dims[j] + v
             if flat >= 0:
-                counts[flat] += 1.0
+                counts[flat] += weights[i] if weighted else 1.0
     return out
 
 

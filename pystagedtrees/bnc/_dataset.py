@@ -12,12 +12,17 @@ __all__ = ["Encoded", "encode_dataset", "check_class", "encode_for_model"]
 
 @dataclass
 class Encoded:
-    """A dataset as level codes: ``codes[:, j]`` is ``columns[j]``, -1 is NA."""
+    """A dataset as level codes: ``codes[:, j]`` is ``columns[j]``, -1 is NA.
+
+    ``weights``, when given, holds a non-negative weight per row: a row
+    counts as that many rows in every table.
+    """
 
     columns: list
     codes: np.ndarray
     levels: dict
     class_var: str
+    weights: np.ndarray = None
 
     @property
     def class_index(self):

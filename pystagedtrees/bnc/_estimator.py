@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from pystagedtrees._data import (
     HANDLE_UNKNOWN,
     categorical_tags,
+    check_sample_weight,
     class_column_name,
     feature_frame,
     fit_input,
@@ -16,13 +17,17 @@ from pystagedtrees._validation import (
     check_choice, check_int, check_number, check_random_state, check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
-from pystagedtrees.bnc._dataset import encode_for_model
-from pystagedtrees.bnc._params import lp
+from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
+from pystagedtrees.bnc._params import fit_structure, lp
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
 from pystagedtrees.bnc._random import resolve_rng
-from pystagedtrees.bnc._structure import SCORES
+from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
 
 __all__ = ["BNClassifier"]
+
+# the learners whose structure and parameters come from counts alone, so
+# that a row weight is a row count; the cross-validated searches are not
+WEIGHTED_STRUCTURES = ("nb", "tan_cl", "aode")
 
 class BNClassifier(ClassifierMixin, BaseEstimator):
     """Bayesian network classifier (bnclassify learners) as a scikit-learn estimator.
@@ -129,20 +134,54 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         check_random_state(self.random_state)
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
-    def fit(self, X, y):
-        """Learn the structure and the parameters from ``X`` and labels ``y``."""
+    def fit(self, X, y, sample_weight=None):
+        """Learn the structure and the parameters from ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights, for the structures "nb", "tan_cl" and "aode": a row
+            of weight ``w`` counts as ``w`` rows in every table, so an
+            integer weight is the row repeated and 0 leaves it out (its
+            values still count as levels, and a class whose rows all weigh 0
+            gets the smoothed probability of a class never seen).  The
+            cross-validated searches take no weights (a ValueError).
+        """
         self._check_params()
         frame, self.classes_, y_codes = fit_input(self, X, y)
+        weights = check_sample_weight(sample_weight, frame.shape[0])
+        if weights is not None and self.structure not in WEIGHTED_STRUCTURES:
+            raise ValueError(
+                f"`sample_weight` is taken by the structures {list(WEIGHTED_STRUCTURES)}; "
+                f"structure={self.structure!r} learns by cross-validated accuracy, which "
+                "takes no weights."
+            )
         # Internal class levels are the positions in classes_.
         levels = [str(i) for i in range(len(self.classes_))]
         self._names = list(frame.columns)
         self.class_name_ = class_column_name(self._names)
         frame[self.class_name_] = pd.Categorical.from_codes(y_codes, categories=levels)
-        draws = self._draws()
-        structure = learn_structure(self.structure, self.class_name_, frame,
-                                    self._structure_args(len(self._names)), draws)
-        self.model_ = lp(structure, frame, smooth=self.smooth)
+        if weights is None:
+            structure = learn_structure(self.structure, self.class_name_, frame,
+                                        self._structure_args(len(self._names)), self._draws())
+            self.model_ = lp(structure, frame, smooth=self.smooth)
+        else:
+            self.model_ = self._fit_weighted(frame, weights)
         return self
+
+    def _fit_weighted(self, frame, weights):
+        """The model of a weighted structure, each row counted ``weights`` times."""
+        enc = encode_dataset(self.class_name_, frame, name="X")
+        enc.weights = weights
+        if self.structure == "tan_cl":
+            structure = tan_cl_encoded(enc, self.edge_score)
+        else:
+            structure = (nb if self.structure == "nb" else aode)(self.class_name_, frame)
+        lp_args = dict(smooth=self.smooth, awnb_trees=None, awnb_bootstrap=None,
+                       manb_prior=None, wanbia=None)
+        return fit_structure(structure, enc, lp_args)
 
     def _log_joint(self, X):
         check_is_fitted(self)

@@ -41,9 +41,12 @@ def family_table(enc, family):
         f"{cells:,} cells",
         "give the feature fewer parents or its parents fewer levels",
     )
+    weights = enc.weights
+    if weights is not None and weights.shape != (enc.codes.shape[0],):
+        raise ValueError(f"row weights of shape {weights.shape} for {enc.codes.shape[0]} rows.")
     counts = family_counts(
         enc.codes_by_column, np.asarray(enc.index(family), dtype=np.intp),
-        np.asarray(dims, dtype=np.intp),
+        np.asarray(dims, dtype=np.intp), weights,
     )
     return counts.reshape(dims)
 
@@ -153,14 +156,13 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     enc = encode_dataset(x.class_var, dataset, columns=variables)
     lp_args = dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
                    manb_prior=manb_prior, wanbia=wanbia)
-    if x.is_aode:
-        models = [_fit(m, enc, smooth) for m in x.models]
-        return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
-    if manb_prior is not None and not _is_naive_bayes(x):
+    if manb_prior is not None and not x.is_aode and not _is_naive_bayes(x):
         raise ValueError(
             "`manb_prior` (MANB) applies to naive Bayes structures only; `x` has feature parents."
         )
-    fitted = _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
+    fitted = fit_structure(x, enc, lp_args)
+    if x.is_aode:
+        return fitted
     if awnb:
         fitted = _awnb(fitted, dataset, trees, bootstrap, random_state, rng, seed)
     if manb_prior is not None:
@@ -175,6 +177,17 @@ def _fit(model, enc, smooth):
     params = fit_cpts(model.families, enc, smooth)
     levels = {v: enc.levels[v] for v in model.families}
     return model.copy_structure(params=params, levels=levels)
+
+
+def fit_structure(x, enc, lp_args):
+    """A fitted copy of the structure ``x`` with the smoothed CPTs of ``enc``
+    (an AODE fits each of its one-dependence estimators); ``lp_args`` are
+    recorded as the arguments it was fitted with."""
+    smooth = lp_args["smooth"]
+    if x.is_aode:
+        models = [_fit(m, enc, smooth) for m in x.models]
+        return x.copy_structure(models=models, levels=enc.levels, lp_args=lp_args)
+    return _fit(x, enc, smooth).copy_structure(lp_args=lp_args)
 
 
 def _manb(model, enc, smooth, prior):

@@ -207,6 +207,12 @@ def tan_cl(class_, dataset, score="loglik", root=None):
         raise TypeError(f"`root` must be the name of a feature (a str); got {root!r}.")
     if root is not None and root not in enc.features:
         raise ValueError(f"`root` {root!r} is not a feature of `dataset`.")
+    return tan_cl_encoded(enc, score, root)
+
+
+def tan_cl_encoded(enc, score="loglik", root=None):
+    """:func:`tan_cl` of encoded (possibly row-weighted) data, arguments checked."""
+    class_ = enc.class_var
     feats = enc.features
     which = SCORES.index(score)
     edges = []
