@@ -968,8 +968,12 @@ def test_a_value_that_is_not_a_level_is_an_impossible_event_as_in_r():
     # R computes with such a value when it is a row's last observed one
     # (before that its stage lookup stops with an error)
     newdata = pd.DataFrame({"x": ["p", "r", None, "q"], "y": ["u", None, "v", "w"]})
-    with pytest.warns(UserWarning, match="'r' that is not a level.*no prediction"):
+    with pytest.warns(UserWarning) as warned:
         got = st.predict(model, newdata, prob=True)
+    messages = sorted(str(w.message) for w in warned)
+    assert len(messages) == 2
+    assert re.search(r"column 'x' has value 'r' that is not a level.*no prediction", messages[0])
+    assert re.search(r"column 'y' has value 'w' that is not a level.*no prediction", messages[1])
     expected = np.asarray(r_call("predict", r_model, newdata, prob=True), dtype=float)
     np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-12)
     assert np.isnan(expected[[1, 3]]).all() and not np.isnan(expected[[0, 2]]).any()
