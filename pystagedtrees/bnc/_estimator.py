@@ -18,7 +18,7 @@ from pystagedtrees._validation import (
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
-from pystagedtrees.bnc._params import fit_structure, lp
+from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
 from pystagedtrees.bnc._random import resolve_rng
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
@@ -179,9 +179,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
             structure = tan_cl_encoded(enc, self.edge_score)
         else:
             structure = (nb if self.structure == "nb" else aode)(self.class_name_, frame)
-        lp_args = dict(smooth=self.smooth, awnb_trees=None, awnb_bootstrap=None,
-                       manb_prior=None, wanbia=None)
-        return fit_structure(structure, enc, lp_args)
+        return fit_structure(structure, enc, lp_arguments(check_smoothing(self.smooth, "smooth")))
 
     def _log_joint(self, X):
         check_is_fitted(self)

@@ -154,8 +154,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         _check_no_weighting_of_aode(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     variables = [*x.features, x.class_var]
     enc = encode_dataset(x.class_var, dataset, columns=variables)
-    lp_args = dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
-                   manb_prior=manb_prior, wanbia=wanbia)
+    lp_args = lp_arguments(smooth, awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     if manb_prior is not None and not x.is_aode and not _is_naive_bayes(x):
         raise ValueError(
             "`manb_prior` (MANB) applies to naive Bayes structures only; `x` has feature parents."
@@ -177,6 +176,12 @@ def _fit(model, enc, smooth):
     params = fit_cpts(model.families, enc, smooth)
     levels = {v: enc.levels[v] for v in model.families}
     return model.copy_structure(params=params, levels=levels)
+
+
+def lp_arguments(smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None, wanbia=None):
+    """The :func:`lp` arguments a fitted model records (``lp_args``)."""
+    return dict(smooth=smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
+                manb_prior=manb_prior, wanbia=wanbia)
 
 
 def fit_structure(x, enc, lp_args):
