@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import read_categorical_csv
+from pystagedtrees.base._data import read_categorical_csv
 
 # Our R code, kept small: R's own functions do the work.
 R_TREE_OF_FAMILIES = r"""

@@ -38,7 +38,7 @@ import pystagedtrees as st
 import pystagedtrees.bnc as bnc
 from compat._common import R_SCORES_RECOMPUTED, R_TREE_OF_FAMILIES, r_function, read_dataset, split_rows
 from pystagedtrees import compat
-from pystagedtrees.parentslist import parentslist, topo_sort_parentslist
+from pystagedtrees.graphs import parentslist, topo_sort_parentslist
 
 MODEL_CHECKS = [
     "full", "indep", "sevt_fit", "stages_bhc", "stages_fbhc", "stages_hc", "stages_bj",
@@ -270,7 +270,7 @@ class CrossCheck:
         return bnc.lp(bnc.tan_cl(self.class_var, self.train), self.train, smooth=self.lambda_)
 
     def _py_as_sevt(self, r_step):
-        from pystagedtrees.conversion import as_sevt
+        from pystagedtrees.graphs import as_sevt
 
         structure = compat.from_r(self.r(r_step))
         tree = as_sevt(structure, order=self.tree_order(structure))

@@ -5,11 +5,12 @@ same results on the same data.  ``lambda`` and ``class`` are spelled
 ``lambda_`` and ``class_``.  Every function whose first argument is a model
 is also a method of :class:`Sevt`.
 """
-from pystagedtrees.model import LogLik, Sevt
-from pystagedtrees.counting import make_ctables
-from pystagedtrees.scores import AIC, BIC, logLik, sevt_df, sevt_nvar, sevt_varnames
-from pystagedtrees.fit import join_unobserved, sevt_fit
-from pystagedtrees.construct import copy_sevt, full, indep, sevt, sevt_add
+from pystagedtrees.base import LogLik
+from pystagedtrees.model import Sevt
+from pystagedtrees.fitting import make_ctables
+from pystagedtrees.fitting import AIC, BIC, logLik, sevt_df, sevt_nvar, sevt_varnames
+from pystagedtrees.fitting import join_unobserved, sevt_fit
+from pystagedtrees.fitting import copy_sevt, full, indep, sevt, sevt_add
 from pystagedtrees.inference import path_probability, predict, prob
 from pystagedtrees.learners import (
     stages_bhc,
@@ -20,9 +21,9 @@ from pystagedtrees.learners import (
     stages_hc,
     stages_simplebhc,
 )
-from pystagedtrees.clustering import stages_hclust, stages_kmeans
-from pystagedtrees.order_search import search_best, search_greedy
-from pystagedtrees.em import sevt_fit_em, stages_em
+from pystagedtrees.learners import stages_hclust, stages_kmeans
+from pystagedtrees.learners import search_best, search_greedy
+from pystagedtrees.learners import sevt_fit_em, stages_em
 from pystagedtrees.stage_ops import (
     get_path,
     get_stage,
@@ -34,7 +35,7 @@ from pystagedtrees.stage_ops import (
     stndnaming,
     summary,
 )
-from pystagedtrees.parentslist import (
+from pystagedtrees.graphs import (
     ParentsList,
     all_topo_sort,
     as_adj_matrix,
@@ -45,7 +46,7 @@ from pystagedtrees.parentslist import (
     random_parentslist,
     topo_sort_parentslist,
 )
-from pystagedtrees.conversion import as_sevt
+from pystagedtrees.graphs import as_sevt
 from pystagedtrees.random import (
     generate_linear_dataset,
     generate_random_dataset,
@@ -67,7 +68,7 @@ from pystagedtrees.compare import (
     potential_outcomes,
     subtree,
 )
-from pystagedtrees.ceg import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
+from pystagedtrees.graphs import Ceg, ceg, get_edges, get_vertices, join_positions, sevt_simplify
 from pystagedtrees.plotting import barplot, make_stages_col, plot, save_figure, text, to_dot, write_tikz
 from pystagedtrees.classifiers import (
     StagedTreeClassifier,

@@ -14,7 +14,7 @@ import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import stratified_folds
 from pystagedtrees.bnc._predict import compute_log_joint, map_random
-from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.rng._draws import resolve_rng
 from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._search import _Dag
 from pystagedtrees.bnc._structure import anb_model, ode_scores
@@ -928,8 +928,7 @@ def test_a_family_table_beyond_memory_is_refused_not_a_crash():
 
 @pytest.mark.parametrize("learner", ["kdb", "tan_hc", "tan_hcsp", "bsej", "fssj"])
 def test_greedy_searches_refuse_candidate_tables_beyond_memory(monkeypatch, learner):
-    from pystagedtrees import _validation
-
+    from pystagedtrees.base import _validation
     rng = np.random.default_rng(0)
     levels = [str(i) for i in range(40)]
     data = pd.DataFrame({"c": rng.choice(["y", "n"], 60),
@@ -1016,7 +1015,7 @@ def test_statistics_of_an_aode_are_refused_as_in_r():
 def test_search_ties_are_counted_and_resolved_on_the_same_exponentials(row):
     import math
 
-    from pystagedtrees.bnc._infer import exp_rows, map_hits, max_col
+    from pystagedtrees.kernels._bnc_infer import exp_rows, map_hits, max_col
 
     # the greedy searches count R's tie draws on log-scores (map_hits, C's exp)
     # and then resolve them on exponentials: both must see the same ties
@@ -1032,7 +1031,7 @@ def test_search_ties_are_counted_and_resolved_on_the_same_exponentials(row):
 
 
 def test_tie_resolution_never_reads_past_its_uniforms():
-    from pystagedtrees.bnc._infer import max_col_ties
+    from pystagedtrees.kernels._bnc_infer import max_col_ties
 
     # a row on the tie border the numpy exp sees as a three-way tie, given no uniform
     p = np.exp(np.array([[-1.914662726890299, -1.914662726890299, -1.9146727269402992]]))

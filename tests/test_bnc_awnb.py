@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pystagedtrees.bnc as bnc
-from pystagedtrees._rrandom import RRandom
+from pystagedtrees.rng import RRandom
 from pystagedtrees.bnc._awnb import compute_awnb_weights, min_depths, tree_splits
 from pystagedtrees.bnc._params import normalise_columns
 from pystagedtrees.bnc import RoundingDraws

@@ -74,7 +74,7 @@ def test_wrappers_match_r(name, key):
 def test_fitted_tan_becomes_a_staged_tree(name):
     """R turned its TAN into a staged tree (as_sevt) and fitted it with lambda 1
     (reference ``models.sevt_tan_cl``); our fitted TAN goes through the same."""
-    staged = pytest.importorskip("pystagedtrees.conversion")
+    staged = pytest.importorskip("pystagedtrees.graphs")
     import pystagedtrees as st
 
     train, _, ref = load_split(name)

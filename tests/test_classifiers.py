@@ -25,7 +25,7 @@ from pystagedtrees.classifiers import (
     sevt_tan_cl,
     sevt_tan_hc,
 )
-from pystagedtrees.parentslist import as_parentslist
+from pystagedtrees.graphs import as_parentslist
 from pystagedtrees.random import generate_xor_dataset
 
 R_SEED = 2020  # the reference wrappers ran right after set.seed(2020)
@@ -355,7 +355,7 @@ def test_a_column_without_values_is_named_as_data():
 @settings(max_examples=60, deadline=None)
 @given(hs.integers(1, 50), hs.integers(1, 6), hs.integers(1, 10**6), hs.integers(0, 2**31))
 def test_joint_ids_renumber_pairs_densely_as_sorting_does(n, kb, spread, seed):
-    from pystagedtrees.classifiers import _joint
+    from pystagedtrees.classifiers._classifiers import _joint
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, spread, n)  # a wide spread takes the sorting branch

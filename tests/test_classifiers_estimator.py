@@ -17,7 +17,7 @@ from pystagedtrees.classifiers import (
     sevt_naive,
     sevt_tan_cl,
 )
-from pystagedtrees.parentslist import as_parentslist
+from pystagedtrees.graphs import as_parentslist
 from strategies import classification_frame
 
 NOT_APPLICABLE = {
@@ -94,8 +94,7 @@ def test_fitted_attributes():
 def test_a_naive_tree_too_large_for_a_dag_still_classifies(monkeypatch):
     # 15 ternary features: the last has 3**15 situations, stored compactly; the
     # DAG (read from a dense stage vector) is made only when asked for
-    from pystagedtrees import _stagevec
-
+    from pystagedtrees.model import _stagevec
     monkeypatch.setattr(_stagevec, "EXPAND_MAX", 3 ** 14)
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.integers(0, 3, size=(400, 15)).astype(str),

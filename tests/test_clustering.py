@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from pystagedtrees.clustering import R_DIST_METHODS, stage_distances
+from pystagedtrees.learners._clustering import R_DIST_METHODS, stage_distances
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript (R) is not installed")
 

@@ -22,7 +22,7 @@ from pystagedtrees.compare import (
     potential_outcomes,
     subtree,
 )
-from pystagedtrees.conversion import as_sevt
+from pystagedtrees.graphs import as_sevt
 from pystagedtrees.random import random_sevt, sample_from
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not on PATH")
@@ -122,7 +122,7 @@ def test_cid_is_zero_for_itself_indep_first_or_full_second(seed):
 def test_split_stages_are_found_as_by_scanning_each_stage(first, second):
     # the sort-based flags equal R's scan: for each stage s2 of the second tree, the
     # first tree's situations with its configurations, flagged if in several stages
-    from pystagedtrees.compare import _split_stage_flags
+    from pystagedtrees.compare._compare import _split_stage_flags
 
     cfg1, stage1 = (np.array(c) for c in zip(*first))
     cfg2, stage2 = (np.array(c) for c in zip(*second))
@@ -233,7 +233,7 @@ def test_subtree_gives_conditional_probabilities(titanic):
 
 
 def test_subtree_of_a_compact_tree():
-    from pystagedtrees.parentslist import random_parentslist
+    from pystagedtrees.graphs import random_parentslist
 
     pl = random_parentslist(26, maxp=2, seed=4)
     model = random_sevt(pl, q=0, seed=1)

@@ -437,7 +437,7 @@ def test_python_subprocesses_still_work_after_r_started():
 
 
 def test_csv_columns_are_typed_as_r_read_csv_types_them(tmp_path):
-    from pystagedtrees._data import column_levels, read_categorical_csv
+    from pystagedtrees.base._data import column_levels, read_categorical_csv
 
     csv = tmp_path / "d.csv"
     # f: only R's four logical spellings make a logical column; g: spaces around

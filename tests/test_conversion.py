@@ -5,9 +5,9 @@ import pytest
 
 import pystagedtrees as st
 from conftest import assert_matches_r_predict, dataset_params, load_split, r_result
-from pystagedtrees._stagevec import DENSE_MAX, ParentStageVector, StageVector
-from pystagedtrees.conversion import as_sevt
-from pystagedtrees.parentslist import parentslist, random_parentslist
+from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
+from pystagedtrees.graphs import as_sevt
+from pystagedtrees.graphs import parentslist, random_parentslist
 from pystagedtrees.random import sample_from, random_sevt
 
 

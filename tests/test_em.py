@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from pystagedtrees.em import impute
+from pystagedtrees.learners._em import impute
 
 
 def _masked_titanic(seed, rate):

@@ -7,7 +7,7 @@ from scipy.cluster.hierarchy import linkage
 from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial.distance import squareform
 
-from pystagedtrees._hclust import METHODS, cutree, hclust
+from pystagedtrees.learners._hclust import METHODS, cutree, hclust
 
 # The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
 from test_rrandom import as_floats, as_ints, needs_r, r_literal, run_r

@@ -223,7 +223,7 @@ def test_gaps_summed_out_by_the_kernel_equal_the_sum_by_hand(data, lambda_, seed
 
 @pytest.mark.parametrize("buffer", [1, 2, 5])
 def test_rows_with_more_completions_than_the_buffer_sum_the_same(monkeypatch, buffer):
-    from pystagedtrees import inference
+    from pystagedtrees.inference import _inference as inference
     model = st.full(st.datasets.titanic(), lambda_=1)
     rows = _gappy_rows(model, np.random.default_rng(3), 200)
     expected = st.prob(model, rows)
@@ -233,7 +233,7 @@ def test_rows_with_more_completions_than_the_buffer_sum_the_same(monkeypatch, bu
 
 @pytest.mark.parametrize("lambda_", [0, 1])
 def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
-    from pystagedtrees import _stagevec
+    from pystagedtrees.model import _stagevec
     data = st.datasets.titanic()
     dense = st.full(data, lambda_=lambda_)
     rows = _gappy_rows(dense, np.random.default_rng(4), 300)
@@ -243,7 +243,7 @@ def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
     np.testing.assert_allclose(st.prob(sparse, rows), st.prob(dense, rows), rtol=1e-13)
     # built a few paths at a time (two passes over each row's completions), the sums
     # are the same to the last bit
-    from pystagedtrees import inference
+    from pystagedtrees.inference import _inference as inference
     expected = st.prob(sparse, rows)
     for paths in (1, 3, 7):
         monkeypatch.setattr(inference, "_SPARSE_PATHS", paths)
@@ -296,7 +296,7 @@ def test_a_single_row_is_recycled_against_the_other_side():
 
 
 def test_rows_with_too_many_completions_are_refused_before_summing(monkeypatch):
-    import pystagedtrees.inference as inference
+    import pystagedtrees.inference._inference as inference
 
     monkeypatch.setattr(inference, "MAX_COMPLETIONS", 1 << 4)
     rng = np.random.default_rng(3)
@@ -321,7 +321,7 @@ def test_rows_with_too_many_completions_are_refused_before_summing(monkeypatch):
 
 
 def test_many_rows_of_a_sparse_tree_are_read_in_situation_order_with_the_same_result():
-    from pystagedtrees.inference import _lexicographic_order, path_logprob
+    from pystagedtrees.inference._inference import _lexicographic_order, path_logprob
 
     rng = np.random.default_rng(7)
     n, p = 6000, 14  # 3^13 situations for the last variable: stored sparsely

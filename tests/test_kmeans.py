@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pystagedtrees._kmeans import kmeans
-from pystagedtrees._rrandom import RRandom
+from pystagedtrees.learners._kmeans import kmeans
+from pystagedtrees.rng import RRandom
 
 # The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
 from test_rrandom import as_floats, as_ints, needs_r, r_literal, run_r

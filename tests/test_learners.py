@@ -6,7 +6,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from pystagedtrees.scores import compute_loglik
+from pystagedtrees.fitting._scores import compute_loglik
 from strategies import categorical_frames, small_gain_table
 
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -348,7 +348,7 @@ def test_hill_climbing_settles_rounding_ties_with_r_arithmetic():
 @settings(max_examples=15, deadline=None)
 @given(categorical_frames(max_vars=3, max_levels=2, max_rows=40, with_na=False))
 def test_simplebhc_keeps_the_tree_simple(data):
-    from pystagedtrees.ceg import ceg
+    from pystagedtrees.graphs import ceg
 
     start = st.full(data, lambda_=1)
     model = st.stages_simplebhc(start)
@@ -442,7 +442,7 @@ def test_backward_join_kernel_equals_the_plain_r_loop(data, distance, thr):
 def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
     # on a machine of 100 bytes even Sex's 4 stages need too much; on 24 GiB
     # it takes some 40,000 stages
-    import pystagedtrees._validation as validation
+    import pystagedtrees.base._validation as validation
 
     monkeypatch.setattr(validation, "_physical_memory", lambda: 100)
     model = st.full(st.datasets.titanic_table(), lambda_=1)
@@ -494,8 +494,8 @@ def test_stages_hc_takes_a_gain_of_1e_12_of_the_score():
 
 
 def test_hill_climbing_refuses_a_variable_stored_by_parent_configuration(monkeypatch):
-    from pystagedtrees import conversion
-    from pystagedtrees._stagevec import ParentStageVector
+    from pystagedtrees.graphs import _as_sevt as conversion
+    from pystagedtrees.model._stagevec import ParentStageVector
 
     monkeypatch.setattr(conversion, "DENSE_MAX", 4)  # as past 2^20 situations
     data = st.datasets.titanic()

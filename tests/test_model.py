@@ -9,8 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-import pystagedtrees._stagevec as stagevec
-from pystagedtrees.scores import compute_loglik
+import pystagedtrees.model._stagevec as stagevec
+from pystagedtrees.fitting._scores import compute_loglik
 from strategies import categorical_frames
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -785,8 +785,8 @@ def test_a_context_on_a_wide_tree_is_refused_before_listing_its_situations():
 
 
 def test_refusals_of_oversized_trees_quote_the_limit_that_applies_and_the_variable():
-    from pystagedtrees import conversion
-    from pystagedtrees._stagevec import DENSE_MAX
+    from pystagedtrees.graphs import _as_sevt as conversion
+    from pystagedtrees.model._stagevec import DENSE_MAX
 
     rng = np.random.default_rng(0)
     columns = [f"X{i}" for i in range(22)]
@@ -822,7 +822,7 @@ def test_sevt_add_reads_integer_column_names_as_full_does():
        hst.lists(hst.one_of(hst.sampled_from(["1", "10", "01", "a", "zz", "UNOBSERVED"]),
                             hst.none()), max_size=4))
 def test_stage_labels_ids_without_agrees_with_a_label_by_label_scan(labels, ignore):
-    from pystagedtrees._stagevec import StageLabels
+    from pystagedtrees.model._stagevec import StageLabels
 
     stage_labels = StageLabels.from_strings(labels)
     assert stage_labels.ids_without(ignore) == [

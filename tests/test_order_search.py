@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from strategies import categorical_frames
 
 import pystagedtrees as st
-from pystagedtrees.random import RRandom
+from pystagedtrees.rng import RRandom
 
 TITANIC = st.datasets.titanic_table()
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from pystagedtrees.conversion import as_sevt
-from pystagedtrees.parentslist import (
+from pystagedtrees.graphs import as_sevt
+from pystagedtrees.graphs._parentslist import (
     ParentsEntry,
     ParentsList,
     as_adj_matrix,

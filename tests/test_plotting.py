@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from pystagedtrees.ceg import ceg, get_vertices
-from pystagedtrees.parentslist import as_networkx, as_parentslist
-from pystagedtrees.plotting import (
+from pystagedtrees.graphs import ceg, get_vertices
+from pystagedtrees.graphs import as_networkx, as_parentslist
+from pystagedtrees.plotting._plotting import DAG_EDGE_COLORS, LEGEND_MAX
+from pystagedtrees.plotting._plotting import (
     PALETTES,
     _tree_layout,
     barplot,
@@ -185,7 +186,7 @@ def test_no_legend_past_what_anyone_could_read():
     data = pd.DataFrame(rng.integers(0, 3, size=(3000, 6)).astype(str),
                         columns=[f"X{i}" for i in range(6)])
     model = st.full(data, join_unobserved=False)  # every situation its own stage
-    assert sum(len(set(s)) for s in model.stages().values()) > st.plotting.LEGEND_MAX
+    assert sum(len(set(s)) for s in model.stages().values()) > LEGEND_MAX
     ax = plot(model)
     assert ax.get_legend() is None
     coloured, _, _ = tree_content(ax)
@@ -663,7 +664,7 @@ def test_dag_arc_colours_by_kind(titanic_bhc):
         gid = getattr(arc, "get_gid", lambda: None)() or ""
         if gid.startswith("arc:"):
             colour = arc.arrow_patch.get_edgecolor()
-            want = "green" if gid[4:] == kind else st.plotting.DAG_EDGE_COLORS[gid[4:]]
+            want = "green" if gid[4:] == kind else DAG_EDGE_COLORS[gid[4:]]
             assert matplotlib.colors.to_hex(colour) == matplotlib.colors.to_hex(want)
     with pytest.raises(ValueError, match="`col` names 'strong'"):
         plot(pl, col={"strong": "red"})

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from pystagedtrees._rrandom import RRandom
+from pystagedtrees.rng import RRandom
 from pystagedtrees.random import (
     generate_linear_dataset,
     generate_random_dataset,
@@ -227,7 +227,7 @@ def test_sampled_frequencies_converge_to_path_probabilities():
 
 
 def test_sample_from_on_a_huge_compact_tree():
-    from pystagedtrees.parentslist import random_parentslist
+    from pystagedtrees.graphs import random_parentslist
 
     model = random_sevt(random_parentslist(40, maxp=3, seed=1), q=0, seed=2)
     data = sample_from(model, 2000, seed=3)

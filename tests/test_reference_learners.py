@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pystagedtrees as st
-from pystagedtrees.scores import compute_loglik
+from pystagedtrees.fitting._scores import compute_loglik
 from conftest import assert_matches_r_model, dataset_params, load_split, r_result
 
 LEARNERS = {

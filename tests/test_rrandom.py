@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pystagedtrees import _rrandom_kernels
-from pystagedtrees._rrandom import RRandom
+from pystagedtrees.kernels import _rrandom as _rrandom_kernels
+from pystagedtrees.rng import RRandom
 
 RSCRIPT = shutil.which("Rscript")
 needs_r = pytest.mark.skipif(RSCRIPT is None, reason="Rscript (base R) is not on PATH")

@@ -9,7 +9,7 @@ from hypothesis import strategies as hst
 
 import pystagedtrees as st
 from pystagedtrees import bnc
-from pystagedtrees._validation import (
+from pystagedtrees.base._validation import (
     check_flag,
     check_ignore,
     check_int,

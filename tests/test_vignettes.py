@@ -11,9 +11,9 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pystagedtrees.ceg import Ceg, get_vertices  # noqa: E402
+from pystagedtrees.graphs import Ceg, get_vertices  # noqa: E402
 from pystagedtrees.model import Sevt  # noqa: E402
-from pystagedtrees.parentslist import as_networkx  # noqa: E402
+from pystagedtrees.graphs import as_networkx  # noqa: E402
 from test_plotting import expected_situations, tree_content  # noqa: E402
 
 VIGNETTES = Path(__file__).resolve().parents[1] / "vignettes"

@@ -77,7 +77,7 @@
 import pandas as pd
 
 import pystagedtrees as st
-from pystagedtrees.random import RRandom
+from pystagedtrees.rng import RRandom
 
 titanic = st.datasets.titanic_table()
 figures = {}  # this vignette draws nothing

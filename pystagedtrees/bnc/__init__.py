@@ -44,7 +44,7 @@ from pystagedtrees.bnc._cv import bnc, cv
 from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, accuracy, cLogLik, logLik, predict
-from pystagedtrees.bnc._random import RoundingDraws
+from pystagedtrees.rng._draws import RoundingDraws
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._statistics import cmi
 from pystagedtrees.bnc._structure import aode, nb, tan_cl

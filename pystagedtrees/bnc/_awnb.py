@@ -43,10 +43,10 @@ import numbers
 
 import numpy as np
 
-from pystagedtrees._validation import check_int
-from pystagedtrees.bnc._awnb_kernel import best_split
+from pystagedtrees.base._validation import check_int
+from pystagedtrees.kernels._awnb import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
-from pystagedtrees.bnc._random import NumpyDraws, RDraws, resolve_rng
+from pystagedtrees.rng._draws import NumpyDraws, RDraws, resolve_rng
 
 __all__ = ["compute_awnb_weights", "check_awnb_args", "altered_priors", "tree_splits", "min_depths"]
 

@@ -4,14 +4,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pystagedtrees._validation import check_flag
-from pystagedtrees.bnc._counts import col_means
+from pystagedtrees.base._validation import check_flag
+from pystagedtrees.kernels._bnc_counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import check_folds, stratified_folds
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
-from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.rng._draws import resolve_rng
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import check_column, check_frame, encode_frame
+from pystagedtrees.base._data import check_column, check_frame, encode_frame
 
 __all__ = ["Encoded", "encode_dataset", "check_class", "encode_for_model"]
 

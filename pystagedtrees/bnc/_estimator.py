@@ -4,7 +4,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._data import (
+from pystagedtrees.base._data import (
     HANDLE_UNKNOWN,
     categorical_tags,
     check_sample_weight,
@@ -13,14 +13,14 @@ from pystagedtrees._data import (
     fit_input,
     known_levels_frame,
 )
-from pystagedtrees._validation import (
+from pystagedtrees.base._validation import (
     check_choice, check_int, check_number, check_random_state, check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
-from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.rng._draws import resolve_rng
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
 
 __all__ = ["BNClassifier"]

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from pystagedtrees._validation import check_int
+from pystagedtrees.base._validation import check_int
 
 __all__ = ["stratified_folds", "distribute_over_folds", "max_random", "check_folds"]
 

@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from pystagedtrees._validation import is_distribution
+from pystagedtrees.base._validation import is_distribution
 
 __all__ = [
     "BNCModel",

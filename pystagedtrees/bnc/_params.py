@@ -7,10 +7,10 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
-from pystagedtrees._validation import check_fits_in_memory, check_flag, check_smoothing
+from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
-from pystagedtrees.bnc._counts import family_counts
-from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.kernels._bnc_counts import family_counts
+from pystagedtrees.rng._draws import resolve_rng
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import _check_model
 

@@ -5,13 +5,13 @@ import string
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import category_string, encode_frame
-from pystagedtrees._validation import check_flag
+from pystagedtrees.base._data import category_string, encode_frame
+from pystagedtrees.base._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
-from pystagedtrees.bnc._infer import log_joint, max_col, max_col_ties
+from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, _check_not_ensemble, nparams
-from pystagedtrees.bnc._random import resolve_rng
-from pystagedtrees.model import LogLik
+from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.base._loglik import LogLik
 
 __all__ = [
     "predict",

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from pystagedtrees._validation import _physical_memory, check_fits_in_memory
-from pystagedtrees.bnc._counts import col_means
-from pystagedtrees.bnc._infer import (
+from pystagedtrees.base._validation import _physical_memory, check_fits_in_memory
+from pystagedtrees.kernels._bnc_counts import col_means
+from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
     family_index_counts,
     gather_by_fold,

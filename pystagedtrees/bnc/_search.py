@@ -10,10 +10,10 @@ from itertools import combinations
 
 import numpy as np
 
-from pystagedtrees._validation import check_int, check_number, check_smoothing
+from pystagedtrees.base._validation import check_int, check_number, check_smoothing
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.bnc._random import resolve_rng
+from pystagedtrees.rng._draws import resolve_rng
 from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._structure import anb_model
 

@@ -3,9 +3,9 @@ import math
 
 import numpy as np
 
-from pystagedtrees._data import check_column, check_frame
-from pystagedtrees._validation import check_choice
-from pystagedtrees.bnc._counts import entropy_ml
+from pystagedtrees.base._data import check_column, check_frame
+from pystagedtrees.base._validation import check_choice
+from pystagedtrees.kernels._bnc_counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._params import family_table
 

@@ -4,7 +4,7 @@ import math
 import warnings
 from itertools import combinations
 
-from pystagedtrees._validation import check_choice, check_names
+from pystagedtrees.base._validation import check_choice, check_names
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import family_table

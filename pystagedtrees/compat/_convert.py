@@ -26,11 +26,12 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import category_strings, check_frame, column_levels, encode_column
-from pystagedtrees._validation import check_call_fits
+from pystagedtrees.base._data import category_strings, check_frame, column_levels, encode_column
+from pystagedtrees.base._validation import check_call_fits
 from pystagedtrees.compat._session import helpers, r_context, ri
-from pystagedtrees.model import LogLik, Sevt
-from pystagedtrees.parentslist import ParentsEntry, ParentsList
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.model._sevt import Sevt
+from pystagedtrees.graphs._parentslist import ParentsEntry, ParentsList
 
 __all__ = [
     "to_r",
@@ -315,7 +316,7 @@ def parentslist_to_r(pl):
 
 
 def parentslist_from_r(x):
-    """A :class:`~pystagedtrees.parentslist.ParentsList` from R's ``parentslist``."""
+    """A :class:`~pystagedtrees.graphs._parentslist.ParentsList` from R's ``parentslist``."""
     entries = {}
     for v, item in zip(_names(x), x):
         fields = dict(zip(_names(item) or [], item))
@@ -462,7 +463,7 @@ def from_r(x):
     ``bnc_bn``/``bnc_dag`` a :class:`~pystagedtrees.bnc.BNCModel`; a
     data.frame a DataFrame; a factor a ``pandas.Categorical``; a ``table`` a
     Series of counts; a ``logLik`` a :class:`~pystagedtrees.LogLik`; a
-    ``parentslist`` a :class:`~pystagedtrees.parentslist.ParentsList`; a
+    ``parentslist`` a :class:`~pystagedtrees.graphs._parentslist.ParentsList`; a
     matrix with dimnames a DataFrame, without a numpy array; a named vector
     a Series; an unnamed vector of length one a scalar, longer a numpy
     array; a list a dict (when every element is named) or a list; NULL None.

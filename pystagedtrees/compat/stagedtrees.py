@@ -26,7 +26,7 @@ Examples
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._stagevec import StageLabels, StageVector
+from pystagedtrees.model._stagevec import StageLabels, StageVector
 from pystagedtrees.compat._convert import (
     _names,
     attribute,
@@ -42,7 +42,8 @@ from pystagedtrees.compat._convert import (
     table_to_r,
 )
 from pystagedtrees.compat._session import helpers, r_context, ri
-from pystagedtrees.model import LogLik, Sevt, check_sevt
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = ["sevt_to_r", "sevt_from_r"]
 

@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pystagedtrees._validation import check_choice, check_int
+from pystagedtrees.base._validation import check_choice, check_int
 from pystagedtrees.multilabel._dependence import label_names
 from pystagedtrees.multilabel._network import (
     _check_network_params,

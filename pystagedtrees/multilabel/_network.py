@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
-from pystagedtrees._validation import check_int
+from pystagedtrees.base._validation import check_int
 from pystagedtrees.multilabel._dependence import (
     _binary_label_matrix,
     _conditional_entropy_bits,

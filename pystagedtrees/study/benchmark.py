@@ -22,7 +22,7 @@ tree next to the classifier it refines, as the paper's Figures 16-18).
 Method names follow the paper's scripts:
 
 - ``st_bhc_tan_cl``, ``st_bhc_tan_hc``, ``st_bhc_3db``, ``st_bhc_5db``:
-  the refinements (:mod:`pystagedtrees.classifiers`);
+  the refinements (:mod:`pystagedtrees.classifiers._classifiers`);
 - ``st_kmeans_cmi``, ``st_hclust_cmi``: naive staged trees, CMI order;
 - ``bnc_nb``, ``bnc_tan_cl``, ``bnc_tan_hc``, ``bnc_3db``, ``bnc_5db``: the
   Bayesian network classifiers of :mod:`pystagedtrees.bnc`.
@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pystagedtrees._data import read_categorical_csv
+from pystagedtrees.base._data import read_categorical_csv
 
 __all__ = [
     "PAPER_DATASETS",
@@ -83,7 +83,7 @@ COLUMNS = ("dataset", "split", "method", "n_train", "n_test") + SCORES + (
 
 def _staged(build):
     """A method from ``build(train, class_, seed, rng) -> Sevt``."""
-    from pystagedtrees.inference import predict
+    from pystagedtrees.inference._inference import predict
 
     def predict_labels(model, test, class_, seed, rng):
         labels = predict(model, test.drop(columns=[class_]), class_=class_)

@@ -87,7 +87,7 @@ def simulate_data(process, p, n_train, n_test, seed):
     >>> list(train.columns), len(test)
     (['answer', 'X1', 'X2', 'X3'], 20)
     """
-    from pystagedtrees.random import (
+    from pystagedtrees.random._random import (
         generate_linear_dataset,
         generate_xor_dataset,
         random_sevt,

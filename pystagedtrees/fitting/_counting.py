@@ -1,0 +1,214 @@
+"""Contingency tables of a staged tree: counts of each level per situation.
+
+Only situations that data reach are stored (at most one per data row and
+variable), so counting costs time and memory linear in the data, whatever
+the size of the full tree.  Missing values count as in R: a row counts for
+the variables before its first missing value.
+"""
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.kernels._counts import situation_level_counts, next_situation_ids
+from pystagedtrees.base._data import category_strings, check_frame, encode_frame
+from pystagedtrees.model._stagevec import MAX_SITUATIONS
+from pystagedtrees.base._validation import check_choice
+from pystagedtrees.model._sevt import check_sevt, dense_ctables, sevt_method
+
+__all__ = ["make_ctables", "read_data", "count_situations"]
+
+
+def check_order(order, available, name="order"):
+    if order is None:
+        return list(available)
+    if isinstance(order, (str, dict, set, pd.DataFrame)) or not hasattr(order, "__iter__"):
+        raise TypeError(f"`{name}` must be a list of variable names; got {order!r}.")
+    order = [str(v) if not isinstance(v, str) else v for v in order]
+    if not order:
+        raise ValueError(f"`{name}` is empty: it must name the variables to use.")
+    unknown = [v for v in order if v not in available]
+    if unknown:
+        raise ValueError(
+            f"`{name}` names unknown variable(s) {unknown}; the data has "
+            f"{list(available)}."
+        )
+    if len(set(order)) != len(order):
+        raise ValueError(f"`{name}` lists a variable twice: {order}.")
+    return order
+
+
+def read_data(data, order=None, levels=None, name="data"):
+    """Encode a DataFrame or a table of counts.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or pandas.Series
+        Raw rows, or a table of counts: a Series of non-negative counts whose
+        (Multi)Index holds the variables' levels (``index.names`` are the
+        variable names; ``index.levels`` give the level order).
+    order : list of str, optional
+        Variables to use, in this order.
+    levels : dict, optional
+        Known levels (a model's tree); values outside them are an error.
+
+    Returns
+    -------
+    codes : ndarray of int32, shape (n, p), Fortran order
+    levels : dict of str to list of str
+    weights : ndarray of float64, shape (n,)
+    """
+    if isinstance(data, pd.Series):
+        return _read_table(data, order, levels, name)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`{name}` must be a pandas DataFrame or a pandas Series of counts "
+            f"indexed by levels; got {type(data).__name__}."
+        )
+    data = check_frame(data, name)
+    if levels is not None:
+        missing = [v for v in order if v not in data.columns]
+        if missing:
+            raise ValueError(
+                f"`{name}` lacks variable(s) {missing} of the model; its columns are "
+                f"{list(data.columns)}."
+            )
+    order = check_order(order, list(data.columns))
+    codes, lev = encode_frame(data, columns=order, levels=levels, name=name)
+    return np.asfortranarray(codes), lev, np.ones(codes.shape[0])
+
+
+def _read_table(table, order, levels, name):
+    index = table.index
+    if not isinstance(index, pd.MultiIndex):
+        index = pd.MultiIndex.from_arrays([index], names=[index.name])
+    names = list(index.names)
+    if any(n is None for n in names) or len(set(names)) != len(names):
+        raise ValueError(
+            f"`{name}`: a table of counts needs a (Multi)Index with distinct "
+            f"variable names; got names {names}."
+        )
+    numeric = (pd.api.types.is_numeric_dtype(table) and not pd.api.types.is_bool_dtype(table)
+               and not pd.api.types.is_complex_dtype(table))
+    if not numeric and not all(isinstance(c, numbers.Real) and not isinstance(c, (bool, np.bool_))
+                               for c in table):
+        raise TypeError(f"`{name}`: a table of counts must hold real numbers; got values of "
+                        f"dtype {table.dtype}.")
+    try:  # object columns (Fraction, int past int64) one by one
+        counts = (pd.to_numeric(table, errors="coerce").to_numpy(dtype=float) if numeric
+                  else np.array([float(c) for c in table], dtype=float))
+    except OverflowError:
+        raise ValueError(f"`{name}` must hold finite non-negative counts; one is past the "
+                         "largest float.") from None
+    if len(counts) == 0:
+        raise ValueError(f"`{name}` is empty: the table has no cells.")
+    if not np.isfinite(counts).all() or (counts < 0).any():
+        raise ValueError(f"`{name}` must hold finite non-negative counts.")
+    order = check_order(order, names)
+    frame = pd.DataFrame(
+        {
+            # levels named as a data frame's column names them (1.0 -> "1", True -> "TRUE")
+            v: pd.Categorical.from_codes(
+                index.codes[names.index(v)], category_strings(index.levels[names.index(v)], v)
+            )
+            for v in order
+        }
+    )
+    codes, lev = encode_frame(frame, levels=levels, name=name)
+    return np.asfortranarray(codes), lev, counts
+
+
+def count_situations(codes, n_levels, weights):
+    """Counts of each level in each observed situation, for every variable.
+
+    Parameters
+    ----------
+    codes : ndarray of int32, shape (n, p)
+        Level codes in tree order, -1 for missing.
+    n_levels : sequence of int
+    weights : ndarray of float64, shape (n,)
+
+    Returns
+    -------
+    situations : list of ndarray of int64
+        Per variable, the sorted indices of the situations with a positive
+        count (the root always has its single situation 0).
+    counts : list of ndarray of float64, shape (m_i, k_i)
+    """
+    n, p = codes.shape
+    n_levels = [int(k) for k in n_levels]
+    total = 1
+    for k in n_levels[:-1]:
+        total *= k
+        if total > MAX_SITUATIONS:
+            raise ValueError(
+                f"the tree has more than {MAX_SITUATIONS} situations per "
+                "variable, beyond what this library indexes; use fewer variables."
+            )
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    group = np.zeros(n, dtype=np.int64)
+    group[weights <= 0] = -1
+    sit = np.zeros(1, dtype=np.int64)
+    situations, counts = [], []
+    for i in range(p):
+        k = n_levels[i]
+        column = np.ascontiguousarray(codes[:, i])
+        table = np.zeros((len(sit), k))
+        situation_level_counts(group, column, weights, table)
+        keep = table.sum(axis=1) > 0
+        if i == 0:
+            keep[:] = True
+        situations.append(sit[keep])
+        counts.append(table[keep])
+        if i + 1 < p:
+            occupied = table.ravel() > 0
+            cell_id = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)
+            cells = np.flatnonzero(occupied)
+            next_group = np.empty(n, dtype=np.int64)
+            next_situation_ids(group, column, cell_id, k, next_group)
+            group = next_group
+            sit = sit[cells // k] * k + cells % k
+    return situations, counts
+
+
+USE_NA = ("ifany", "no", "always")
+"""R's ``useNA`` choices of ``make_ctables`` and ``sevt_add``."""
+
+
+@sevt_method
+def make_ctables(object, data, useNA="ifany"):
+    """Contingency tables of ``data`` over the situations of ``object``.
+
+    Parameters
+    ----------
+    object : Sevt
+    data : pandas.DataFrame or pandas.Series
+        Must hold every variable of the model, with known levels.
+    useNA : {"ifany", "no", "always"}, default "ifany"
+        As R's: with ``"ifany"`` (or ``"always"``) a row counts in the
+        tables of the variables up to its first missing value; with
+        ``"no"`` only rows without missing values count.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        One table per variable: a row per situation (R's order), a column
+        per level.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> df = pd.DataFrame({"A": ["a", "b", "a"], "B": ["x", "x", "y"]})
+    >>> st.make_ctables(st.sevt(df), df)["B"].to_numpy().tolist()
+    [[1.0, 1.0], [1.0, 0.0]]
+    """
+    check_sevt(object)
+    check_choice(useNA, "useNA", USE_NA)
+    codes, _, weights = read_data(data, object.variables, object.tree)
+    if useNA == "no":
+        complete = (codes >= 0).all(axis=1)
+        codes = codes[complete]
+        weights = None if weights is None else weights[complete]
+    situations, counts = count_situations(codes, object._k, weights)
+    return dense_ctables(object, situations, counts)

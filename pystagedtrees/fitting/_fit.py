@@ -1,0 +1,205 @@
+"""Fitting stage probabilities: ``sevt_fit`` and ``join_unobserved`` (R: R/sevt_fit.R)."""
+import warnings
+
+import numpy as np
+
+from pystagedtrees.base._data import own_copy
+from pystagedtrees.kernels._counts import sum_rows_by_stage
+from pystagedtrees.model._stagevec import new_label
+from pystagedtrees.fitting._counting import count_situations, read_data
+from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.fitting._scores import compute_loglik
+from pystagedtrees.base._validation import (
+    check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
+)
+
+__all__ = ["sevt_fit", "join_unobserved", "check_scope"]
+
+
+def check_scope(model, scope, name="scope", default_root=False):
+    """Variable positions named by ``scope`` (default: all but the root)."""
+    variables = model.variables
+    if scope is None:
+        return list(range(0 if default_root else 1, len(variables)))
+    return [model.var_index(v, name) for v in check_names(scope, name)]
+
+
+def fit_variable(model, i):
+    """Recompute the probabilities of variable ``i`` from the stored counts.
+
+    Stage ids are renumbered in order of first appearance, as R rebuilds
+    ``prob`` from ``unique(stages)``.
+    """
+    model._reindex_stages(i, model._stages[i].first_appearance())
+    model._prob[i], model._n[i] = refitted_stage_prob(model, i)
+
+
+def stage_counts(model, i):
+    """The stored counts of variable ``i`` summed by stage id (stages x levels)."""
+    by_stage = np.zeros((len(model._labels[i]), int(model._k[i])))
+    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
+    sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
+    return by_stage
+
+
+def refitted_stage_prob(model, i):
+    """Probabilities and sample sizes of the stages of variable ``i``
+    estimated from the stored counts (by stage id), leaving the model as it is."""
+    by_stage = stage_counts(model, i)
+    smoothed = by_stage + (model.lambda_ or 0.0)  # unset (copy_sevt without it): none, as the learners
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = smoothed / smoothed.sum(axis=1, keepdims=True)
+    return prob, by_stage.sum(axis=1)
+
+
+@sevt_method
+def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
+    """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
+
+    Parameters
+    ----------
+    object : Sevt
+    data : pandas.DataFrame or pandas.Series, optional
+        Data to count; default: the contingency tables stored in the model.
+    lambda_ : float, optional
+        Additive smoothing; default the model's (0 with a warning if unset).
+    scope : list of str, optional
+        Refit only these variables, from the stored tables (the model must
+        be fitted already; ``data`` and ``lambda_`` are then ignored, with a
+        warning, as in R).  A scope naming every variable is a complete fit.
+    compute_logLik : bool, default True
+
+    Returns
+    -------
+    Sevt
+        A new fitted model; probabilities are ``(c + lambda_) / sum(c + lambda_)``
+        per stage, NaN for an empty stage when ``lambda_ = 0``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> df = pd.DataFrame({"A": ["a", "b", "a", "a"], "B": ["x", "x", "y", "x"]})
+    >>> model = st.sevt_fit(st.sevt(df), data=df, lambda_=0)
+    >>> model.stage_prob["A"]["1"].tolist()
+    [0.75, 0.25]
+    """
+    check_sevt(object)
+    model = object.copy()
+    lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
+    compute_logLik = check_flag(compute_logLik, "compute_logLik")
+    positions = None if scope is None else check_scope(model, scope)
+    if positions is not None and set(positions) == set(range(len(model.variables))):
+        positions = None  # as in R, a scope of every variable is a complete fit
+    if positions is not None:
+        if object._prob is None or object._ctab is None:
+            raise ValueError(
+                "`scope` refits part of a fitted model: `object` must be fitted "
+                "with data first."
+            )
+        if data is not None or lambda_ is not None:
+            warnings.warn(
+                "sevt_fit with `scope` uses the stored tables and lambda_; "
+                "`data` and `lambda_` are ignored.",
+                stacklevel=2,
+            )
+    else:
+        if data is not None:
+            codes, _, weights = read_data(data, model.variables, model.tree)
+            model._ctab_sit, model._ctab = count_situations(codes, model._k, weights)
+            model._data_raw = own_copy(data)
+        elif model._ctab is None:
+            raise ValueError(
+                "`data` is needed: `object` holds no contingency tables to fit from."
+            )
+        if lambda_ is None:
+            if model.lambda_ is None:
+                warnings.warn("`lambda_` not given: using lambda_ = 0.", stacklevel=2)
+                lambda_ = 0.0
+            else:
+                lambda_ = model.lambda_
+        model.lambda_ = lambda_
+        positions = range(len(model.variables))
+        model._prob = [None] * len(model.variables)
+        model._n = [None] * len(model.variables)
+    for i in positions:
+        fit_variable(model, i)
+    model.ll = compute_loglik(model) if compute_logLik else None
+    return model
+
+
+def warn_unobserved_name_taken(var, name):
+    """Warn that the unobserved situations of ``var`` join the observed stage ``name`` (as in R)."""
+    warnings.warn(
+        f"the unobserved situations' stage name {name!r} is the label of an observed stage "
+        f"of {var!r}: as in R, they join that stage, and learners that ignore "
+        "name_unobserved leave it alone; choose a name no stage has.", UserWarning,
+        stacklevel=user_stacklevel())
+
+
+@sevt_method
+def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
+    """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A model with contingency tables.
+    fit : bool, default True
+        Refit the model afterwards.
+    trace : int, default 0
+        Print what is joined when > 0.
+    name : str or None, default "UNOBSERVED"
+        Label of the new stage; None picks a fresh numeric label per variable
+        (R's ``new_label``), which, as in R, is not added to
+        ``name_unobserved``: learners may join those stages.
+    scope : list of str, optional
+        Variables to treat (default all but the root).
+    lambda_ : float, optional
+        Smoothing for the refit (default the model's).
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), join_unobserved=False)
+    >>> st.join_unobserved(model).stages()["Survived"][12:]
+    ['UNOBSERVED', '14', 'UNOBSERVED', '16']
+    """
+    check_sevt(object)
+    if object._ctab is None:
+        raise ValueError(
+            "`object` has no contingency tables: fit it with data first."
+        )
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"`name` must be a string or None; got {name!r}.")
+    fit = check_flag(fit, "fit")
+    trace = check_trace(trace)
+    lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
+    model = object.copy()
+    for i in check_scope(model, scope):
+        labels = model._labels[i]
+        label = name if name is not None else new_label(labels.tolist())
+        observed = model._ctab_sit[i][model._ctab[i].sum(axis=1) > 0]
+        stage_id = labels.index(label)
+        if (stage_id >= 0 and len(observed) < model.n_situations(i)
+                and (model._stages[i].lookup(observed) == stage_id).any()):
+            warn_unobserved_name_taken(model.variables[i], label)
+        if stage_id < 0:
+            labels = labels.append(label)
+            stage_id = len(labels) - 1
+        vector = model._stages[i].with_default_outside(observed, stage_id)
+        if trace > 0:
+            print(f"{model.variables[i]}: unobserved situations joined in stage {label!r}")
+        model._prob = None  # stage ids change: the fit is redone below
+        model._install_stages(i, vector, labels)
+    if name is not None:  # as R, which records the name given, none for fresh labels
+        model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + [name]))
+    if fit:
+        lam = model.lambda_ if lambda_ is None else lambda_
+        return sevt_fit(model, lambda_=0.0 if lam is None else lam)
+    model._erase_fit()
+    return model

@@ -1,0 +1,178 @@
+"""Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.kernels._learn import rsum, variable_loglik
+from pystagedtrees.base._validation import check_number
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.model._sevt import check_sevt, sevt_method
+
+__all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
+
+
+def variable_loglik_of(model, i):
+    """Log-likelihood contribution of variable ``i``, with R's summation."""
+    counts = model._ctab[i]
+    prob_rows = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
+    return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
+
+
+@sevt_method
+def sevt_df(object):
+    """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
+
+    Unobserved stages count, as in R.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> st.sevt_df(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}, full=True))
+    3
+    """
+    check_sevt(object)
+    return int(sum(len(lab) * (k - 1) for lab, k in zip(object._labels, object._k)))
+
+
+@sevt_method
+def sevt_nvar(object):
+    """Number of variables in the tree (R: ``sevt_nvar``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> st.sevt_nvar(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}))
+    2
+    """
+    check_sevt(object)
+    return len(object._vars)
+
+
+@sevt_method
+def sevt_varnames(object):
+    """Names of the variables in tree order (R: ``sevt_varnames``).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> st.sevt_varnames(st.sevt({"A": ["0", "1"], "B": ["0", "1"]}, order=["B", "A"]))
+    ['B', 'A']
+    """
+    check_sevt(object)
+    return list(object._vars)
+
+
+def compute_loglik(model):
+    """The log-likelihood recomputed from the counts and probabilities."""
+    if model._ctab is None:
+        raise ValueError(
+            "`object` has no contingency tables: fit it with data "
+            "(sevt_fit(object, data)) before asking for its log-likelihood."
+        )
+    check_sevt(model, fitted=True)
+    per_variable = np.array([variable_loglik_of(model, i) for i in range(len(model._vars))])
+    total = rsum(per_variable)
+    nobs = float(model._ctab[0].sum())
+    return LogLik(float(total), sevt_df(model), nobs)
+
+
+@sevt_method
+def logLik(object):
+    """Log-likelihood of a fitted staged tree (R: ``logLik.sevt``).
+
+    Returns the stored value when there is one, else recomputes it.
+
+    Returns
+    -------
+    LogLik
+        A float with attributes ``df`` (free parameters, unobserved stages
+        included) and ``nobs`` (number of observations at the root).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=0)
+    >>> ll = st.logLik(model)
+    >>> round(float(ll), 6), ll.df, ll.nobs
+    (-5151.517117, 30, 2201)
+    """
+    check_sevt(object)
+    if object.ll is not None:
+        return object.ll
+    return compute_loglik(object)
+
+
+def _information_criterion(name, models, penalty, names):
+    """``-2 ll + penalty(ll) df`` of one model, or R's table of several."""
+    if names is not None:
+        if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
+            raise TypeError(f"names must be a sequence of row labels, one per model, "
+                            f"not {type(names).__name__}")
+        if len(models) == 1 or len(names) != len(models):
+            raise ValueError(f"names must give one row label per model: {len(models)} "
+                             f"model(s), {len(names)} name(s); a single model gives a "
+                             f"number, not a table")
+        if len(set(names)) != len(names):  # R's row.names<- refuses them too
+            raise ValueError(f"names must be distinct; got {list(names)}")
+    scores = []
+    for model in models:
+        ll = logLik(model)
+        with np.errstate(divide="ignore"):  # no observation: -inf, as in R
+            scores.append((ll, -2.0 * float(ll) + penalty(ll) * ll.df))
+    if len(scores) == 1:
+        return scores[0][1]
+    if len({ll.nobs for ll, _ in scores}) > 1:
+        warnings.warn("models are not all fitted to the same number of observations",
+                      stacklevel=3)
+    return pd.DataFrame({"df": [ll.df for ll, _ in scores], name: [v for _, v in scores]},
+                        index=None if names is None else list(names))
+
+
+@sevt_method
+def AIC(object, *others, k=2, names=None):
+    """Akaike information criterion, ``-2 ll + k df``.
+
+    With several models, as R's ``AIC(m1, m2, ...)``: a DataFrame with
+    columns ``df`` and ``AIC``, one row per model in argument order (and a
+    warning if their numbers of observations differ).  R labels the rows
+    with the calls' expressions (``m1``, ``m2``), which Python cannot see:
+    the rows are numbered from 0 unless ``names`` gives one label per model.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.indep(st.datasets.titanic_table())
+    >>> round(st.AIC(model), 4) == round(-2 * float(st.logLik(model)) + 2 * 7, 4)
+    True
+    >>> st.AIC(model, st.full(st.datasets.titanic_table()), names=["indep", "full"]).df
+    indep     7
+    full     30
+    Name: df, dtype: int64
+    """
+    k = check_number(k, "k")
+    return _information_criterion("AIC", (object, *others), lambda ll: k, names)
+
+
+@sevt_method
+def BIC(object, *others, names=None):
+    """Bayesian information criterion, ``-2 ll + log(nobs) df``.
+
+    With several models, a DataFrame as :func:`AIC` gives (``names`` labels
+    its rows).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> round(st.BIC(st.full(st.datasets.titanic_table())), 5)
+    10533.93425
+    """
+    return _information_criterion("BIC", (object, *others), lambda ll: log_nobs(ll.nobs), names)
+
+
+def log_nobs(nobs):
+    """log(nobs) for BIC's penalty."""
+    # math.log takes ints past 2^64 (numpy does not); no observation: -inf, as in R
+    return math.log(nobs) if nobs > 0 else -math.inf

@@ -1,0 +1,527 @@
+"""Probabilities and predictions from a fitted staged tree (R: R/probability.R, R/predict.R).
+
+All computations are vectorised over rows: a row's log-probability is
+accumulated variable by variable along its path.  Variables missing in a
+row (before its last observed variable) are summed out by enumerating
+their levels, as R does; a row with more than :data:`MAX_COMPLETIONS`
+completions is refused (ValueError).
+"""
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.base._data import check_frame, encode_column
+from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
+from pystagedtrees.rng._sources import draw_index, tie_source
+from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
+from pystagedtrees.base._validation import check_flag
+from pystagedtrees.model._sevt import check_sevt, sevt_method
+
+__all__ = ["path_probability", "prob", "predict"]
+
+# the code of a value that is not a level, where R computes with it (as an
+# event of probability 0) instead of stopping
+UNKNOWN = -2
+
+# terms of a row's sum the kernel keeps; a row with more completions of its
+# gaps computes their paths twice instead of holding them all
+_COMPLETION_BUFFER = 1 << 16
+# paths the sparse-tree fallback builds at once (rows x completions)
+_SPARSE_PATHS = 1 << 18
+# completions of one row's gaps summed at most: 2^24 paths take about 30 s
+# here (R: hours); past that the work doubles with every binary gap
+MAX_COMPLETIONS = 1 << 24
+
+
+class _LogTables:
+    """Log stage probabilities, flattened for the compiled path kernel when possible."""
+
+    def __init__(self, model):
+        with np.errstate(divide="ignore"):
+            self.per_variable = [np.log(p) for p in model._prob]
+        self.dense = all(isinstance(v, StageVector) and v.is_dense for v in model._stages)
+        if self.dense:
+            self.stages = np.concatenate([v.stage for v in model._stages]).astype(np.int32)
+            self.stage_offset = np.cumsum([0] + [len(v.stage) for v in model._stages[:-1]]).astype(np.int64)
+            self.log_prob = np.concatenate([t.ravel() for t in self.per_variable])
+            self.prob_offset = np.cumsum([0] + [t.size for t in self.per_variable[:-1]]).astype(np.int64)
+            self.n_levels = model._k.astype(np.int64)
+
+
+def path_logprob(model, codes, log_tables=None):
+    """Log-probability of complete paths over the first ``codes.shape[1]`` variables.
+
+    ``codes`` holds no missing value.  Undefined probabilities (empty stages
+    without smoothing) give NaN, as in R.
+    """
+    tables = _LogTables(model) if log_tables is None else log_tables
+    n, m = codes.shape
+    if tables.dense:
+        out = np.empty(n)
+        dense_path_logprob(np.ascontiguousarray(codes, dtype=np.int32), tables.stages,
+                           tables.stage_offset, tables.log_prob, tables.prob_offset,
+                           tables.n_levels, out)
+        return out
+    order = _lexicographic_order(model, codes)
+    if order is not None:
+        codes = codes[order]
+    total = np.zeros(n)
+    sit = np.zeros(n, dtype=np.int64)
+    for i in range(m):
+        column = codes[:, i]
+        total += tables.per_variable[i][model._stages[i].lookup(sit), column]
+        if i + 1 < m:
+            sit = sit * model._k[i] + column
+    if order is None:
+        return total
+    out = np.empty(n)
+    out[order] = total
+    return out
+
+
+def _lexicographic_order(model, codes):
+    """An order of many rows that sorts every prefix's situation index, or None.
+
+    Sparse stage vectors find situations by binary search, which is several
+    times faster on sorted keys (memory is then read in order).  The order
+    sorts the rows' last situation index, when it fits in 63 bits.
+    """
+    n, m = codes.shape
+    sparse = any(isinstance(v, StageVector) and not v.is_dense for v in model._stages[:m])
+    radices = model._k[:m].astype(np.int64)
+    if n < 4096 or not sparse or np.log2(radices.astype(float)).sum() >= 62:
+        return None
+    weights = np.append(np.cumprod(radices[:0:-1])[::-1], 1)  # the situation index's digits
+    return np.argsort(codes.astype(np.int64) @ weights, kind="stable")
+
+
+def _undefined_as_zero(log_prob):
+    """NaN log-probabilities (paths through empty stages) as -inf."""
+    return np.where(np.isnan(log_prob), -np.inf, log_prob)
+
+
+def _log_sum_exp_in_order(values):
+    """Per row, R's ``matrixStats::logSumExp(na.rm = TRUE)``: the first largest
+    term plus ``log1p`` of the others' ``exp(x - top)`` added in order (as
+    the compiled kernel sums); NaN counts as -inf."""
+    values = _undefined_as_zero(values)
+    rows = np.arange(len(values))
+    top_index = values.argmax(axis=1)
+    top = values[rows, top_index]
+    defined = np.isfinite(top)
+    terms = np.exp(values - np.where(defined, top, 0.0)[:, None])
+    terms[rows, top_index] = 0.0
+    total = np.cumsum(terms, axis=1)[:, -1]  # cumsum adds in order
+    return np.where(defined, top + np.log1p(total), top)
+
+
+def _logsumexp_rows(values):
+    """log(sum(exp(values))) per row, NaN counted as -inf; all -inf gives -inf."""
+    values = _undefined_as_zero(values)
+    top = values.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(values - safe[:, None]).sum(axis=1))
+
+
+def marginal_logprob(model, codes, log_tables=None):
+    """Log-probability of partially observed rows (missing codes are -1).
+
+    Only variables up to a row's last observed one matter; missing ones
+    before it are summed out.  A row with nothing observed has log-probability 0.
+    A path through a stage without probabilities (no data, no smoothing)
+    counts as probability 0, as in R's sum (``logSumExp(na.rm = TRUE)``),
+    a single path included.
+    """
+    log_tables = _LogTables(model) if log_tables is None else log_tables
+    if (codes >= 0).all():
+        return _undefined_as_zero(path_logprob(model, codes, log_tables))
+    impossible = (codes == UNKNOWN).any(axis=1)
+    if impossible.any():
+        out = np.full(len(codes), -np.inf)
+        out[~impossible] = marginal_logprob(model, codes[~impossible], log_tables)
+        return out
+    _check_completions(model, codes)
+    # each distinct row once: rows with missing values expand into every
+    # completion of their gaps
+    first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
+    distinct = np.ascontiguousarray(codes[first], dtype=np.int32)
+    if log_tables.dense:
+        out = np.empty(len(distinct))
+        dense_summed_out_logprob(distinct, log_tables.stages, log_tables.stage_offset,
+                                 log_tables.log_prob, log_tables.prob_offset,
+                                 log_tables.n_levels, np.empty(_COMPLETION_BUFFER),
+                                 np.empty(distinct.shape[1], dtype=np.int32), out)
+        return out[inverse]
+    return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
+
+
+def _check_completions(model, codes):
+    """Refuse rows whose gaps before their last observed value have too many completions."""
+    present = codes >= 0
+    observed_later = np.logical_or.accumulate(present[:, ::-1], axis=1)[:, ::-1]
+    gaps = ~present & observed_later
+    log2_completions = gaps @ np.log2(model._k[: codes.shape[1]].astype(float))
+    worst = int(np.argmax(log2_completions))
+    if log2_completions[worst] > math.log2(MAX_COMPLETIONS):
+        missing = np.flatnonzero(gaps[worst])
+        names = [model._vars[j] for j in missing]
+        shown = ", ".join(map(repr, names[:6])) + (", ..." if len(names) > 6 else "")
+        completions = math.prod(int(model._k[j]) for j in missing)
+        raise ValueError(
+            f"a row misses {len(names)} values ({shown}) before its last observed one: "
+            f"summing them out takes {completions} paths, more than the "
+            f"{MAX_COMPLETIONS} this library sums (R sums them too, far more slowly); "
+            "fill those values or leave out the later ones.")
+
+
+def _distinct_rows(values, radix):
+    """A row index for each distinct row of ``values`` (column j in ``[0, radix[j])``),
+    and the distinct row each row is."""
+    radix = np.asarray(radix, dtype=np.int64)
+    if np.log2(radix).sum() < 62:  # one integer key per row
+        strides = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]
+        _, first, inverse = np.unique(values.astype(np.int64) @ strides, return_index=True,
+                                      return_inverse=True)
+        return first, inverse
+    _, first, inverse = np.unique(values, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+def _summed_out_logprob(model, codes, log_tables):
+    """Log-probabilities of rows with missing values, grouped by where they miss."""
+    n, p = codes.shape
+    present = codes >= 0
+    out = np.zeros(n)
+    first, group = _distinct_rows(present, np.full(p, 2))
+    by_group = np.argsort(group, kind="stable")
+    ends = np.cumsum(np.bincount(group, minlength=len(first)))
+    for g, mask in enumerate(present[first]):
+        rows = by_group[(ends[g - 1] if g else 0):ends[g]]
+        if not mask.any():
+            continue
+        upto = int(np.flatnonzero(mask)[-1]) + 1
+        prefix = codes[rows, :upto]
+        missing = np.flatnonzero(~mask[:upto])
+        if len(missing) == 0:
+            out[rows] = path_logprob(model, prefix, log_tables)
+            continue
+        sizes = [int(model._k[j]) for j in missing]
+        n_completions = math.prod(sizes)
+        step = max(1, _SPARSE_PATHS // n_completions)
+        for start in range(0, len(rows), step):
+            part = slice(start, start + step)
+            out[rows[part]] = _completed_logsumexp(model, prefix[part], missing, sizes, log_tables)
+    return out
+
+
+def _completion_logprob(model, prefix, missing, sizes, first, last, log_tables):
+    """Log-probabilities (rows x completions) of completions ``first..last-1`` of
+    the gaps ``missing``; the first gap varies fastest, as in R's expand.grid."""
+    completions = np.array(np.unravel_index(np.arange(first, last), sizes, order="F")).T
+    expanded = np.repeat(prefix, len(completions), axis=0)
+    expanded[:, missing] = np.tile(completions, (len(prefix), 1))
+    return path_logprob(model, expanded, log_tables).reshape(len(prefix), len(completions))
+
+
+def _completed_logsumexp(model, prefix, missing, sizes, log_tables):
+    """:func:`_log_sum_exp_in_order` over every completion of each row's gaps,
+    building at most ``_SPARSE_PATHS`` paths at once: past that, a first pass
+    finds each row's first largest term and a second adds the others in order."""
+    n_completions = math.prod(sizes)
+    if n_completions * len(prefix) <= _SPARSE_PATHS:
+        return _log_sum_exp_in_order(
+            _completion_logprob(model, prefix, missing, sizes, 0, n_completions, log_tables))
+    chunks = [(a, min(a + _SPARSE_PATHS, n_completions))
+              for a in range(0, n_completions, _SPARSE_PATHS)]
+    rows = np.arange(len(prefix))
+    top = np.full(len(prefix), -np.inf)
+    top_at = np.zeros(len(prefix), dtype=np.int64)
+    for a, b in chunks:
+        values = _undefined_as_zero(_completion_logprob(model, prefix, missing, sizes, a, b,
+                                                        log_tables))
+        better = values.max(axis=1) > top  # strictly: the first largest stays
+        top_at[better] = a + values.argmax(axis=1)[better]
+        top[better] = values.max(axis=1)[better]
+    defined = np.isfinite(top)
+    total = np.zeros(len(prefix))
+    for a, b in chunks:
+        values = _undefined_as_zero(_completion_logprob(model, prefix, missing, sizes, a, b,
+                                                        log_tables))
+        terms = np.exp(values - np.where(defined, top, 0.0)[:, None])
+        mine = (top_at >= a) & (top_at < b)
+        terms[rows[mine], top_at[mine] - a] = 0.0
+        # cumsum from the running total: the terms are added one by one, in order
+        total = np.cumsum(np.column_stack([total, terms]), axis=1)[:, -1]
+    return np.where(defined, top + np.log1p(total), top)
+
+
+def encode_rows(model, frame, name, unknown_means=None, unread=()):
+    """Codes (n x p) of a frame over the model's variables; absent columns are missing.
+
+    A value that is not a level is an error, or with ``unknown_means`` (what
+    it means, for the warning) the code ``UNKNOWN``: an impossible event.
+    Columns named in ``unread`` are left missing without being read.
+    """
+    frame = check_frame(frame, name)
+    unknown = [c for c in frame.columns if c not in model.variables]
+    if unknown:
+        raise ValueError(
+            f"`{name}` has variable(s) {unknown} that are not in the model "
+            f"{model.variables}."
+        )
+    codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
+    for i, v in enumerate(model.variables):
+        if v in frame.columns and v not in unread:
+            codes[:, i] = encode_column(
+                frame[v], model.tree[v], v, name,
+                unknown_as=None if unknown_means is None else UNKNOWN, unknown_means=unknown_means,
+            )
+    return codes
+
+
+def _as_frame(x, name):
+    if isinstance(x, pd.DataFrame):
+        return x
+    if isinstance(x, (dict, pd.Series)):
+        return pd.DataFrame({str(k): [v] for k, v in dict(x).items()})
+    raise TypeError(
+        f"`{name}` must be a dict (variable -> level) or a DataFrame; got "
+        f"{type(x).__name__}."
+    )
+
+
+@sevt_method
+def path_probability(object, x, log=False):
+    """Probability of complete paths (R's internal ``path_probability``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    x : dict, sequence or pandas.DataFrame
+        A value for every variable (by name, or a sequence in tree order).
+    log : bool, default False
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table())
+    >>> round(st.path_probability(model, ["Crew", "Male", "Adult", "No"]), 6)
+    0.304407
+    """
+    check_sevt(object, fitted=True)
+    log = check_flag(log, "log")
+    single = not isinstance(x, pd.DataFrame)
+    if single and not isinstance(x, (dict, pd.Series)):
+        # a string or number is one level, as R's length-one vectors
+        values = [x] if isinstance(x, str) or not isinstance(x, Iterable) else list(x)
+        if len(values) != len(object.variables):
+            raise ValueError(
+                f"`x` must give one level per variable ({len(object.variables)}); "
+                f"got {len(values)}."
+            )
+        x = dict(zip(object.variables, values))
+    codes = encode_rows(object, _as_frame(x, "x"), "x")
+    if (codes < 0).any():
+        raise ValueError("`x` must give a level for every variable of the model.")
+    result = path_logprob(object, codes)
+    result = result if log else np.exp(result)
+    return float(result[0]) if single else result
+
+
+@sevt_method
+def prob(object, x, conditional_on=None, log=False, na0=True):
+    """Probability of events, marginal or conditional (R: ``prob``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    x : dict or pandas.DataFrame
+        Values of some variables (a dict for one event, a DataFrame for one
+        event per row); the others are summed out (ValueError past 2^24
+        completions of the gaps before an event's last given variable).
+    conditional_on : dict or pandas.DataFrame, optional
+        The conditioning event: one row, or as many rows as ``x`` (or
+        ``x`` has one row, used with each), as R's ``cbind`` recycles.  Its
+        variables must differ from those of ``x``.
+    log : bool, default False
+        Return log-probabilities.
+    na0 : bool, default True
+        Return 0 where the probability is undefined (conditioning on an
+        event of probability 0); otherwise NaN.  R's code returns 1 there
+        (README, differences from R).  A path through a stage without
+        probabilities (no data, no smoothing) counts 0 either way, as in R.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=0)
+    >>> round(st.prob(model, {"Survived": "Yes"}, conditional_on={"Class": "1st"}), 6)
+    0.624615
+    """
+    check_sevt(object, fitted=True)
+    log, na0 = check_flag(log, "log"), check_flag(na0, "na0")
+    single = not isinstance(x, pd.DataFrame)
+    frame = _as_frame(x, "x").reset_index(drop=True)
+    log_tables = _LogTables(object)
+    cond_lp = 0.0
+    if conditional_on is not None:
+        cond = _as_frame(conditional_on, "conditional_on").reset_index(drop=True)
+        overlap = sorted(set(cond.columns) & set(frame.columns))
+        if overlap:
+            raise ValueError(
+                f"`x` and `conditional_on` must name different variables; both "
+                f"have {overlap}."
+            )
+        # as R's cbind, a single row is recycled along the other side's rows
+        if len(cond) == 1 and len(frame) > 1:
+            cond = cond.loc[np.zeros(len(frame), dtype=int)].reset_index(drop=True)
+        elif len(frame) == 1 and len(cond) > 1:
+            frame = frame.loc[np.zeros(len(cond), dtype=int)].reset_index(drop=True)
+            single = False
+        if len(cond) != len(frame):
+            raise ValueError(
+                f"`x` and `conditional_on` must have as many rows, or one of them one "
+                f"row; got {len(frame)} and {len(cond)}."
+            )
+        cond_codes = encode_rows(object, cond, "conditional_on", _UNKNOWN_IN_PROB)
+        cond_lp = marginal_logprob(object, cond_codes, log_tables)
+    codes = encode_rows(object, frame, "x", _UNKNOWN_IN_PROB)
+    if conditional_on is not None:  # the joint event: their columns are disjoint
+        codes = np.where(codes == -1, cond_codes, codes)
+    joint = marginal_logprob(object, codes, log_tables)
+    with np.errstate(invalid="ignore"):
+        result = joint - cond_lp
+    result = np.where(np.isnan(result), -np.inf if na0 else np.nan, result)
+    result = result if log else np.exp(result)
+    return float(result[0]) if single else result
+
+
+_UNKNOWN_IN_PROB = ("an event with it has probability 0 (as in R when it is the last value "
+                    "given; before that R stops).")
+
+
+def _all_combinations(model):
+    sizes = [int(k) for k in model._k]
+    total = int(np.prod(sizes, dtype=object))
+    if total > DENSE_MAX:
+        raise ValueError(
+            f"`newdata` is needed: the model has {total} level combinations, "
+            "too many to predict them all."
+        )
+    codes = np.array(np.unravel_index(np.arange(total), sizes, order="F")).T
+    return pd.DataFrame(
+        {v: pd.Categorical.from_codes(codes[:, i], model.tree[v]) for i, v in enumerate(model.variables)}
+    )
+
+
+@sevt_method
+def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None, rng=None):
+    """Predict a variable from the others (R: ``predict.sevt``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    newdata : pandas.DataFrame, optional
+        Rows to predict; variables absent or missing in a row are summed
+        out (ValueError past 2^24 completions of a row's gaps).  Default:
+        every combination of levels.
+    class_ : str, optional
+        The variable to predict (default: the root).
+    prob : bool, default False
+        Return the conditional class probabilities instead of labels.
+    log : bool, default False
+        With ``prob``, return log-probabilities.
+    seed : int, optional
+        Seed of ``rng`` ("numpy" or "R"); giving it without ``rng`` is an
+        error (it would be unused).
+    rng : None, "numpy", "R", numpy.random.Generator or RRandom, default None
+        How ties between equally probable classes are broken.  None: the
+        first class wins.  Otherwise a class is drawn among the tied ones,
+        as R does; ``rng="R"`` draws what R draws after ``set.seed(seed)``.
+
+    Returns
+    -------
+    pandas.Categorical or pandas.DataFrame
+        The most probable class per row (NaN where every class has
+        probability 0), or a DataFrame of probabilities with one column per
+        class level.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), order=["Survived", "Class", "Sex", "Age"], lambda_=1)
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"Class": ["1st", "Crew"], "Sex": ["Female", "Male"], "Age": ["Adult", "Adult"]})
+    >>> list(st.predict(model, rows))
+    ['Yes', 'No']
+    """
+    check_sevt(object, fitted=True)
+    prob, log = check_flag(prob, "prob"), check_flag(log, "log")
+    class_ = object.variables[0] if class_ is None else class_
+    c = object.var_index(class_, "class_")
+    frame = _all_combinations(object) if newdata is None else newdata
+    source = tie_source(rng, seed)
+    # the class column's own values are not read, as R sets it to NA
+    codes = encode_rows(object, frame, "newdata",
+                        "the rows with it have no prediction, NaN (as in R when it is the row's "
+                        "last value; before that R stops).", unread=(class_,))
+    log_post = class_log_posterior(object, codes, c)
+    levels = object.tree[class_]
+    if prob:
+        values = log_post if log else np.exp(log_post)
+        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
+    return pd.Categorical.from_codes(most_probable(log_post, source), levels)
+
+
+def class_log_posterior(model, codes, c):
+    """Log-probabilities of the levels of variable ``c`` given the rest of each row.
+
+    ``codes`` (n x p, -1 for missing) is overwritten in column ``c``.  As in
+    R, the normaliser is not max-shifted: rows where every level has
+    probability 0 are all NaN.
+    """
+    log_tables = _LogTables(model)
+    scores = np.empty((codes.shape[0], int(model._k[c])))
+    for a in range(scores.shape[1]):
+        codes[:, c] = a
+        scores[:, a] = marginal_logprob(model, codes, log_tables)
+    norm = _logsumexp_rows(scores)
+    with np.errstate(invalid="ignore"):
+        log_post = scores - norm[:, None]
+    log_post[~np.isfinite(norm)] = np.nan
+    return log_post
+
+
+def most_probable(log_post, source=None):
+    """Code of the most probable level per row, -1 on NaN rows.
+
+    Ties go to the first level, or with a random ``source`` (numpy Generator
+    or RRandom) to a level drawn among the tied ones, row by row, as R's
+    ``which_class`` draws: ``sample(tied, 1)``, where a NaN row counts as a
+    tie of every level (R consumes a draw there too).
+    """
+    undefined = np.isnan(log_post).all(axis=1)
+    safe = np.where(undefined[:, None], 0.0, log_post)
+    best = np.where(undefined, -1, np.argmax(safe, axis=1))
+    if source is None or log_post.shape[1] < 2:
+        return best
+    tied = safe == safe.max(axis=1, keepdims=True)
+    for row in np.flatnonzero(tied.sum(axis=1) > 1):
+        levels = np.flatnonzero(tied[row])
+        choice = levels[draw_index(source, len(levels))[0]]
+        best[row] = -1 if undefined[row] else choice
+    return best

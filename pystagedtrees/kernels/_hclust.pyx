@@ -1,0 +1,129 @@
+"""Kernel of :mod:`pystagedtrees.learners._hclust`: agglomeration with nearest-neighbour lists.
+
+The bookkeeping follows Murtagh's description (Murtagh 1985, "Multidimensional
+clustering algorithms"), as used by R's ``stats::hclust``: every active
+cluster i keeps its nearest neighbour among the active clusters to its right
+(``nn[i]``, ``nn_dist[i]``); each step merges the globally closest pair, keeps
+the merged cluster under the smaller index, refreshes dissimilarities by the
+Lance-Williams formula of the method, and repairs only the neighbour lists that
+may have changed.  Ties are resolved as R resolves them (strict comparisons,
+so the lowest index wins).
+"""
+import numpy as np
+
+from libc.math cimport sqrt
+from libc.stdint cimport int64_t
+
+# Method codes, in the order of R's METHODS vector (its iOpt argument).
+cpdef enum Method:
+    WARD_D = 1
+    SINGLE = 2
+    COMPLETE = 3
+    AVERAGE = 4
+    MCQUITTY = 5
+    MEDIAN = 6
+    CENTROID = 7
+    WARD_D2 = 8
+
+# "No neighbour yet": larger than any accepted dissimilarity.
+cdef double UNSET = 1e300
+
+
+cdef inline double _lance_williams(int method, double d_ik, double d_jk, double d_ij,
+                                   double size_i, double size_j, double size_k) noexcept nogil:
+    """Dissimilarity of k to the union of clusters i and j (operation order as R's)."""
+    if method == WARD_D or method == WARD_D2:
+        return ((size_i + size_k) * d_ik + (size_j + size_k) * d_jk - size_k * d_ij) / (
+            size_i + size_j + size_k)
+    if method == SINGLE:
+        return d_ik if d_ik < d_jk else d_jk
+    if method == COMPLETE:
+        return d_ik if d_ik > d_jk else d_jk
+    if method == AVERAGE:
+        return (size_i * d_ik + size_j * d_jk) / (size_i + size_j)
+    if method == MCQUITTY:
+        return (d_ik + d_jk) / 2
+    if method == MEDIAN:
+        return ((d_ik + d_jk) - d_ij / 2) / 2
+    # CENTROID
+    return (size_i * d_ik + size_j * d_jk - size_i * size_j * d_ij / (size_i + size_j)) / (
+        size_i + size_j)
+
+
+def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1] right,
+                double[::1] height):
+    """Run the n-1 agglomerations; ``diss`` (n x n, symmetric) is overwritten.
+
+    Step s merges clusters ``left[s] < right[s]`` (each named by an index
+    that survives as the merged cluster's name: the smaller one) at
+    ``height[s]``.  Ward's "D2" squares the input and reports square roots.
+    """
+    cdef Py_ssize_t n = diss.shape[0], i, j, k, step
+    cdef Py_ssize_t keep, gone, best_i = 0, best_j = 0, candidate = 0
+    cdef double best, d_new, d_keep_gone
+    cdef int64_t[::1] nn = np.zeros(n, dtype=np.int64)
+    cdef double[::1] nn_dist = np.zeros(n, dtype=np.float64)
+    cdef double[::1] size = np.ones(n, dtype=np.float64)
+    cdef unsigned char[::1] active = np.ones(n, dtype=np.uint8)
+    with nogil:
+        if method == WARD_D2:
+            for i in range(n):
+                for j in range(n):
+                    diss[i, j] = diss[i, j] * diss[i, j]
+        # ``candidate`` deliberately survives from row to row (and step to
+        # step): a cluster with no neighbour to its right inherits a stale
+        # name, as in R, which is harmless because its distance stays UNSET.
+        for i in range(n - 1):
+            best = UNSET
+            for j in range(i + 1, n):
+                if diss[i, j] < best:
+                    best = diss[i, j]
+                    candidate = j
+            nn[i] = candidate
+            nn_dist[i] = best
+        for step in range(n - 1):
+            best = UNSET
+            for i in range(n - 1):
+                if active[i] and nn_dist[i] < best:
+                    best = nn_dist[i]
+                    best_i = i
+                    best_j = nn[i]
+            keep = best_i if best_i < best_j else best_j
+            gone = best_j if best_i < best_j else best_i
+            left[step] = keep
+            right[step] = gone
+            height[step] = sqrt(best) if method == WARD_D2 else best
+            active[gone] = 0
+            # New dissimilarities to the merged cluster; its own neighbour is
+            # searched to the right, while clusters to its left only learn
+            # that it became closer.
+            d_keep_gone = diss[keep, gone]
+            best = UNSET
+            for k in range(n):
+                if not active[k] or k == keep:
+                    continue
+                d_new = _lance_williams(method, diss[keep, k], diss[gone, k], d_keep_gone,
+                                        size[keep], size[gone], size[k])
+                diss[keep, k] = d_new
+                diss[k, keep] = d_new
+                if keep < k:
+                    if d_new < best:
+                        best = d_new
+                        candidate = k
+                elif d_new < nn_dist[k]:
+                    nn_dist[k] = d_new
+                    nn[k] = keep
+            size[keep] += size[gone]
+            nn_dist[keep] = best
+            nn[keep] = candidate
+            # Clusters whose neighbour was one of the merged pair look again.
+            for i in range(n - 1):
+                if active[i] and (nn[i] == keep or nn[i] == gone):
+                    best = UNSET
+                    for j in range(i + 1, n):
+                        if active[j] and diss[i, j] < best:
+                            best = diss[i, j]
+                            candidate = j
+                    nn[i] = candidate
+                    nn_dist[i] = best
+

@@ -1,0 +1,320 @@
+"""Clustering learners: ``stages_hclust`` and ``stages_kmeans`` (R: R/stages_hclust.R, R/stages_kmeans.R).
+
+The stages of a variable are clustered by their probability vectors; the
+situations of the stages in cluster ``g`` form the new stage ``"g"``.  The
+clustering itself is R's, step for step (``stats::hclust``/``cutree`` and
+``stats::kmeans`` with R's Hartigan-Wong), so with the same data and, for
+k-means, the same random numbers (``rng="R"``), the stages are R's.
+"""
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
+from pystagedtrees.learners._hclust import agglomerate, cutree
+from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
+from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
+from pystagedtrees.rng._sources import random_source
+from pystagedtrees.model._stagevec import StageLabels
+from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
+from pystagedtrees.fitting._fit import fit_variable, stage_counts
+from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
+from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+
+__all__ = ["stages_hclust", "stages_kmeans"]
+
+R_DIST_METHODS = tuple(R_DIST_CODES)
+
+
+def _free_ids_in_prob_order(model, i, ignore):
+    """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
+    return model._labels[i].ids_without(ignore)
+
+
+def stage_distances(prob, distance):
+    """R's ``dist`` between rows of stage probabilities (as a full matrix).
+
+    "totvar" is half the Manhattan distance and "hellinger" the Euclidean
+    distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
+    """
+    if distance == "totvar":
+        return 0.5 * stage_distances(prob, "manhattan")
+    if distance == "hellinger":
+        return stage_distances(np.sqrt(prob), "euclidean") / np.sqrt(2.0)
+    out = np.empty((prob.shape[0], prob.shape[0]))
+    r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
+    return out
+
+
+def _clusterable_probabilities(model, i, ids, learner):
+    """The probabilities of stages ``ids`` of variable ``i``, checked to be finite.
+
+    Stages never observed have NaN probabilities when fitted with
+    ``lambda_ = 0``; R's clustering stops on them too.
+    """
+    prob = model._prob[i][ids]
+    if not np.isfinite(prob).all():
+        raise ValueError(
+            f"{learner}: variable {model.variables[i]!r} has stages that were never "
+            "observed and have no probabilities; fit the model with lambda_ > 0 or "
+            "join_unobserved=True, or put those stages in `ignore`."
+        )
+    return prob
+
+
+def _relabel_by_groups(model, i, ids, groups):
+    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels."""
+    labels = model._labels[i].tolist()
+    for sid, group in zip(ids, groups):
+        labels[sid] = str(int(group))
+    unique = list(dict.fromkeys(labels))
+    index = {label: n for n, label in enumerate(unique)}
+    mapping = np.array([index[label] for label in labels], dtype=np.int32)
+    model._replace_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
+    fit_variable(model, i)
+
+
+def _per_variable_k(k, positions, model, default=None):
+    """R's recycling of ``k``: a number for all, a list recycled, or a dict by variable.
+
+    Variables a dict leaves out, and None values, get ``default``; every
+    value is checked.
+    """
+    k = scalar_of_0d(k)
+    if isinstance(k, dict):
+        unknown = [v for v in k if v not in model.variables]
+        if unknown:
+            raise ValueError(f"`k` names {unknown}, which are not variables of the model.")
+        values = {i: k.get(model.variables[i], default) for i in positions}
+    elif k is None or isinstance(k, (numbers.Number, str, bytes)):
+        values = {i: k for i in positions}
+    elif not isinstance(k, Iterable):
+        raise TypeError(f"`k` must be a number, a list or a dict by variable; got {k!r}.")
+    else:
+        recycled = list(k)
+        if not recycled:
+            raise ValueError("`k` is empty.")
+        values = {i: recycled[n % len(recycled)] for n, i in enumerate(positions)}
+    return {
+        i: check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
+        for i, v in values.items()
+    }
+
+
+def _learning_scope(model, scope, limit):
+    check_sevt(model, fitted=True)
+    if scope is not None:
+        return scope
+    limit = check_int(limit, "limit", minimum=2, allow_none=True) or len(model.variables)
+    if not 2 <= limit <= len(model.variables):
+        raise ValueError(
+            f"`limit` must be between 2 and the number of variables "
+            f"({len(model.variables)}); got {limit}."
+        )
+    return model.variables[1:limit]
+
+
+@sevt_method
+def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=None,
+                  limit=None, scope=None, score=None):
+    """Hierarchical clustering of the stages of each variable (R: ``stages_hclust``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    distance : str, default "totvar"
+        "totvar", "hellinger", or a method of R's ``dist`` ("euclidean",
+        "maximum", "manhattan", "canberra", "minkowski").
+    k : int, list, dict or None
+        Number of groups per variable (recycled over ``scope``); None picks,
+        per variable, the number of groups with the best ``score``.
+    method : str, default "complete"
+        Linkage: "complete", "single", "average", "ward.D", "ward.D2",
+        "mcquitty", "median", "centroid".
+    ignore : list of str, optional
+        Stages left out (default: the unobserved stage names).
+    limit : int, optional
+        Learn the variables 2..limit (default all).
+    scope : list of str, optional
+        Variables to learn (overrides ``limit``).
+    score : None, "bic", "aic" or callable
+        Used to choose ``k`` when it is None (default ``-BIC``).
+
+    Returns
+    -------
+    Sevt
+        Stages named "1".."k" after the groups of R's ``cutree``.
+
+    Notes
+    -----
+    R stops with an error when a variable has fewer than two stages to
+    cluster; here such a variable is left as it is.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_hclust(st.full(st.datasets.titanic_table(), lambda_=1), k=2)
+    >>> sorted(set(model.stages("Survived")))
+    ['1', '2', 'UNOBSERVED']
+    """
+    if not isinstance(distance, str) or distance not in ("totvar", "hellinger") + R_DIST_METHODS:
+        raise ValueError(
+            f"`distance` must be 'totvar', 'hellinger' or one of {list(R_DIST_METHODS)}; "
+            f"got {distance!r}."
+        )
+    if not isinstance(method, str) or method not in HCLUST_METHODS:
+        raise ValueError(f"`method` must be one of {list(HCLUST_METHODS)}; got {method!r}.")
+    kind, score_fn = resolve_score(score)
+    model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
+    ks = _per_variable_k(k, positions, model)
+    for i in positions:
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        if len(ids) < 2:
+            continue
+        check_pair_tables(model, i, len(ids), 2, "stages_hclust")  # distances and a copy
+        prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
+        tree = agglomerate(stage_distances(prob, distance), method)
+        if ks[i] is not None:
+            groups = cutree(tree.merge, min(ks[i], len(ids)))
+        else:
+            groups = _best_cut(model, i, ids, tree.merge, kind, score_fn)
+        _relabel_by_groups(model, i, ids, groups)
+        model.ll = compute_loglik(model)
+    return model
+
+
+def _best_cut(model, i, ids, merge, kind, score_fn):
+    """The cut (1..n groups) with the best score, the first on ties (R's which.max).
+
+    For BIC and AIC (``kind``) only the cuts :func:`_near_best_cuts` finds
+    are scored on the model; a score function of the user's sees every cut.
+    """
+    cuts = range(1, len(ids) + 1)
+    if kind is not None and not _group_names_taken(model, i, ids):
+        cuts = _near_best_cuts(model, i, ids, merge, kind)
+    best_groups, best_score = None, -np.inf
+    for n_groups in cuts:
+        groups = cutree(merge, n_groups)
+        candidate = model.copy()
+        _relabel_by_groups(candidate, i, ids, groups)
+        candidate.ll = compute_loglik(candidate)
+        value = score_fn(candidate)
+        if value > best_score:
+            best_groups, best_score = groups, value
+    return best_groups
+
+
+def _group_names_taken(model, i, ids):
+    """Whether a stage left out of the clustering has a numeric name, which a
+    group could take (the two would then merge)."""
+    return bool(np.delete(model._labels[i].numeric_mask(), ids).any())
+
+
+def _groups_loglik(counts, lambda_):
+    """Log-likelihood of each row of counts under its own smoothed estimate."""
+    total = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = counts * np.log((counts + lambda_) / (total + counts.shape[-1] * lambda_))
+    return np.where(counts > 0, terms, 0.0).sum(axis=-1)
+
+
+def _near_best_cuts(model, i, ids, merge, kind):
+    """The cuts (numbers of groups) whose BIC or AIC is within rounding of the best.
+
+    Cuts differ only in the log-likelihood of variable ``i``'s groups and in
+    their number.  Each merge adds two groups' counts, so one pass over the
+    merges gives every cut's log-likelihood (linear in the stages; scoring
+    every cut on a copy of the model was quadratic).  These sums round
+    differently from the model's, so the cuts within a relative 1e-9 of the
+    best are returned, to be scored on the model.
+    """
+    lambda_ = model.lambda_ or 0.0
+    n = len(ids)
+    counts = np.empty((2 * n - 1, int(model._k[i])))
+    counts[:n] = stage_counts(model, i)[ids]
+    node_loglik = np.empty(2 * n - 1)
+    node_loglik[:n] = _groups_loglik(counts[:n], lambda_)
+    loglik = np.empty(n)  # loglik[g - 1]: the cut into g groups
+    loglik[n - 1] = node_loglik[:n].sum()
+    # R's merge rows: -j is stage j (1-based), +s the group made at step s
+    nodes = np.where(merge < 0, -merge - 1, n + merge - 1)
+    for step, (a, b) in enumerate(nodes.tolist(), start=1):
+        new = n + step - 1
+        counts[new] = counts[a] + counts[b]
+        node_loglik[new] = _groups_loglik(counts[new], lambda_)
+        loglik[n - step - 1] = loglik[n - step] + node_loglik[new] - node_loglik[a] - node_loglik[b]
+    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
+    score = 2 * loglik - penalty * np.arange(1, n + 1) * (model._k[i] - 1)
+    scale = abs(2 * float(model.ll)) + abs(penalty) * sevt_df(model) + 1
+    return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()
+
+
+@sevt_method
+def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
+                  limit=None, scope=None, nstart=1, seed=None, rng="numpy"):
+    """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    k : int, list or dict, optional
+        Number of stages per variable (default: the number of levels of the
+        root variable).  A variable with at most ``k`` stages is unchanged.
+    algorithm : str, default "Hartigan-Wong"
+        "Hartigan-Wong", "Lloyd", "Forgy" or "MacQueen" (R's algorithms).
+    transform : callable or None, default numpy.sqrt
+        Applied to the probabilities before clustering (None: identity).
+    ignore, limit, scope
+        As in :func:`stages_hclust`.
+    nstart : int, default 1
+        Random starts per variable.
+    seed : int, optional
+        Seed of the random initial centres.
+    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
+        "R" draws the centres as R does after ``set.seed(seed)``, so the
+        result equals ``set.seed(seed); stages_kmeans(...)`` in R.
+
+    Returns
+    -------
+    Sevt
+        Stages named "1".."k" after the k-means clusters.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_kmeans(st.full(st.datasets.titanic_table(), lambda_=1), k=2, seed=1)
+    >>> len(set(model.stages("Survived")) - {"UNOBSERVED"}) <= 2
+    True
+    """
+    if transform is not None and not callable(transform):
+        raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
+    check_choice(algorithm, "algorithm", ALGORITHMS)
+    source = random_source(rng, seed)
+    model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
+    default_k = len(model.tree[model.variables[0]])
+    ks = _per_variable_k(k, positions, model, default_k)
+    for i in positions:
+        k_i = ks[i]
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        if len(ids) > k_i:
+            points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
+            if transform is not None:
+                moved = as_numbers(transform(points), "what `transform` returns")
+                if moved.shape != points.shape:
+                    raise ValueError(f"`transform` must return an array of the shape it is given, "
+                                     f"{points.shape}; got {moved.shape}.")
+                points = moved
+            try:
+                groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
+                                algorithm=algorithm, rng=source).cluster
+            except ValueError as exc:  # R stops here too; say which variable
+                raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
+            _relabel_by_groups(model, i, ids, groups)
+        else:
+            fit_variable(model, i)
+    model.ll = compute_loglik(model)
+    return model

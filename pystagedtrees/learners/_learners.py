@@ -1,0 +1,824 @@
+"""Score-based stage learners: ``stages_bhc``, ``stages_fbhc``, ``stages_hc``,
+``stages_bhcr``, ``stages_simplebhc``, ``stages_csbhc`` (R: R/stages_*.R).
+
+Every learner takes a fitted model and returns a new one, with R's visit
+order and tie rules.  The default score (``-BIC``, or the strings ``"bic"``
+and ``"aic"``) runs in compiled kernels that update the log-likelihood
+locally; any other callable ``score(model) -> float`` (larger is better) goes
+through a generic path that rescores every candidate model, as R does.
+"""
+
+
+import numpy as np
+
+from pystagedtrees.kernels._learn import (
+    DISTANCE_CODES,
+    backward_join,
+    backward_join_distance,
+    join_probabilities,
+    max_levels,
+    move_situations,
+    variable_loglik,
+)
+from pystagedtrees.rng._sources import draw_index, random_source
+from pystagedtrees.base._validation import (
+    check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
+)
+from pystagedtrees.model._stagevec import ParentStageVector, new_label
+from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
+from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
+
+__all__ = [
+    "stages_bhc",
+    "stages_fbhc",
+    "stages_bj",
+    "stages_hc",
+    "stages_bhcr",
+    "stages_csbhc",
+    "stages_simplebhc",
+]
+
+
+def _default_score(model):
+    return -BIC(model)
+
+
+def _aic_score(model):
+    return -AIC(model)
+
+
+class _CheckedScore:
+    """A user's score function whose values are checked; a class, not a
+    closure, so that models storing it pickle (when the function does)."""
+
+    def __init__(self, function, name):
+        self.function, self.name = function, name
+
+    def __call__(self, model):
+        return check_score_value(self.function(model), self.name)
+
+
+def resolve_score(score, name="score"):
+    """``(penalty per df, callable)``; the penalty is None for a custom callable."""
+    if score is None or (isinstance(score, str) and score.lower() == "bic"):
+        return "bic", _default_score
+    if isinstance(score, str) and score.lower() == "aic":
+        return "aic", _aic_score
+    if callable(score):
+        return None, _CheckedScore(score, name)
+    raise TypeError(
+        f"`{name}` must be None, 'bic', 'aic' or a callable model -> float; got {score!r}."
+    )
+
+
+def penalty_per_parameter(kind, nobs):
+    """Score penalty per parameter, for a log-likelihood of ``nobs`` observations."""
+    return log_nobs(nobs) if kind == "bic" else 2.0
+
+
+def check_max_iter(max_iter, name="max_iter"):
+    """``None`` or ``inf`` means no limit (R's ``Inf``); so does any count past int64."""
+    no_limit = int(np.iinfo(np.int64).max)
+    if max_iter is None or (isinstance(max_iter, float) and np.isinf(max_iter) and max_iter > 0):
+        return no_limit
+    return min(check_int(max_iter, name), no_limit)
+
+
+def prepare(object, scope, ignore):
+    """A fitted copy with a stored log-likelihood, the scope and the ignored labels."""
+    check_sevt(object, fitted=True)
+    if object._ctab is None:
+        raise ValueError("`object` has no contingency tables: fit it with data first.")
+    model = object.copy()
+    if model.ll is None:
+        model.ll = compute_loglik(model)
+    positions = check_scope(model, scope)
+    if 0 in positions:
+        raise ValueError("`scope` cannot include the root variable, which has a single stage.")
+    return model, positions, check_ignore(ignore, model.name_unobserved)
+
+
+def free_stage_ids(model, i, ignore):
+    """Stage ids of variable ``i`` not ignored, in order of first appearance."""
+    labels = model._labels[i]
+    return [int(s) for s in model._stages[i].first_appearance() if labels[s] not in ignore]
+
+
+def first_situations(model, i, ids):
+    """Index of the first situation of each stage (orders R's ``unique``)."""
+    vector = model._stages[i]
+    order = vector.first_appearance()
+    rank = np.empty(len(model._labels[i]), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[np.asarray(ids, dtype=np.int64)]
+
+
+def identical_stage_classes(prob, n):
+    """Class ids of stages, equal for bit-identical probabilities and sample sizes."""
+    rows = np.ascontiguousarray(np.column_stack([prob, n]))
+    _, classes = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
+                           return_inverse=True)
+    return classes.ravel().astype(np.int64)
+
+
+def apply_merges(model, i, ids, merges, prob, n):
+    """Install the joins found by a kernel (local indices into ``ids``)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    mapping = np.arange(len(model._labels[i]), dtype=np.int32)
+    for keep, drop in merges:
+        mapping[ids[drop]] = ids[keep]
+    # a kept stage may be dropped later: follow the chains
+    while True:
+        chained = mapping[mapping]
+        if np.array_equal(chained, mapping):
+            break
+        mapping = chained
+    model._prob[i][ids] = prob
+    model._n[i][ids] = n
+    model._stages[i] = model._stages[i].remap(mapping)
+    survivors = np.flatnonzero(mapping == np.arange(len(mapping)))
+    model._reindex_stages(i, survivors)
+
+
+def check_pair_tables(model, i, n_stages, tables, learner):
+    """Refuse a learner whose tables over pairs of stages would not fit in memory.
+
+    They would fail on allocation, or worse, be killed by the system when
+    touched; R's learners compare the same pairs, in far more time.
+    """
+    check_fits_in_memory(
+        tables * 8 * n_stages ** 2,
+        f"{learner} compares the {n_stages:,} free stages of {model.variables[i]!r} "
+        f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers",
+        f"start from a model with fewer stages (e.g. indep), or leave "
+        f"{model.variables[i]!r} out of `scope`",
+    )
+
+
+def _check_levels(model, i):
+    if model._k[i] > max_levels():
+        raise ValueError(
+            f"variable {model.variables[i]!r} has {model._k[i]} levels; the learners "
+            f"accept at most {max_levels()}."
+        )
+
+
+def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvement, trace):
+    penalty = penalty_per_parameter(kind, model.ll.nobs)
+    ll, df = float(model.ll), float(model.ll.df)
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if len(ids) < 2:
+            _trace_variable_done(trace, model.variables[i], min(1, max_iter), first_improvement)
+            continue
+        check_pair_tables(model, i, len(ids), 2,
+                          "stages_fbhc" if first_improvement else "stages_bhc")
+        prob = np.ascontiguousarray(model._prob[i][ids])
+        n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
+        first = np.ascontiguousarray(first_situations(model, i, ids))
+        merges = np.empty((len(ids), 2), dtype=np.int64)
+        n_joins, ll, df = backward_join(
+            prob, n, first, identical_stage_classes(prob, n), model.lambda_ or 0.0, ll, df,
+            penalty, max_iter, first_improvement, merges,
+        )
+        if trace > 1:
+            labels = model._labels[i]
+            for keep, drop in merges[:n_joins]:
+                _trace_join(model.variables[i], labels[ids[keep]], labels[ids[drop]],
+                            first_improvement)
+        apply_merges(model, i, ids, merges[:n_joins], prob, n)
+        # R counts the last pass, which finds no join, unless max_iter stops it first
+        _trace_variable_done(trace, model.variables[i], min(n_joins + 1, max_iter),
+                             first_improvement)
+    _trace_done(trace, first_improvement)
+    model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
+    return -(-2.0 * ll + penalty * df)
+
+
+def _trace_join(var, kept, dropped, first_improvement):
+    """R's ``trace = 2`` line for a join (the kept stage's name first)."""
+    if first_improvement:
+        print(f"{var}: joined stages {kept} and {dropped}.")
+    else:
+        print(f"{var}: joined stages: {kept} and {dropped}")
+
+
+def _trace_variable_done(trace, var, iterations, first_improvement):
+    if trace > 0:
+        if first_improvement:
+            print(f"fast BHC over {var} done after {iterations} iterations.")
+        else:
+            print(f"BHC over {var} done after {iterations} iterations")
+
+
+def _trace_done(trace, first_improvement):
+    if trace > 0:
+        print("fast HC done" if first_improvement else "BHC done")  # R's words
+
+
+def _join_ids(model, i, keep, drop):
+    candidate = model.copy()
+    join_stage_ids(candidate, i, keep, drop)
+    return candidate
+
+
+def _backward_join_generic(model, positions, ignore, score, max_iter, first_improvement, trace,
+                           join=_join_ids):
+    """R's loop, literally: every pair ``join(model, i, later, earlier)`` is rescored."""
+    now = score(model)
+    for i in positions:
+        iterations = 0
+        while iterations < max_iter:
+            iterations += 1
+            ids = free_stage_ids(model, i, ignore)
+            best, best_score, pair = None, now, None
+            for a in range(1, len(ids)):
+                for b in range(a):
+                    candidate = join(model, i, ids[a], ids[b])
+                    value = score(candidate)
+                    if value >= best_score:
+                        best, best_score, pair = candidate, value, (ids[a], ids[b])
+                        if first_improvement:
+                            break
+                if first_improvement and best is not None:
+                    break
+            if best is None:
+                break
+            if trace > 1:
+                _trace_join(model.variables[i], model._labels[i][pair[0]],
+                            model._labels[i][pair[1]], first_improvement)
+            model, now = best, best_score
+        _trace_variable_done(trace, model.variables[i], iterations, first_improvement)
+    _trace_done(trace, first_improvement)
+    return model, now
+
+
+def _backward_join(object, score, max_iter, scope, ignore, trace, first_improvement):
+    model, positions, ignore = prepare(object, scope, ignore)
+    kind, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    trace = check_trace(trace)
+    if kind is None:
+        model, value = _backward_join_generic(model, positions, ignore, score_fn, max_iter,
+                                              first_improvement, trace)
+    else:
+        value = _backward_join_fast(model, positions, ignore, kind, max_iter,
+                                    first_improvement, trace)
+    model.score = {"value": value, "f": score_fn}
+    return model
+
+
+@sevt_method
+def stages_bhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    """Backward hill-climbing: join pairs of stages while the score improves (R: ``stages_bhc``).
+
+    For each variable in ``scope``, every pair of stages is tried (in R's
+    order: later stage outer, earlier inner) and the best join is made, the
+    last of equally good joins winning (R's ``>=``); this repeats until no
+    join keeps the score from falling.  A join keeps the later stage's name.
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable, default None
+        The score to maximise; None means ``-BIC``.  A callable receives a
+        model and returns a float (slower: every candidate is rescored).
+    max_iter : int, optional
+        At most this many joins per variable (default: no limit).
+    scope : list of str, optional
+        Variables to learn (default: all but the root).
+    ignore : list of str, optional
+        Stages never joined (default: the unobserved stage names).
+    trace : int, default 0
+
+    Returns
+    -------
+    Sevt
+        The learned model, with ``score = {"value": ..., "f": ...}``.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table()).stages_bhc().stndnaming()
+    >>> round(float(model.ll), 6), model.ll.df
+    (-5160.167893, 17)
+    >>> round(st.prob(model, {"Survived": "Yes"}, {"Age": "Adult"}), 7)
+    0.3107124
+    """
+    return _backward_join(object, score, max_iter, scope, ignore, trace, False)
+
+
+@sevt_method
+def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    """Fast backward hill-climbing: take the first join that does not lower the score (R: ``stages_fbhc``).
+
+    Same arguments as :func:`stages_bhc`; pairs are visited in the same
+    order and the first acceptable join is made at once.
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_fbhc(st.full(st.datasets.titanic_table()))
+    >>> round(float(model.ll), 6), model.ll.df
+    (-5172.465269, 15)
+    """
+    return _backward_join(object, score, max_iter, scope, ignore, trace, True)
+
+
+@sevt_method
+def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, trace=0):
+    """Backward joining: join the two closest stages while closer than ``thr`` (R: ``stages_bj``).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    distance : str, default "kullback"
+        One of "manhattan", "euclidean", "reny", "kullback", "totvar",
+        "hellinger", "bhatt", "chandarw" (R's definitions: symmetrised
+        Kullback-Leibler, total variation without the 1/2, ...).
+    thr : float, default 0.1
+        Stages closer than this are joined.
+    scope, ignore, trace
+        As in :func:`stages_bhc`.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> model = st.stages_bj(st.full(st.datasets.titanic_table(), lambda_=1))
+    >>> round(float(model.ll), 6), model.ll.df
+    (-5192.838585, 14)
+    """
+    if not isinstance(distance, str) or distance not in DISTANCE_CODES:
+        raise ValueError(
+            f"`distance` must be one of {sorted(DISTANCE_CODES)}; got {distance!r}."
+        )
+    thr = check_number(thr, "thr")
+    trace = check_trace(trace)
+    model, positions, ignore = prepare(object, scope, ignore)
+    ll, df = float(model.ll), float(model.ll.df)
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if len(ids) < 2:
+            if trace > 0:
+                print(f"backward join over {model.variables[i]} done.")
+            continue
+        check_pair_tables(model, i, len(ids), 1, "stages_bj")
+        prob = np.ascontiguousarray(model._prob[i][ids])
+        n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
+        rank = np.ascontiguousarray(first_situations(model, i, ids))
+        merges = np.empty((len(ids), 2), dtype=np.int64)
+        n_joins, ll, df = backward_join_distance(
+            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
+        )
+        if trace > 1:  # R's words
+            labels = model._labels[i]
+            for keep, drop in merges[:n_joins]:
+                print(f"{model.variables[i]}: joined stages: {labels[ids[keep]]} and "
+                      f"{labels[ids[drop]]}.")
+        apply_merges(model, i, ids, merges[:n_joins], prob, n)
+        if trace > 0:
+            print(f"backward join over {model.variables[i]} done.")
+    if trace > 0:
+        print("backward join done.")
+    model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
+    return model
+
+
+def _movable_situations(model, i, ids):
+    """Situations in the given stages, with their counts (for stages_hc)."""
+    vector = model._stages[i]
+    if isinstance(vector, ParentStageVector):  # stored per parent configuration
+        raise ValueError(
+            f"stages_hc moves single situations: {model.variables[i]!r} has "
+            f"{vector.n_situations} situations (its stages follow its parents, as in a "
+            "tree from a Bayesian network), too many to enumerate; leave it out of `scope`."
+        )
+    if not vector.is_dense and vector.default in ids:
+        raise ValueError(
+            f"stages_hc moves single situations: the stage "
+            f"{model._labels[i][vector.default]!r} of {model.variables[i]!r} gathers "
+            f"{vector.n_situations - len(vector.sit)} situations, too many to "
+            "enumerate; ignore it (it holds the unobserved situations)."
+        )
+    all_sit = np.arange(vector.n_situations) if vector.is_dense else vector.sit
+    stage = vector.lookup(all_sit)
+    keep = np.isin(stage, ids)
+    situations = all_sit[keep]
+    counts = np.zeros((len(situations), int(model._k[i])))
+    pos = np.searchsorted(situations, model._ctab_sit[i])
+    listed = pos < len(situations)
+    listed[listed] = situations[pos[listed]] == model._ctab_sit[i][listed]
+    counts[pos[listed]] = model._ctab[i][listed]
+    return situations, stage[keep], counts
+
+
+def _replay_moves(model, i, ids, local_stage, moves, ignore):
+    """Labels of the stages after the kernel's moves, named as R names them,
+    and each move as ``(situation's position, from label, to label)``.
+
+    A move into an empty stage creates R's ``newname`` of that iteration:
+    ``new_label(c(unique(stages), ignore))``.
+    """
+    labels = model._labels[i]
+    ignored_present = [labels[s] for s in range(len(labels)) if s not in set(ids)]
+    local_label = [labels[s] for s in ids]
+    local_stage = local_stage.copy()
+    sizes = np.bincount(local_stage, minlength=len(ids) + len(local_stage) + 1)
+    iteration, newname, log = None, None, []
+    for situation, target, move_iteration in moves:
+        if move_iteration != iteration:
+            iteration = move_iteration
+            in_use = [local_label[s] for s in np.flatnonzero(sizes)]
+            newname = new_label(list(dict.fromkeys(in_use + ignored_present)) + list(ignore))
+        if target >= len(local_label):
+            local_label.extend([None] * (target + 1 - len(local_label)))
+        if sizes[target] == 0:
+            local_label[target] = newname
+        log.append((situation, local_label[local_stage[situation]], local_label[target]))
+        sizes[local_stage[situation]] -= 1
+        sizes[target] += 1
+        local_stage[situation] = target
+    return local_stage, local_label, log
+
+
+def _set_situation_labels(model, i, situations, labels):
+    """Give each listed situation of variable ``i`` a stage label, then refit ``i``."""
+    labels = np.asarray(labels, dtype=object)
+    current = model._labels[i]
+    vector = model._stages[i]
+    for label in dict.fromkeys(labels.tolist()):
+        sid = current.index(label)
+        if sid < 0:
+            current = current.append(label)
+            sid = len(current) - 1
+        vector = vector.assign(situations[labels == label], sid)
+    model._replace_stages(i, vector, current)
+    fit_variable(model, i)
+
+
+@sevt_method
+def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    """Hill climbing: move single situations between stages while the score improves (R: ``stages_hc``).
+
+    In each iteration every situation of every (non-ignored) stage is tried
+    in every other stage and in a new one; the best strictly improving move
+    is made (the first of equally good moves, R's order: stages by first
+    appearance, situations ascending).
+
+    As in R, a moved model is refitted from the tree's tables and scored
+    against the model as stored; a variable where no move pays keeps its
+    stored probabilities.  The two fits differ only when the stored one
+    does not come from the tree's tables, as ``indep``'s with missing
+    values (it counts each variable's own values).
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable, default None
+        The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
+    max_iter : int, optional
+        At most this many moves per variable (default: no limit).
+    scope : list of str, optional
+        Variables to learn (default: all but the root).
+    ignore : list of str, optional
+        Stages whose situations never move (default: the unobserved stage names).
+    trace : int, default 0
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.indep(st.datasets.titanic_table(), lambda_=1)
+    >>> model = st.stages_hc(start)
+    >>> st.BIC(model) < st.BIC(start)
+    True
+    """
+    model, positions, ignore = prepare(object, scope, ignore)
+    kind, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    trace = check_trace(trace)
+    if kind is None:
+        return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
+    # a moved model's log-likelihood is recomputed from the tree's tables,
+    # nobs included, as R's sevt_fit(scope = v) does
+    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if not ids:
+            _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
+            continue
+        situations, stage, counts = _movable_situations(model, i, ids)
+        local = np.full(len(model._labels[i]), -1, dtype=np.int64)
+        local[ids] = np.arange(len(ids))
+        local_stage = np.ascontiguousarray(local[stage])
+        start_stage = local_stage.copy()
+        moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
+        unmoved_ll, *r_parts = _scoring_parts(model, i, situations)
+        n_moves, df = move_situations(
+            np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
+            len(ids), model.lambda_ or 0.0, unmoved_ll, score_fn(model),
+            float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
+            *r_parts, i,
+        )
+        if n_moves:  # else R keeps the model, stored probabilities included
+            final_stage, local_label, log = _replay_moves(model, i, ids, start_stage,
+                                                          moves[:n_moves], ignore)
+            _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
+            model.ll = compute_loglik(model)
+            if trace > 1:
+                for situation, from_label, to_label in log:
+                    _trace_move(model.variables[i], situations[situation], from_label, to_label)
+        # R counts the last pass, which moves nothing, unless max_iter stops it first
+        _trace_hc_variable_done(trace, model.variables[i], min(n_moves + 1, max_iter))
+    if trace > 0:
+        print("HC done")
+    return model
+
+
+def _trace_move(var, situation, from_label, to_label):
+    """R's ``trace = 2`` line for a move (R numbers situations from 1)."""
+    print(f"{var}: moved {situation + 1} from stage {from_label} to stage {to_label}.")
+
+
+def _trace_hc_variable_done(trace, var, iterations):
+    if trace > 0:
+        print(f"HC over {var} done after {iterations} iterations.")
+
+
+def _scoring_parts(model, i, situations):
+    """What the hill-climbing kernel scores moves of ``situations`` (the
+    movable ones of variable ``i``) with, as R scores a move.
+
+    Returns the log-likelihood no such move changes (the other variables
+    with their stored probabilities, and the other stages of ``i``
+    refitted; not the stored log-likelihood, which ``indep`` computes from
+    each variable's own non-missing values), then, for R's arithmetic on
+    ties: the table rows of ``i`` in order, each row's index among
+    ``situations`` (-1 if fixed), each row's refitted probabilities, and
+    every variable's log-likelihood.
+    """
+    rows = model._ctab_sit[i]
+    at = np.searchsorted(situations, rows)
+    movable = at < len(situations)
+    movable[movable] = situations[at[movable]] == rows[movable]
+    prob, _ = refitted_stage_prob(model, i)
+    counts = np.ascontiguousarray(model._ctab[i], dtype=np.float64)
+    row_prob = np.ascontiguousarray(prob[model._stages[i].lookup(rows)], dtype=np.float64)
+    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
+    fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
+                               np.ascontiguousarray(row_prob[~movable]))
+    unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll
+    return unmoved, counts, np.where(movable, at, -1).astype(np.int64), row_prob, var_lls
+
+
+def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
+    """stages_hc with any score callable: every candidate is refitted and rescored."""
+    now = score(model)
+    for i in positions:
+        iterations = 0
+        while iterations < max_iter:
+            iterations += 1
+            labels = model._labels[i]
+            order = [int(s) for s in model._stages[i].first_appearance()]
+            newname = new_label([labels[s] for s in order] + list(ignore))
+            free = [s for s in order if labels[s] not in ignore]
+            situations, stage, _ = _movable_situations(model, i, free)
+            best, best_score, move = None, now, None
+            for s1 in free:
+                for situation in situations[stage == s1]:
+                    for target in [labels[s] for s in free if s != s1] + [newname]:
+                        candidate = model.copy()
+                        _set_situation_labels(candidate, i, np.array([situation]), [target])
+                        candidate.ll = compute_loglik(candidate)
+                        value = score(candidate)
+                        if value > best_score:
+                            best, best_score = candidate, value
+                            move = (situation, labels[s1], target)
+            if best is None:
+                break
+            if trace > 1:
+                _trace_move(model.variables[i], *move)
+            model.__dict__.update(best.__dict__)
+            now = best_score
+        _trace_hc_variable_done(trace, model.variables[i], iterations)
+    if trace > 0:
+        print("HC done")
+    return model
+
+
+@sevt_method
+def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy"):
+    """Random backward hill climbing (R: ``stages_bhcr``).
+
+    ``max_iter`` times: draw a variable (not the root) and two of its stages
+    at random, and join them (keeping the first drawn name) if the score
+    does not fall.  As in R, every stage can be drawn, the unobserved ones
+    included.
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable
+    max_iter : int, default 100
+        The number of random pairs tried; it has no "no limit" value, as
+        the search never stops on its own.
+    trace : int, default 0
+    seed : int, optional
+    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
+        "R" draws as R does after ``set.seed(seed)``.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> model = st.stages_bhcr(start, seed=3)
+    >>> st.BIC(model) <= st.BIC(start)
+    True
+    """
+    model, _, _ = prepare(object, None, [])
+    _, score_fn = resolve_score(score)
+    # every iteration draws a pair, so there is no "until nothing improves": a count
+    max_iter = check_int(max_iter, "max_iter")
+    trace = check_trace(trace)
+    source = random_source(rng, seed)
+    now = score_fn(model)
+    for _ in range(max_iter):
+        i = 1 + draw_index(source, len(model.variables) - 1)[0]
+        order = [int(s) for s in model._stages[i].first_appearance()]
+        if len(order) < 2:
+            continue
+        a, b = draw_index(source, len(order), 2)
+        candidate = model.copy()
+        join_stage_ids(candidate, i, order[a], order[b])
+        value = score_fn(candidate)
+        if value >= now:
+            if trace > 1:  # the drawn stages' names, as R prints them
+                labels = model._labels[i]
+                print(f"{model.variables[i]}: joined stages {labels[order[a]]} and "
+                      f"{labels[order[b]]}")
+            model, now = candidate, value
+    if trace > 0:
+        print(f"backward HC random done after {max_iter} iteration")  # R's words
+    model.score = {"value": now, "f": score_fn}
+    return model
+
+
+@sevt_method
+def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
+    """Context-specific backward hill climbing (R: ``stages_csbhc``).
+
+    For each variable, and each of its predecessors (nearest first), the
+    stage vector is laid out as a matrix with one row per level of that
+    predecessor; the stages of each distinct column (situations that differ
+    only in that predecessor) are joined together as one candidate.  The
+    best strictly improving candidate is kept, until none improves.
+
+    Parameters
+    ----------
+    object : Sevt
+        A fitted model.
+    score : None, "bic", "aic" or callable, default None
+        The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
+    max_iter : int, optional
+        At most this many joins per variable (default: no limit).
+    scope : list of str, optional
+        Variables to learn (default: all but the root).
+    ignore : list of str, optional
+        Stages never joined (default: the unobserved stage names).
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> st.BIC(st.stages_csbhc(start)) <= st.BIC(start)
+    True
+    """
+    model, positions, ignore = prepare(object, scope, ignore)
+    kind, score_fn = resolve_score(score)
+    max_iter = check_max_iter(max_iter)
+    now = score_fn(model)
+    for i in positions:
+        iterations = 0
+        while iterations < max_iter:
+            iterations += 1
+            best, best_score = None, now
+            for group in _context_groups(model, i, ignore):
+                if kind is None:
+                    value = score_fn(_joined_group(model, i, group))
+                else:
+                    value = _joined_group_score(model, i, group, kind)
+                if value > best_score:
+                    best, best_score = group, value
+            if best is None:
+                break
+            model, now = _joined_group(model, i, best), best_score
+    model.score = {"value": now, "f": score_fn}
+    return model
+
+
+def _joined_group(model, i, group):
+    """A copy of ``model`` with the stages ``group`` of variable ``i`` joined into the first."""
+    candidate = model.copy(only=i)
+    labels = model._labels[i]
+    for other in group[1:]:
+        join_stage_ids(candidate, i, candidate._labels[i].index(labels[group[0]]),
+                       candidate._labels[i].index(labels[other]))
+    return candidate
+
+
+def _joined_group_score(model, i, group, kind):
+    """The BIC/AIC score of :func:`_joined_group`, from the same arithmetic, without the copy."""
+    lam, k = model.lambda_ or 0.0, int(model._k[i])
+    prob, n = model._prob[i], model._n[i]
+    p, size = prob[group[0]], n[group[0]]
+    ll, df = float(model.ll), model.ll.df
+    for other in group[1:]:
+        p, dll, gain = join_probabilities(p, size, prob[other], n[other], lam)
+        size = joined_size(size, n[other])
+        ll, df = (ll - dll) + gain, df - (k - 1)
+    return -(-2.0 * ll + penalty_per_parameter(kind, model.ll.nobs) * df)
+
+
+def _context_groups(model, i, ignore):
+    """Stage groups tried by R's stages_csbhc for variable ``i``, in R's order.
+
+    Each group lists distinct non-ignored stage ids (first one kept).
+    """
+    labels = model._labels[i]
+    stages = model._stages[i].dense(f"stage vector of {model.variables[i]!r}")
+    if len([s for s in np.unique(stages) if labels[s] not in ignore]) < 2:
+        return
+    current = stages
+    for j in range(i - 1, -1, -1):
+        k_j = int(model._k[j])
+        mat = current.reshape(-1, k_j).T  # R's matrix(sss, nrow = k_j), column-major
+        if all(np.array_equal(mat[0], row) for row in mat[1:]):
+            mat = mat[:1]
+        if mat.shape[0] > 1:
+            _, first = np.unique(mat.T, axis=0, return_index=True)
+            for column in mat.T[np.sort(first)]:
+                group = [int(s) for s in dict.fromkeys(column.tolist()) if labels[s] not in ignore]
+                if len(set(column.tolist())) > 1 and len(group) > 1:
+                    yield group
+        current = mat.ravel()  # R's c(t(mat)): this predecessor now varies slowest
+
+
+def _join_positions_ids(model, i, keep, drop):
+    from pystagedtrees.graphs._ceg import join_positions
+
+    labels = model._labels[i]
+    return join_positions(model, model.variables[i], labels[keep], labels[drop])
+
+
+@sevt_method
+def stages_simplebhc(object, score=None, scope=None, max_iter=None, ignore=None):
+    """Backward hill climbing over simple staged trees (R: ``stages_simplebhc``).
+
+    As :func:`stages_bhc`, but each candidate joins two stages with
+    :func:`~pystagedtrees.graphs._ceg.join_positions`, which also rebuilds the
+    stages of the later variables so that the tree stays *simple* (stages
+    equal positions).  Every candidate is refitted and rescored, as in R.
+
+    Returns
+    -------
+    Sevt
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> start = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> st.BIC(st.stages_simplebhc(start)) <= st.BIC(start)
+    True
+    """
+    model, positions, ignore = prepare(object, scope, ignore)
+    _, score_fn = resolve_score(score)
+    model, value = _backward_join_generic(model, positions, ignore, score_fn,
+                                          check_max_iter(max_iter), False, 0,
+                                          join=_join_positions_ids)
+    model.score = {"value": value, "f": score_fn}
+    return model

@@ -1,0 +1,410 @@
+"""The staged event tree object, :class:`Sevt` (R's ``sevt``).
+
+A staged event tree over ordered categorical variables ``X1, ..., Xp``:
+every situation (a path of values of the variables before ``Xi``) belongs to
+a stage, and situations in the same stage share the conditional distribution
+of ``Xi``.
+
+Internally each variable (the root included, as a variable with a single
+situation) has a :class:`~pystagedtrees.model._stagevec.StageVector` of integer
+stage ids and :class:`~pystagedtrees.model._stagevec.StageLabels`; counts and
+probabilities are numpy arrays indexed by those ids.  R-style string labels
+appear only at the API surface.
+
+Functions of this package whose first argument is a model are also methods
+of :class:`Sevt` (registered with :func:`sevt_method`), so
+``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.
+"""
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.model._stagevec import (
+    DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
+)
+from pystagedtrees.base._data import own_copy
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._validation import check_int, check_label, check_labels, check_smoothing
+
+__all__ = ["Sevt", "sevt_method", "check_sevt", "check_learned"]
+
+
+def sevt_method(func):
+    """Make ``func(object, ...)`` also available as ``Sevt.func``."""
+    setattr(Sevt, func.__name__, func)
+    return func
+
+
+def _check_parts(tree, stages, labels):
+    """The constructor's arguments, as the library's own builders make them."""
+    build = "build models with full(), indep(), sevt() or as_sevt()"
+    if not isinstance(tree, Mapping) or any(
+            isinstance(lev, str) or not isinstance(lev, Iterable) for lev in tree.values()):
+        raise TypeError(f"`tree` must map each variable to its levels; {build}.")
+    n_situations = np.cumprod([1] + [len(list(lev)) for lev in tree.values()])[:-1]
+    for name, parts, kinds, what in (
+            ("stages", stages, (StageVector, ParentStageVector), "stage vector"),
+            ("labels", labels, StageLabels, "list of stage labels")):
+        if not isinstance(parts, (list, tuple)) or len(parts) != len(tree) or not all(
+                isinstance(p, kinds) for p in parts):
+            raise TypeError(f"`{name}` must hold one {what} per variable of `tree`; {build}.")
+    if any(v.n_situations != n for v, n in zip(stages, n_situations)):
+        raise ValueError(f"`stages` must have one stage per situation of `tree`; {build}.")
+
+
+class Sevt:
+    """A staged event tree (R: ``sevt``).
+
+    Build one with :func:`~pystagedtrees.full`, :func:`~pystagedtrees.indep`
+    or :func:`~pystagedtrees.sevt`; the constructor is internal.
+
+    Attributes
+    ----------
+    tree : dict of str to list of str
+        The variables in tree order, with their levels.
+    ctables : dict of str to pandas.DataFrame or None
+        Contingency tables: one row per situation, one column per level.
+    stage_prob : dict of str to dict of str to pandas.Series or None
+        Stage probabilities (R's ``prob``), each Series carrying its
+        unsmoothed sample size in ``attrs["n"]``.
+    lambda_ : float or None
+        Additive smoothing used in the last fit.
+    name_unobserved : list of str or None
+        Labels of the stages that gather unobserved situations.
+    ll : LogLik or None
+        The stored log-likelihood.
+    data_raw : pandas.DataFrame or None
+        The data last used to fit (a copy: assign to replace it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pystagedtrees as st
+    >>> df = pd.DataFrame({"A": ["a", "b", "a"], "B": ["x", "x", "y"]})
+    >>> model = st.full(df, lambda_=1)
+    >>> model.tree
+    {'A': ['a', 'b'], 'B': ['x', 'y']}
+    >>> model.stages()
+    {'B': ['1', '2']}
+    """
+
+    def __init__(self, tree, stages, labels):
+        _check_parts(tree, stages, labels)
+        self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
+        self._vars = list(self._tree)
+        self._k = np.array([len(lev) for lev in self._tree.values()], dtype=np.int64)
+        self._prob = None
+        self._stages = list(stages)
+        self._labels = list(labels)
+        for i in range(len(self._stages)):
+            self._install_stages(i, self._stages[i], self._labels[i])
+        # fit state: per-variable arrays aligned with stage ids
+        self._ctab_sit = None  # list of int64 arrays of observed situations
+        self._ctab = None  # list of (m_i, k_i) float64 counts
+        self._prob = None  # list of (S_i, k_i) float64 probabilities
+        self._n = None  # list of (S_i,) float64 unsmoothed sample sizes
+        self.lambda_ = None
+        self.name_unobserved = None
+        self.ll = None
+        self._data_raw = None  # shared by derived models: never edited in place
+
+    @property
+    def lambda_(self):
+        return self._lambda
+
+    @lambda_.setter
+    def lambda_(self, value):
+        # refits read it: checked as the `lambda_` argument is
+        self._lambda = check_smoothing(value, "lambda_", allow_none=True)
+
+    def __setstate__(self, state):
+        for field in ("data_raw", "name_unobserved", "ll"):  # pickled before their checks
+            if field in state:
+                state["_" + field] = state.pop(field)
+        self.__dict__.update(state)
+
+    @property
+    def name_unobserved(self):
+        return self._name_unobserved
+
+    @name_unobserved.setter
+    def name_unobserved(self, value):
+        # the learners leave these stages alone: a str must not become its letters
+        if value is None:
+            self._name_unobserved = None
+        elif isinstance(value, (list, tuple)) and any(name is None for name in value):
+            # R's NA (from_r of name_unobserved = NA_character_): it matches no stage
+            self._name_unobserved = [None if name is None else check_label(name, "name_unobserved")
+                                     for name in value]
+        else:
+            self._name_unobserved = check_labels(value, "name_unobserved")
+
+    @property
+    def ll(self):
+        return self._ll
+
+    @ll.setter
+    def ll(self, value):
+        if value is not None and not isinstance(value, LogLik):
+            raise TypeError("`ll` must be a LogLik (with df and nobs) or None; got "
+                            f"{type(value).__name__}.")
+        self._ll = value
+
+    @property
+    def data_raw(self):
+        return own_copy(self._data_raw)
+
+    @data_raw.setter
+    def data_raw(self, value):
+        if value is not None and not isinstance(value, (pd.DataFrame, pd.Series)):
+            raise TypeError("`data_raw` must be a pandas DataFrame (rows), a Series "
+                            f"(a table of counts) or None; got {type(value).__name__}.")
+        self._data_raw = own_copy(value)
+
+    # -- structure ----------------------------------------------------------
+    @property
+    def tree(self):
+        """The variables in tree order with their levels (a copy)."""
+        return {v: list(lev) for v, lev in self._tree.items()}
+
+    @property
+    def variables(self):
+        """The variable names in tree order."""
+        return list(self._vars)
+
+    def n_situations(self, i):
+        """Number of situations of the variable at position ``i``."""
+        return int(np.prod(self._k[:i], dtype=object))
+
+    def var_index(self, var, name="var"):
+        """Position of a variable in the tree, with a clear error."""
+        # the type first: ``list.index`` compares with ``==``, which pd.NA cannot answer
+        if not isinstance(var, str):
+            raise TypeError(f"`{name}` must be a variable name (str); got {var!r}.")
+        if var not in self._tree:
+            raise ValueError(
+                f"`{name}` must be a variable of the model; got {var!r}, model "
+                f"variables are {self._vars}."
+            )
+        return self._vars.index(var)
+
+    def stage_ids(self, i, labels, name="stage"):
+        """Ids of the given stage labels of variable ``i``, with a clear error."""
+        ids = []
+        for lab in labels:
+            sid = self._labels[i].index(lab)
+            if sid < 0:
+                raise ValueError(
+                    f"`{name}` {lab!r} is not a stage of variable "
+                    f"{self._vars[i]!r}; its stages are {self._labels[i].tolist()}."
+                )
+            ids.append(sid)
+        return ids
+
+    @property
+    def is_fitted(self):
+        """Whether every stage has probabilities."""
+        return self._prob is not None and not self._stages_without_prob()
+
+    def _stages_without_prob(self):
+        """``(variable, stage)`` of the stages with no probabilities: neither
+        fitted nor set by hand (all of them when the model was never fitted).
+        The stage is None when a whole variable has none."""
+        if self._prob is None:
+            return [(v, None) for v in self._vars]
+        out = []
+        for i, v in enumerate(self._vars):
+            if self._prob[i] is None:
+                out.append((v, None))
+                continue
+            # fitted stages have a count (0 for unobserved ones, which may have NaN probabilities)
+            unset = np.isnan(self._n[i]) & np.isnan(self._prob[i]).all(axis=1)
+            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
+        return out
+
+    def copy(self, only=None):
+        """A deep copy (arrays are copied; the raw data, never edited in place, is shared).
+
+        With ``only``, a variable's position, only that variable's arrays
+        are copied and the others shared: enough for changing its stages.
+        """
+        only = check_int(only, "only", allow_none=True)
+        if only is not None and only >= len(self._vars):
+            raise ValueError(f"`only` must be a variable's position, below {len(self._vars)}; "
+                             f"got {only}.")
+
+        def copied(j, a):
+            return a if (only is not None and j != only) or a is None else a.copy()
+
+        out = Sevt.__new__(Sevt)
+        out.__dict__.update(self.__dict__)
+        for field, value in self.__dict__.items():
+            if isinstance(value, dict):  # score, em, fit_em: their own in each model
+                out.__dict__[field] = dict(value)
+        out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
+        out._labels = list(self._labels)  # StageLabels are never mutated
+        for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
+            value = getattr(self, field)
+            # None entries: variables awaiting their fit
+            setattr(out, field, None if value is None else [
+                copied(j, a) for j, a in enumerate(value)])
+        out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
+        return out
+
+    def _reindex_stages(self, i, ids):
+        """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
+
+        Stages not listed must be unused; probabilities follow their stage.
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        mapping = np.full(len(self._labels[i]), -1, dtype=np.int32)
+        mapping[ids] = np.arange(len(ids), dtype=np.int32)
+        self._stages[i] = self._stages[i].remap(mapping)
+        self._labels[i] = self._labels[i].take(ids)
+        if self._prob is not None and self._prob[i] is not None:
+            self._prob[i] = self._prob[i][ids]
+            self._n[i] = self._n[i][ids]
+
+    def _install_stages(self, i, vector, labels):
+        """Install a new stage vector for variable ``i``, dropping unused labels."""
+        self._stages[i] = vector
+        self._labels[i] = labels
+        used = vector.ids_in_use()
+        if len(used) < len(labels):
+            self._reindex_stages(i, used)
+
+    def _replace_stages(self, i, vector, labels):
+        """Install stages whose ids do not follow the old ones.
+
+        Variable ``i``'s probabilities belong to the old ids, so they are
+        dropped: the caller refits the variable (or erases the fit).
+        """
+        if self._prob is not None:
+            self._prob[i] = self._n[i] = None
+        self._install_stages(i, vector, labels)
+
+    def _append_variable(self, var, levels, vector, labels, situations, counts):
+        """Add ``var`` as the last variable, with its stages and counts.
+
+        The other variables keep their fit; the new one has no probabilities
+        until it is fitted (``fit_variable``), and the stored log-likelihood
+        is dropped.
+        """
+        # new containers throughout: copies made by ``copy`` share some of them
+        self._tree = {**self._tree, var: [str(x) for x in levels]}
+        self._vars = self._vars + [var]
+        self._k = np.append(self._k, len(levels))
+        self._stages = self._stages + [vector]
+        self._labels = self._labels + [labels]
+        self._ctab_sit = self._ctab_sit + [np.asarray(situations, dtype=np.int64)]
+        self._ctab = self._ctab + [np.asarray(counts, dtype=float)]
+        if self._prob is not None:
+            self._prob = self._prob + [None]
+            self._n = self._n + [None]
+        self.ll = None
+
+    def _erase_fit(self):
+        """Drop probabilities and log-likelihood (structure changed)."""
+        self._prob = None
+        self._n = None
+        self.ll = None
+
+    # -- R-style views --------------------------------------------------------
+    def _stage_label_vector(self, i):
+        sv = self._stages[i]
+        labels = self._labels[i].as_array()
+        return labels[sv.dense(f"stage vector of {self._vars[i]!r}")].tolist()
+
+    @property
+    def ctables(self):
+        """Contingency tables per variable: one row per situation, one column per level."""
+        if self._ctab is None:
+            return None
+        return dense_ctables(self, self._ctab_sit, self._ctab)
+
+    @property
+    def stage_prob(self):
+        """Stage probabilities per variable and stage (R's ``prob``), or None."""
+        if self._prob is None:
+            return None
+        return {v: self._stage_prob_of(i) for i, v in enumerate(self._vars)}
+
+    def _stage_prob_of(self, i):
+        """:attr:`stage_prob` of the variable at position ``i`` only."""
+        levels = pd.Index(self._tree[self._vars[i]])  # shared: an Index per Series is slow
+        labels = ["1"] if i == 0 else self._labels[i].tolist()
+        out = {}
+        for label, prob, n in zip(labels, self._prob[i], self._n[i]):
+            ser = pd.Series(prob, index=levels, name=label, copy=True)
+            ser.attrs["n"] = float(n)
+            out[label] = ser
+        return out
+
+    def __repr__(self):
+        return _tree_string(self, max_vars=5)
+
+
+def _tree_string(model, max_vars):
+    """R's tree summary line: ``A[2] -> B[3] -> ... [2 omitted]``."""
+    parts = [f"{v}[{len(lev)}]" for v, lev in list(model._tree.items())[:max_vars]]
+    text = " -> ".join(parts)
+    omitted = len(model._vars) - max_vars
+    if omitted > 0:
+        text += f" -> ... [{omitted} omitted]"
+    head = "Staged event tree (fitted)" if model.is_fitted else "Staged event tree"
+    lines = [head, text]
+    if model.ll is not None:
+        lines.append(f"'log Lik.' {float(model.ll):.10g} (df={model.ll.df})")
+    return "\n".join(lines)
+
+
+def dense_ctables(model, situations, counts):
+    """R-style tables (a row per situation) from the observed rows' counts."""
+    out = {}
+    for i, v in enumerate(model.variables):
+        n_sit = model.n_situations(i)
+        if n_sit > DENSE_MAX:
+            raise dense_too_large(n_sit, f"contingency table of {v!r}", DENSE_MAX,
+                                  "a table with a row per situation is written out only up "
+                                  "to that (the model keeps the observed situations' counts)")
+        table = np.zeros((n_sit, model._k[i]))
+        table[situations[i]] = counts[i]
+        out[v] = pd.DataFrame(table, columns=pd.Index(model._tree[v], name=v))
+    return out
+
+
+def check_learned(result, name):
+    """``result`` if a stage learner passed as ``name`` returned a staged tree.
+
+    A user's learner can return anything; unchecked, the error would come
+    later and name another argument.
+    """
+    if not isinstance(result, Sevt):
+        raise TypeError(
+            f"`{name}` must return a staged event tree (Sevt), as stages_bhc does; "
+            f"it returned {type(result).__name__}."
+        )
+    return result
+
+
+def check_sevt(obj, name="object", fitted=False):
+    """Raise unless ``obj`` is a :class:`Sevt` (fitted, if asked)."""
+    if not isinstance(obj, Sevt):
+        raise TypeError(
+            f"`{name}` must be a staged event tree (Sevt); got {type(obj).__name__}."
+        )
+    if fitted and obj._prob is None:
+        raise ValueError(
+            f"`{name}` has no stage probabilities: fit it first with sevt_fit()."
+        )
+    if fitted and (unset := obj._stages_without_prob()):
+        shown = ", ".join(f"{v!r}" if s is None else f"{v!r} stage {s!r}" for v, s in unset[:3])
+        raise ValueError(
+            f"`{name}` has {len(unset)} stage(s) without probabilities ({shown}"
+            f"{', ...' if len(unset) > 3 else ''}): give them with set_stage_prob() or fit "
+            "the model with sevt_fit()."
+        )
+    return obj

@@ -1,0 +1,559 @@
+"""Random staged trees and data (R: R/random_sevt.R, R/sample_from.R,
+R/generate_toy_data.R, R/potential_outcomes.R).
+
+Every function draws from a numpy ``Generator`` by default (``seed`` may be
+an int or a Generator).  With ``rng="R"`` and an integer ``seed`` it draws
+exactly what R draws after ``set.seed(seed)``, in the same order, so an R
+simulation can be reproduced number for number; passing an
+:class:`~pystagedtrees.rng._rrandom.RRandom` as ``rng`` continues its stream,
+like successive calls in one R session.
+"""
+import copy
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.kernels._random import StageJoiner, draw_levels
+from pystagedtrees.rng._rrandom import RRandom
+from pystagedtrees.kernels._rrandom import revsort
+from pystagedtrees.model._stagevec import ParentStageVector
+from pystagedtrees.base._validation import (
+    as_numbers, check_call_fits, check_fits_in_memory, check_ignore, check_int, check_number,
+    check_seed,
+)
+from pystagedtrees.fitting._construct import sevt as sevt_structure
+from pystagedtrees.model._sevt import Sevt, check_sevt, sevt_method
+
+__all__ = [
+    "random_sevt",
+    "randomize_sevt",
+    "sample_from",
+    "generate_random_dataset",
+    "generate_xor_dataset",
+    "generate_linear_dataset",
+]
+
+class _NumpySource:
+    """Draws from a numpy Generator."""
+
+    def __init__(self, generator):
+        self.generator = generator
+        self._buffer = np.empty(0)
+
+    def index(self, n):
+        return int(self.generator.integers(n))
+
+    def choice_without_replacement(self, n, size):
+        return self.generator.choice(n, size, replace=False)
+
+    def uniform(self, n, low=0.0, high=1.0):
+        return self.generator.uniform(low, high, n)
+
+    def exponential(self, n):
+        return self.generator.exponential(size=n)
+
+    def categorical(self, prob, size):
+        return self.generator.choice(len(prob), size, p=np.asarray(prob) / np.sum(prob))
+
+    def peek_uniforms(self, n):
+        """Uniforms for a kernel; the kernel's leftovers are simply dropped.
+
+        One buffer is refilled call after call (kernels never keep it).
+        """
+        if self._buffer.shape[0] < n:
+            self._buffer = np.empty(n)
+        return self.generator.random(n, out=self._buffer[:n])
+
+    def advance(self, n_used):
+        """Nothing to do: a Generator's stream need not match R's consumption."""
+
+    @property
+    def engine(self):
+        return self.generator
+
+
+class _RSource:
+    """Draws from R's stream, exactly as R's functions consume it."""
+
+    def __init__(self, rr):
+        self.rr = rr
+
+    def index(self, n):
+        return self.rr.unif_index(n)
+
+    def choice_without_replacement(self, n, size):
+        return self.rr.sample_int(n, size)
+
+    def uniform(self, n, low=0.0, high=1.0):
+        return self.rr.runif(n, low, high)
+
+    def exponential(self, n):
+        return self.rr.rexp(n)
+
+    def categorical(self, prob, size):
+        return self.rr.sample_int(len(prob), size, replace=True, prob=prob)
+
+    def peek_uniforms(self, n):
+        """The next ``n`` uniforms, without consuming them (see :meth:`advance`)."""
+        return copy.deepcopy(self.rr).runif(n)
+
+    def advance(self, n_used):
+        self.rr.runif(n_used)
+
+    @property
+    def engine(self):
+        return self.rr
+
+
+def resolve_rng(seed, rng):
+    """The random source for ``seed`` and ``rng`` (see the module docstring)."""
+    if isinstance(rng, RRandom):
+        if seed is not None:
+            raise ValueError("give either `seed` or an RRandom `rng`, not both.")
+        return _RSource(rng)
+    if isinstance(rng, str) and rng == "R":
+        # R's set.seed(seed) is replayed
+        return _RSource(RRandom(check_seed(seed, for_r=True)))
+    if rng is None or (isinstance(rng, str) and rng == "numpy"):
+        if isinstance(seed, np.random.Generator):
+            return _NumpySource(seed)
+        return _NumpySource(np.random.default_rng(check_seed(seed)))
+    if isinstance(rng, np.random.Generator):
+        if seed is not None:
+            raise ValueError("give either `seed` or a Generator `rng`, not both.")
+        return _NumpySource(rng)
+    raise ValueError(
+        f"`rng` must be 'numpy', 'R', a numpy Generator or an RRandom; got {rng!r}."
+    )
+
+
+# -- random staged trees ---------------------------------------------------------
+
+def _random_stage_joins(model, i, q, source):
+    """R's random joins of variable ``i``'s stages (in place)."""
+    model._reindex_stages(i, model._stages[i].first_appearance())
+    joiner = StageJoiner(len(model._labels[i]))
+    while joiner.next_stage < len(model._labels[i]):
+        # one uniform per stage, plus the index draws of the accepted ones
+        remaining = len(model._labels[i]) - joiner.next_stage
+        used = joiner.run(q, source.peek_uniforms(2 * remaining + 64))
+        source.advance(used)
+    model._install_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
+    model._reindex_stages(i, model._stages[i].first_appearance())
+
+
+def _check_takes_k_and_rng(rfun):
+    if not callable(rfun):
+        raise TypeError(f"`rfun` must be a function rfun(k, rng); got {rfun!r}.")
+    check_call_fits(rfun, "`rfun` must take two arguments, rfun(k, rng)", 1, None)
+
+
+def _random_distribution(k, rfun, source):
+    weights = (as_numbers(rfun(k, source.engine), "what `rfun(k, rng)` returns")
+               if rfun is not None else source.exponential(k))
+    if weights.shape != (k,):
+        raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
+    # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.max() > 0:
+        raise ValueError(
+            f"`rfun(k, rng)` must return finite non-negative numbers, not all 0; got {weights}."
+        )
+    with np.errstate(over="ignore"):
+        total = np.sum(weights)
+    if np.isinf(total):  # weights near the largest float: scaled first (R's sum overflows)
+        weights = weights / weights.max()
+        total = np.sum(weights)
+    return weights / total
+
+
+def _as_random_base(x):
+    if isinstance(x, Sevt):
+        return x.copy()
+    if isinstance(x, (dict, list, tuple)):
+        return sevt_structure(x, full=True)
+    from pystagedtrees.graphs._as_sevt import as_sevt
+
+    return as_sevt(x)
+
+
+@sevt_method
+def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
+    """A staged tree with random stages and probabilities (R: ``random_sevt``).
+
+    For each variable but the root, each of its stages (in order of first
+    appearance), with probability ``q``, is joined into a stage drawn
+    uniformly among the current ones.  Then every stage gets the
+    distribution ``w / sum(w)`` with ``w = rfun(k, rng)`` (variables in tree
+    order, stages by first appearance, the root last), as R does.  R
+    normalises ``|w|`` by ``sum(w)``, which turns negative draws into
+    negative "probabilities": here the weights must be non-negative.
+
+    Parameters
+    ----------
+    x : dict of levels, ParentsList, Sevt, or a DAG
+        A dict ``variable -> levels`` (or a list of level lists, variables
+        ``V1, V2, ...``) starts from the full tree (R's list method); a :class:`~pystagedtrees.graphs._parentslist.ParentsList`, a model
+        string or a networkx DAG from its staged tree (``as_sevt``); a staged
+        tree from its own stages.
+    q : float, default 0.5
+        Probability of joining each stage, in [0, 1].
+    rfun : callable, optional
+        ``rfun(k, rng)`` returns ``k`` weights, ``rng`` being the numpy
+        Generator (or the RRandom with ``rng="R"``).  Default: standard
+        exponential draws (R's ``rexp``).
+    seed : int or numpy.random.Generator, optional
+    rng : {"numpy", "R"}, numpy.random.Generator or RRandom, optional
+
+    Returns
+    -------
+    Sevt
+        With stage probabilities (sample sizes NaN).  A staged tree ``x``
+        keeps its counts, data, ``lambda_`` and ``name_unobserved``, as in
+        R, so ``sevt_fit`` refits with them; its log-likelihood, ``score``,
+        ``em`` and ``fit_em`` go (R keeps them, though they no longer hold).
+
+    Examples
+    --------
+    >>> from pystagedtrees import random_sevt
+    >>> import pystagedtrees as st
+    >>> m = random_sevt({"A": ["a", "b"], "B": ["x", "y"], "C": ["u", "v"]}, q=0.5, seed=3)
+    >>> sorted(m.stage_prob)
+    ['A', 'B', 'C']
+    >>> round(float(m.stage_prob["A"]["1"].sum()), 12)
+    1.0
+    """
+    if isinstance(q, (bool, np.bool_)) or not isinstance(q, numbers.Real):
+        raise TypeError(f"`q` must be a probability; got {q!r}.")
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"`q` must be in [0, 1]; got {q!r}.")
+    if rfun is not None:
+        _check_takes_k_and_rng(rfun)
+    source = resolve_rng(seed, rng)
+    model = _as_random_base(x)
+    model._erase_fit()
+    for field in ("score", "em", "fit_em"):  # they describe the old stages
+        model.__dict__.pop(field, None)
+    for i in range(1, len(model.variables)):
+        _random_stage_joins(model, i, float(q), source)
+    prob = [None] * len(model.variables)
+    for i in list(range(1, len(model.variables))) + [0]:
+        k = int(model._k[i])
+        prob[i] = np.array([_random_distribution(k, rfun, source) for _ in range(len(model._labels[i]))])
+    model._prob = prob
+    model._n = [np.full(len(lab), np.nan) for lab in model._labels]
+    return model
+
+
+@sevt_method
+def randomize_sevt(object, treatment, p=None, ignore=None):
+    """Replace a variable's stages by one randomised stage (R: ``randomize_sevt``).
+
+    Every situation of ``treatment`` whose stage is not in ``ignore`` moves
+    to a single stage, ``"randomized"``, with distribution ``p``; the
+    ignored stages keep theirs.  This is the intervention of
+    :func:`pystagedtrees.compare._compare.potential_outcomes`.
+
+    Parameters
+    ----------
+    object : Sevt
+        A model with stage probabilities.
+    treatment : str
+    p : sequence of float, dict or pandas.Series, optional
+        Distribution over the levels of ``treatment`` (default uniform): in
+        level order, or keyed by level name.
+    ignore : str or list of str, optional
+        Stages to keep (default the unobserved stages).
+
+    Returns
+    -------
+    Sevt
+        Without log-likelihood (the data no longer fit the structure).
+
+    Examples
+    --------
+    >>> from pystagedtrees import randomize_sevt
+    >>> import pystagedtrees as st
+    >>> m = randomize_sevt(st.full(st.datasets.titanic_table(), lambda_=1), "Sex")
+    >>> set(st.stages(m, "Sex")), m.stage_prob["Sex"]["randomized"].tolist()
+    ({'randomized'}, [0.5, 0.5])
+    """
+    check_sevt(object, fitted=True)
+    i = object.var_index(treatment, "treatment")
+    p = _treatment_distribution(p, object.tree[treatment], treatment)
+    # a list keeps its order: R lists the kept stages' probabilities so
+    ignore = check_ignore(ignore, object.name_unobserved)
+    model = object.copy()
+    labels = model._labels[i]
+    kept = [labels.index(s) for s in dict.fromkeys(ignore) if s in labels] if i > 0 else []
+    mapping = np.zeros(len(labels), dtype=np.int32)
+    mapping[kept] = np.arange(1, len(kept) + 1, dtype=np.int32)
+    new_labels = labels.take([0] + kept).replace(0, "randomized")
+    model._prob[i] = np.vstack([p, object._prob[i][kept]])
+    model._n[i] = np.concatenate([[np.nan], object._n[i][kept]])
+    model._install_stages(i, model._stages[i].remap(mapping), new_labels)
+    model.ll = None
+    return model
+
+
+def _treatment_distribution(p, levels, treatment):
+    """``p`` as probabilities in level order: uniform by default, a mapping by level name."""
+    k = len(levels)
+    if p is None:
+        return np.full(k, 1.0 / k)
+    if isinstance(p, (dict, pd.Series)):
+        # names are matched here; R would overwrite them and go by position
+        if set(p.keys()) != set(levels):
+            raise ValueError(
+                f"`p` names levels {sorted(map(str, p.keys()))}; it must name each level of "
+                f"{treatment!r} once: {levels}."
+            )
+        p = [p[level] for level in levels]
+    try:
+        values = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`p` must be numbers (a probability per level); got {p!r}.") from None
+    if values.shape != (k,) or not np.all(np.isfinite(values)) or np.any(values < 0) \
+            or not np.isclose(values.sum(), 1.0):
+        raise ValueError(
+            f"`p` must be a probability vector over the {k} levels of {treatment!r}; got {p}."
+        )
+    return values
+
+
+# -- sampling ----------------------------------------------------------------------
+
+def _stage_draw_tables(prob, source, drawable):
+    """Cumulative probabilities and level order per stage, as the source samples.
+
+    numpy: levels in order.  R: ``sample``'s decreasing heapsort of the
+    normalised probabilities (``revsort``), then running sums.
+    """
+    n_stages, k = prob.shape
+    order = np.tile(np.arange(k, dtype=np.int64), (n_stages, 1))
+    # R sums the weights one by one (cumsum's last entry) before dividing
+    normalised = np.where(drawable[:, None], prob, 1.0)
+    normalised = normalised / np.cumsum(normalised, axis=1)[:, -1:]
+    if isinstance(source, _RSource):
+        for s in np.flatnonzero(drawable):
+            revsort(normalised[s], order[s])
+    return np.ascontiguousarray(np.cumsum(normalised, axis=1)), order
+
+
+def _draw_variable(model, i, codes, situation, source, unobserved, complete):
+    """Draw variable ``i`` for every row still on the tree; return the number of draws.
+
+    ``complete`` tells that no row has stopped yet (no situation is -1).
+    """
+    prob = model._prob[i]
+    labels = model._labels[i]
+    drawable = ~np.isnan(prob).any(axis=1) & (prob.sum(axis=1) > 0)
+    for name in unobserved:
+        sid = labels.index(name)
+        if sid >= 0:
+            drawable[sid] = False
+    vector = model._stages[i]
+    if isinstance(vector, ParentStageVector):
+        stage = vector.lookup_codes(codes, i)
+    else:
+        # rows that stopped earlier (situation -1) look up situation 0, unused
+        stage = vector.lookup(situation if complete else np.maximum(situation, 0))
+    cum, order = _stage_draw_tables(prob, source, drawable)
+    used = draw_levels(
+        stage, drawable.astype(np.uint8), cum, order,
+        source.peek_uniforms(len(stage)), codes[:, i], situation,
+    )
+    source.advance(used)
+    return used
+
+
+@sevt_method
+def sample_from(object, size=1, seed=None, rng=None):
+    """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
+
+    The root's levels are drawn for all rows at once, then each variable
+    for each row in turn from the distribution of the row's stage, as R
+    does (vectorised here: one compiled pass per variable).  With
+    ``rng="R"`` the draws are R's: ``sample`` with replacement for the root
+    (Walker's alias method beyond 200 likely levels) and, per row, R's
+    inversion over the decreasingly sorted probabilities.  A row whose
+    stage is unobserved (in ``name_unobserved``) or has undefined
+    probabilities gets a missing value there and after.
+
+    Parameters
+    ----------
+    object : Sevt
+        A model with stage probabilities.
+    size : int, default 1
+    seed : int or numpy.random.Generator, optional
+    rng : {"numpy", "R"}, numpy.random.Generator or RRandom, optional
+        ``"R"`` reproduces R's ``sample_from(object, size, seed)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Categorical columns with the tree's levels, in tree order;
+        ``attrs["seed"]`` holds ``seed``.
+
+    Examples
+    --------
+    >>> from pystagedtrees import sample_from
+    >>> import pystagedtrees as st
+    >>> model = st.full(st.datasets.titanic_table(), lambda_=1)
+    >>> data = sample_from(model, 1000, seed=1)
+    >>> data.shape, list(data.columns)
+    ((1000, 4), ['Class', 'Sex', 'Age', 'Survived'])
+    """
+    check_sevt(object, fitted=True)
+    size = check_int(size, "size", minimum=1)
+    source = resolve_rng(seed, rng)
+    p = len(object.variables)
+    check_fits_in_memory(8 * (p + 1) * size, f"`size` = {size} rows of {p} variables",
+                         "draw fewer rows, or draw in batches")
+    codes = np.empty((size, p), dtype=np.int32, order="F")
+    root = object._prob[0][0]
+    if np.isnan(root).any():
+        raise ValueError("the root's probabilities are undefined (NaN): cannot sample.")
+    codes[:, 0] = source.categorical(root, size)
+    situation = codes[:, 0].astype(np.int64)
+    unobserved = set(object.name_unobserved or [])
+    complete = True
+    for i in range(1, p):
+        complete = _draw_variable(object, i, codes, situation, source, unobserved, complete) == size
+    frame = pd.DataFrame(
+        {v: pd.Categorical.from_codes(codes[:, i], object.tree[v]) for i, v in enumerate(object.variables)}
+    )
+    frame.attrs["seed"] = seed
+    return frame
+
+
+# -- toy data sets -------------------------------------------------------------------
+
+_SIGNS = np.array([-1.0, 1.0])
+
+
+def _binary_columns(p, n, source):
+    """R's columns X1..Xp: for each, ``runif(2)`` weights then n draws of -1/+1."""
+    columns = {}
+    for j in range(p):
+        weights = source.uniform(2)
+        columns[f"X{j + 1}"] = source.categorical(weights, n)
+    return columns
+
+
+def _as_sign_frame(columns):
+    return pd.DataFrame(
+        {v: pd.Categorical.from_codes(np.asarray(c, dtype=np.int64), ["-1", "1"]) for v, c in columns.items()}
+    )
+
+
+def _check_data_size(p, n):
+    """``p`` variables and ``n`` rows, whole numbers whose data fit in memory."""
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    check_fits_in_memory(8 * p * n, f"`n` = {n} rows of `p` = {p} variables",
+                         "ask for fewer rows or variables")
+    return p, n
+
+
+def generate_random_dataset(p, n, seed=None, rng=None):
+    """``n`` rows of ``p`` independent -1/+1 variables with random margins (R: ``generate_random_dataset``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``X1..Xp``, categorical with levels ``["-1", "1"]``.
+
+    Examples
+    --------
+    >>> from pystagedtrees import generate_random_dataset
+    >>> generate_random_dataset(3, 5, seed=1).shape
+    (5, 3)
+    """
+    p, n = _check_data_size(p, n)
+    source = resolve_rng(seed, rng)
+    return _as_sign_frame(_binary_columns(p, n, source))
+
+
+def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
+    """A noisy XOR class over ``p`` random -1/+1 variables (R: ``generate_xor_dataset``).
+
+    ``C = sign(X1 * ... * Xp + U)``, ``U ~ Uniform(-eps, eps)`` per row; a
+    sign of 0 is missing (as in R).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``C, X1..Xp``, categorical with levels ``["-1", "1"]``.
+
+    Examples
+    --------
+    >>> from pystagedtrees import generate_xor_dataset
+    >>> d = generate_xor_dataset(2, 200, eps=0, seed=1)
+    >>> x = d[["X1", "X2"]].astype(int).prod(axis=1)
+    >>> bool((d["C"].astype(int) == x).all())
+    True
+    """
+    p, n = _check_data_size(p, n)
+    eps = check_number(eps, "eps")
+    source = resolve_rng(seed, rng)
+    columns = _binary_columns(p, n, source)
+    product = np.prod(np.column_stack([_SIGNS[c] for c in columns.values()]), axis=1)
+    noise = source.uniform(n, -eps, eps)
+    sign = np.sign(product + noise)
+    codes = np.where(sign > 0, 1, np.where(sign < 0, 0, -1))
+    return _as_sign_frame({"C": codes, **columns})
+
+
+def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rng=None):
+    """A noisy linear class over ``p`` random -1/+1 variables (R: ``generate_linear_dataset``).
+
+    ``C = sign(sum_j alpha_j X_j + U + gamma)``, ``U ~ Uniform(-eps, eps)``
+    per row; a sign of 0 counts as 1.  Defaults: ``alpha ~ Uniform(-p, p)^p``
+    and ``gamma ~ Uniform(-p, p)``, drawn when R's lazy defaults are
+    evaluated (alpha just before the first row's noise, gamma just after).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``C, X1..Xp`` (categorical, levels ``["-1", "1"]``), with
+        ``attrs["alpha"]`` and ``attrs["gamma"]``.
+
+    Examples
+    --------
+    >>> from pystagedtrees import generate_linear_dataset
+    >>> d = generate_linear_dataset(3, 6, seed=1, rng="R")
+    >>> [round(a, 6) for a in d.attrs["alpha"]], round(d.attrs["gamma"], 6)
+    ([-1.396676, -0.683315, -2.919658], 2.218145)
+    """
+    p, n = _check_data_size(p, n)
+    eps = check_number(eps, "eps")
+    if alpha is not None:
+        try:
+            if isinstance(alpha, (str, bytes, dict)):
+                raise TypeError
+            alpha = np.asarray(alpha, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"`alpha` must be {p} finite numbers; got {alpha!r}.") from None
+        if alpha.shape != (p,) or not np.all(np.isfinite(alpha)):
+            raise ValueError(f"`alpha` must be {p} finite numbers; got {alpha}.")
+    if gamma is not None and (isinstance(gamma, (bool, np.bool_))
+                              or not isinstance(gamma, numbers.Real)):
+        raise TypeError(f"`gamma` must be a finite number; got {gamma!r}.")
+    if gamma is not None and not np.isfinite(gamma):
+        raise ValueError(f"`gamma` must be a finite number; got {gamma!r}.")
+    source = resolve_rng(seed, rng)
+    columns = _binary_columns(p, n, source)
+    if alpha is None:
+        alpha = source.uniform(p, -p, p)
+    first_noise = source.uniform(1, -eps, eps)
+    gamma = float(source.uniform(1, -p, p)[0]) if gamma is None else float(gamma)
+    noise = np.concatenate([first_noise, source.uniform(n - 1, -eps, eps)])
+    signs = np.column_stack([_SIGNS[c] for c in columns.values()])
+    # R's sum() accumulates in long double
+    linear = np.sum(signs * alpha, axis=1, dtype=np.longdouble).astype(float)
+    codes = np.where(np.sign(linear + noise + gamma) < 0, 0, 1)
+    frame = _as_sign_frame({"C": codes, **columns})
+    frame.attrs["alpha"] = [float(a) for a in alpha]
+    frame.attrs["gamma"] = gamma
+    return frame
