@@ -223,7 +223,7 @@ def test_hand_set_na_probabilities_read_as_undefined_stages():
 
 
 def test_r_na_in_a_numeric_vector_is_a_quiet_nan():
-    values = compat._convert.floats_from_r(r_eval("c(1, NA, NaN)"))
+    values = compat._values.floats_from_r(r_eval("c(1, NA, NaN)"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isnan(values.sum()) and np.isnan(values[1:]).all() and values[0] == 1

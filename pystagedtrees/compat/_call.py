@@ -1,7 +1,8 @@
 """Calling R functions on Python arguments: :func:`r_call` and :func:`set_seed`."""
 import math
 
-from pystagedtrees.compat._convert import from_r, named_list, to_r
+from pystagedtrees.compat._convert import from_r, to_r
+from pystagedtrees.compat._values import named_list
 from pystagedtrees.compat._session import RRuntimeError, has_package, helpers, r_context, ri
 
 R_PACKAGES = ("stagedtrees", "bnclassify")

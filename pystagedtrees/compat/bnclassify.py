@@ -28,16 +28,16 @@ import numbers
 import numpy as np
 
 from pystagedtrees.bnc import BNCModel
-from pystagedtrees.compat._convert import (
+from pystagedtrees.compat._values import (
     _names,
     float_vector,
     floats_from_r,
-    from_r,
+    value_from_r,
     named_list,
     r_classes,
     str_vector,
     strings_from_r,
-    to_r,
+    value_to_r,
 )
 from pystagedtrees.compat._session import helpers, r_context, ri
 
@@ -75,7 +75,7 @@ def _dag_to_r(model):
 
 def _scalar_args(args):
     """The arguments R can hold: scalars, and None as ``NULL`` (others dropped)."""
-    return {k: to_r(v) for k, v in args.items()
+    return {k: value_to_r(v) for k, v in args.items()
             if v is None or isinstance(v, (str, bool, numbers.Real, np.generic))}
 
 
@@ -155,7 +155,7 @@ def _call_from_r(call):
     for arg, value in zip(names[1:], list(call)[1:]):
         if arg in ("class", "x", "dataset") or value.typeof == ri.RTYPES.VECSXP:
             continue
-        args[arg] = from_r(value)
+        args[arg] = value_from_r(value)
     return name, args
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.model._stagevec import StageLabels, StageVector
-from pystagedtrees.compat._convert import (
+from pystagedtrees.compat._values import (
     _names,
     attribute,
     float_vector,

@@ -1,0 +1,120 @@
+"""The package's layering, as ARCHITECTURE.md states it: every import (at module
+level or inside a function) goes to the same part or to a lower layer, and no
+modules import each other in a circle."""
+import ast
+from pathlib import Path
+
+import pytest
+
+import pystagedtrees
+
+PACKAGE = Path(pystagedtrees.__file__).parent
+
+# Lowest first; parts in one layer do not import each other.  Keep in step
+# with ARCHITECTURE.md.
+LAYERS = [
+    ["kernels"],
+    ["base"],
+    ["rng", "datasets"],
+    ["model", "bnc"],
+    ["fitting"],
+    ["stage_ops", "inference"],
+    ["graphs"],
+    ["random"],
+    ["plotting"],
+    ["compare"],
+    ["learners"],
+    ["classifiers", "multilabel"],
+    ["__init__"],  # the public API, pystagedtrees itself
+    ["compat", "study"],
+]
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules():
+    paths = sorted(PACKAGE.rglob("*.py")) + sorted(PACKAGE.rglob("*.pyx"))
+    return {module_name(p): p for p in paths}
+
+
+def part_of(module):
+    """The part a module of the package belongs to."""
+    pieces = module.split(".")
+    return "__init__" if len(pieces) == 1 else pieces[1]
+
+
+def imported_modules(path, module):
+    """Every package module that ``path`` imports, wherever the import stands."""
+    source = path.read_text()
+    if path.suffix == ".pyx":  # cimports and imports of a kernel, read line by line
+        out = set()
+        for line in source.splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("from", "cimport", "import") \
+                    and words[1].startswith("pystagedtrees"):
+                out.add(words[1])
+        return out
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("pystagedtrees"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            if not base.startswith("pystagedtrees"):
+                continue
+            # `from pystagedtrees import bnc` imports the part bnc
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                out.add(candidate if candidate in MODULES else base)
+    return out
+
+
+MODULES = modules()
+
+
+def test_every_part_has_a_layer():
+    parts = {part_of(m) for m in MODULES}
+    assert parts <= set(RANK), f"parts with no layer in LAYERS: {sorted(parts - set(RANK))}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_down(module):
+    here = part_of(module)
+    wrong = []
+    for target in sorted(imported_modules(MODULES[module], module)):
+        there = part_of(target)
+        if there != here and RANK[there] >= RANK[here]:
+            wrong.append(f"{target} (part {there!r}, layer {RANK[there]})")
+    assert not wrong, (f"{module} (part {here!r}, layer {RANK[here]}) imports a part that is "
+                       f"not below it: {wrong}")
+
+
+def test_no_import_circles():
+    graph = {m: {t for t in imported_modules(p, m) if t in MODULES and t != m}
+             for m, p in MODULES.items()}
+    # a package's __init__ importing its own private modules is how parts are built
+    state, stack, circles = {}, [], []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if state.get(t) == "open":
+                circles.append(stack[stack.index(t):] + [t])
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles)
