@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from pystagedtrees.graphs import Ceg, get_vertices  # noqa: E402
 from pystagedtrees.model import Sevt  # noqa: E402
 from pystagedtrees.graphs import as_networkx  # noqa: E402
-from test_plotting import expected_situations, tree_content  # noqa: E402
+from drawing import expected_situations, tree_content  # noqa: E402
 
 VIGNETTES = Path(__file__).resolve().parents[1] / "vignettes"
 

@@ -758,7 +758,7 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
     >>> all(1 <= len(pl[v].parents) <= 2 for v in ["X2", "X3", "X4"])
     True
     """
-    from pystagedtrees.random._random import resolve_rng
+    from pystagedtrees.rng._sources import resolve_rng
 
     n = check_int(n, "n", minimum=1)
     k = check_int(k, "k", minimum=2)

@@ -8,6 +8,7 @@ from hypothesis import strategies as hst
 import pystagedtrees as st
 from pystagedtrees.fitting._scores import compute_loglik
 from strategies import categorical_frames, small_gain_table
+from tie_cases import EXACT_TIE, NEAR_TIE
 
 SETTINGS = settings(max_examples=25, deadline=None)
 
@@ -326,12 +327,6 @@ def test_hill_climbing_kernel_equals_the_plain_r_loop(data, start_kind, ignore_n
 
 # A frame (found by a fuzz against R) where, at the 13th move on X3, two moves
 # of one situation score alike up to the last bit: R's rounding picks the second.
-NEAR_TIE = {"X0": "20011202211120102010120121112101000201100120202121111110001212110011102020212120",
-            "X1": "10011212101000012201020202012220221212012000220220200020200020210020221111102021",
-            "X2": "00000101000001011111110110101111011101000101011011000101100010001000111111101100",
-            "X3": "22313102013030230031011132332033021131312033203222221103011302013133330110221030"}
-
-
 def test_hill_climbing_settles_rounding_ties_with_r_arithmetic():
     data = pd.DataFrame({v: pd.Categorical.from_codes([int(c) for c in codes],
                                                       [f"l{a}" for a in range(int(max(codes)) + 1)])
@@ -398,22 +393,6 @@ def _plain_backward_join(model, distance, thr):
                 break
             model = st.join_stages(model, v, stages[best[1]], stages[best[2]])
     return model
-
-
-def _frame_from_digits(**columns):
-    """A frame of categoricals "l0", "l1", ... from one digit string per column."""
-    return pd.DataFrame({c: [f"l{d}" for d in digits] for c, digits in columns.items()}).astype(
-        "category")
-
-
-# Stages (2/9, 3/9, 4/9), (1/4, 3/8, 3/8) and (2/9, 4/9, 3/9) of X2: two pairs
-# at the same KL distance in exact arithmetic.  R (and the kernel) join the
-# first pair; a pairwise float sum split the tie by an ulp.
-EXACT_TIE = _frame_from_digits(
-    X0="1021120022201122101001202211220120002220000101210021001",
-    X1="1200101212201020212110202212022212221202000002011110020",
-    X2="0012212212212020021201002112212121002011100202200011112",
-)
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from compat import record, reference
-from conftest import dataset_params, load_split, require_datasets
+from r_reference import dataset_params, load_split, require_datasets
 
 
 def _shared_or_skip():
@@ -17,7 +17,7 @@ def _shared_or_skip():
 @pytest.mark.parametrize("name", dataset_params())
 def test_loader_gives_the_split_with_r_levels(name):
     train, test, ref = reference.load_split(name)
-    # conftest's loader reads the same files its own way
+    # r_reference's loader reads the same files its own way
     other_train, other_test, _ = load_split(name)
     pd.testing.assert_frame_equal(train, other_train)
     pd.testing.assert_frame_equal(test, other_test)
@@ -60,26 +60,26 @@ def test_missing_material_names_the_path(tmp_path):
 def test_reference_loader_reads_cells_as_r_recorded_them(tmp_path, monkeypatch):
     # the text of the cells when the recorded levels hold it; else R's read.csv
     # typing ("T" is TRUE, "01" is 1); never a silent NaN
-    import conftest
+    import r_reference
 
     (tmp_path / "d.csv").write_text("answer,a,b\nx,T,01\ny,F,2\nx,T,10\n")
-    monkeypatch.setattr(conftest, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(r_reference, "DATA_DIR", tmp_path)
     as_text = {"order": ["answer", "a", "b"],
                "levels": {"answer": ["x", "y"], "a": ["F", "T"], "b": ["01", "10", "2"]}}
     typed = {"order": ["answer", "a", "b"],
              "levels": {"answer": ["x", "y"], "a": ["FALSE", "TRUE"], "b": ["1", "2", "10"]}}
     for ref, a, b in ((as_text, ["T", "F", "T"], ["01", "2", "10"]),
                       (typed, ["TRUE", "FALSE", "TRUE"], ["1", "2", "10"])):
-        data = conftest._read_as_recorded("d", ref)
+        data = r_reference._read_as_recorded("d", ref)
         assert data["a"].tolist() == a and data["b"].tolist() == b
         assert list(data["b"].cat.categories) == ref["levels"]["b"]
     stray = {"order": ["answer", "a"], "levels": {"answer": ["x", "y"], "a": ["TRUE"]}}
     with pytest.raises(ValueError, match="not a level"):
-        conftest._read_as_recorded("d", stray)
+        r_reference._read_as_recorded("d", stray)
 
 
 def test_r_posteriors_may_be_na_only_for_rows_with_a_blank_level():
-    from conftest import assert_matches_r_predict
+    from r_reference import assert_matches_r_predict
 
     features = pd.DataFrame({"x": ["", "u", "v"]})
     ours = pd.DataFrame([[0.25, 0.75], [0.5, 0.5], [np.nan, np.nan]])

@@ -12,7 +12,7 @@ import pytest
 
 from pystagedtrees import compat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(code):

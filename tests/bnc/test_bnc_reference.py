@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REFERENCE_DIR, dataset_params, load_split, r_result
+from r_reference import REFERENCE_DIR, dataset_params, load_split, r_result
 
 import pystagedtrees.bnc as bnc
 

@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import (REFERENCE_DIR, assert_matches_r_predict, dataset_params, load_split,
+from r_reference import (REFERENCE_DIR, assert_matches_r_predict, dataset_params, load_split,
                       r_result, require_datasets)
 from hypothesis import given, settings
 from hypothesis import strategies as hs

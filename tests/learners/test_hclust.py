@@ -10,7 +10,7 @@ from scipy.spatial.distance import squareform
 from pystagedtrees.learners._hclust import METHODS, cutree, hclust
 
 # The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
-from test_rrandom import as_floats, as_ints, needs_r, r_literal, run_r
+from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 SIZES = (2, 3, 5, 8, 13, 25, 40, 70)
 

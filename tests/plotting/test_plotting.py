@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
+from drawing import expected_situations, tree_content
 from pystagedtrees.graphs import ceg, get_vertices
 from pystagedtrees.graphs import as_networkx, as_parentslist
 from pystagedtrees.plotting._plotting import DAG_EDGE_COLORS, LEGEND_MAX
@@ -35,34 +36,6 @@ def _close_figures():
 @pytest.fixture(scope="module")
 def titanic_bhc():
     return st.stndnaming(st.stages_bhc(st.full(st.datasets.titanic_table())))
-
-
-def tree_content(ax):
-    """What a tree plot shows: coloured situations per (variable, stage), grey ones, legend."""
-    coloured, grey = {}, 0
-    for coll in ax.collections:
-        gid = coll.get_gid() or ""
-        if gid.startswith("situations:"):
-            _, var, stage = gid.split(":", 2)
-            coloured[(var, stage)] = len(coll.get_offsets())
-        elif gid.startswith("ignored:"):
-            grey += len(coll.get_offsets())
-    legend = ax.get_legend()
-    labels = [t.get_text() for t in legend.get_texts()] if legend else []
-    return coloured, grey, labels
-
-
-def expected_situations(model, d, ignore):
-    """Situation counts per (variable, stage) from the model's own stage vectors."""
-    counts = {(model.variables[0], "1"): 1}
-    grey = 0
-    for v in model.variables[1:d]:
-        for s in st.stages(model, v):
-            if s in ignore:
-                grey += 1
-            else:
-                counts[(v, s)] = counts.get((v, s), 0) + 1
-    return counts, grey
 
 
 # -- layout -----------------------------------------------------------------------

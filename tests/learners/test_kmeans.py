@@ -10,7 +10,7 @@ from pystagedtrees.learners._kmeans import kmeans
 from pystagedtrees.rng import RRandom
 
 # The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
-from test_rrandom import as_floats, as_ints, needs_r, r_literal, run_r
+from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 ALGORITHMS = ("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
 

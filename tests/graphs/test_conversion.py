@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from conftest import assert_matches_r_predict, dataset_params, load_split, r_result
+from r_reference import assert_matches_r_predict, dataset_params, load_split, r_result
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
 from pystagedtrees.graphs import as_sevt
 from pystagedtrees.graphs import parentslist, random_parentslist

@@ -20,7 +20,6 @@ from pystagedtrees.rng import RRandom
 from pystagedtrees.bnc._awnb import compute_awnb_weights, min_depths, tree_splits
 from pystagedtrees.bnc._params import normalise_columns
 from pystagedtrees.bnc import RoundingDraws
-from test_bnc_anchors import car, rdata, voting  # noqa: F401  (fixtures: bnclassify's data)
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

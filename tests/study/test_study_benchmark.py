@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE_DIR, require_datasets
+from r_reference import REFERENCE_DIR, require_datasets
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, precision_score

@@ -10,7 +10,7 @@ import pytest
 
 import pystagedtrees as st
 from pystagedtrees.fitting._scores import compute_loglik
-from conftest import assert_matches_r_model, dataset_params, load_split, r_result
+from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),

@@ -635,7 +635,7 @@ def test_hill_climbing_names_new_stages_as_r_with_a_repeated_ignore(seed):
 
 @needs_stagedtrees
 def test_hill_climbing_breaks_a_rounding_tie_as_r():
-    from test_learners import NEAR_TIE
+    from tie_cases import NEAR_TIE
 
     data = pd.DataFrame({v: pd.Categorical.from_codes([int(c) for c in codes],
                                                       [f"l{a}" for a in range(int(max(codes)) + 1)])
@@ -952,7 +952,7 @@ def test_model_inspection_equals_r(seed):
 
 @needs_stagedtrees
 def test_backward_join_breaks_an_exact_distance_tie_as_r():
-    from test_learners import EXACT_TIE
+    from tie_cases import EXACT_TIE
 
     expected = r_call("stages_bj", r_call("full", EXACT_TIE, lambda_=1, convert_result=False),
                       distance="kullback", thr=0.05)

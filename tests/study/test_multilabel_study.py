@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED
+from r_reference import SHARED
 from sklearn.datasets import make_multilabel_classification
 from sklearn.linear_model import LogisticRegression
 

@@ -2,7 +2,7 @@
 import pytest
 
 import pystagedtrees as st
-from conftest import assert_matches_r_model, dataset_params, load_split, r_result
+from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 
 @pytest.mark.parametrize("name", dataset_params())

@@ -1,4 +1,4 @@
-"""Shared fixtures: the reference material in ../shared (skipped when absent).
+"""The results recorded from R and the data they were computed on: loaders and comparisons for the tests (the reference material in ../shared, skipped when absent).
 
 ``$PYSTAGEDTREES_SHARED`` points at another folder of the same layout (as
 :func:`compat.reference.shared_dir`)."""
