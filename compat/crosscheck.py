@@ -120,15 +120,15 @@ def compare_models(diff, py, r, scores=True):
     if not (py.is_fitted and r.is_fitted):
         return
     for i, v in enumerate(py.variables):
-        labels_py = py._labels[i].tolist()
-        labels_r = r._labels[i].tolist()
+        labels_py = py.stage_labels(i).tolist()
+        labels_r = r.stage_labels(i).tolist()
         diff.same(sorted(labels_py), sorted(labels_r), f"stages of {v}")
         if diff.structural:
             return
         rows = pd.Index(labels_py).get_indexer(labels_r)
         for j, (row, label) in enumerate(zip(rows, labels_r)):  # by label: positions differ
-            diff.values(py._prob[i][row], r._prob[i][j], f"prob of {v} stage {label!r}, level ")
-            diff.values(py._n[i][row], r._n[i][j], f"n of {v} stage {label!r}")
+            diff.values(py.stage_probabilities(i)[row], r.stage_probabilities(i)[j], f"prob of {v} stage {label!r}, level ")
+            diff.values(py.stage_sizes(i)[row], r.stage_sizes(i)[j], f"n of {v} stage {label!r}")
     compare_counts_and_data(diff, py, r)
     if not scores:
         return
@@ -140,15 +140,15 @@ def compare_models(diff, py, r, scores=True):
 def compare_counts_and_data(diff, py, r):
     """The fields R's refits read: the tables of counts, ``lambda`` and the raw data."""
     diff.same(py.lambda_, r.lambda_, "lambda")
-    diff.same(py._ctab is None, r._ctab is None, "has contingency tables")
-    if py._ctab is not None and r._ctab is not None:
+    diff.same(not py.has_counts, not r.has_counts, "has contingency tables")
+    if py.has_counts and r.has_counts:
         for i, v in enumerate(py.variables):
-            order_py, order_r = np.argsort(py._ctab_sit[i]), np.argsort(r._ctab_sit[i])
-            diff.same(py._ctab_sit[i][order_py].tolist(), r._ctab_sit[i][order_r].tolist(),
+            order_py, order_r = np.argsort(py.observed_situations(i)), np.argsort(r.observed_situations(i))
+            diff.same(py.observed_situations(i)[order_py].tolist(), r.observed_situations(i)[order_r].tolist(),
                       f"situations counted for {v}")
             if diff.structural:
                 return
-            diff.values(py._ctab[i][order_py], r._ctab[i][order_r], f"counts of {v} (row, level) ")
+            diff.values(py.situation_counts(i)[order_py], r.situation_counts(i)[order_r], f"counts of {v} (row, level) ")
     raw_py, raw_r = py.data_raw, r.data_raw
     diff.same(raw_py is None, raw_r is None, "has data_raw")
     if isinstance(raw_py, pd.DataFrame) and isinstance(raw_r, pd.DataFrame):

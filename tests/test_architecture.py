@@ -2,6 +2,7 @@
 level or inside a function) goes to the same part or to a lower layer, and no
 modules import each other in a circle."""
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,17 @@ def test_no_import_circles():
         if m not in state:
             visit(m)
     assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+STORAGE_FIELDS = ("_stages", "_labels", "_prob", "_n", "_k", "_vars", "_tree", "_ctab",
+                  "_ctab_sit", "_data_raw")
+
+
+def test_only_the_model_touches_its_storage():
+    """Other parts read and change a Sevt through its internal API (model/_sevt.py)."""
+    pattern = re.compile(r"\.(" + "|".join(STORAGE_FIELDS) + r")\b")
+    offenders = [f"{module}: {line.strip()}"
+                 for module, path in MODULES.items() if part_of(module) != "model"
+                 for line in path.read_text().splitlines() if pattern.search(line)]
+    assert not offenders, "private fields of Sevt used outside the model part:\n" + "\n".join(
+        offenders)

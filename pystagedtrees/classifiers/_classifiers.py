@@ -551,8 +551,8 @@ def _kmeans_sizes(model, k):
     ignore = set(model.name_unobserved or [])
     sizes = {}
     for i, v in enumerate(model.variables[1:], start=1):
-        observed = model._labels[i].ids_without(ignore)
-        distinct = len(np.unique(model._prob[i][observed], axis=0)) if observed else 1
+        observed = model.stage_labels(i).ids_without(ignore)
+        distinct = len(np.unique(model.stage_probabilities(i)[observed], axis=0)) if observed else 1
         sizes[v] = max(1, min(k, distinct))
     return sizes
 
@@ -848,7 +848,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         c = self.model_.var_index(self.class_name_)
         post = np.exp(class_log_posterior(self.model_, codes, c))
         undefined = np.isnan(post).any(axis=1)
-        post[undefined] = self.model_._prob[c][0]  # the class is the root: one stage
+        post[undefined] = self.model_.stage_probabilities(c)[0]  # the class is the root: one stage
         return post
 
     def predict_log_proba(self, X):

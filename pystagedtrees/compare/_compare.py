@@ -50,7 +50,7 @@ def check_same_tree(object1, object2):
 
 
 def _ids(model, i):
-    return model._stages[i].dense(f"stage vector of {model.variables[i]!r}")
+    return model.stage_vector(i).dense(f"stage vector of {model.variables[i]!r}")
 
 
 def _single_valued(a, b):
@@ -117,9 +117,9 @@ def inclusions_stages(object1, object2):
             [inside_b & inside_a, inside_b, inside_a], ["=", "<", ">"], default="!="
         )
         frame = pd.DataFrame({
-            "object1": object1._labels[i].as_array()[a],
+            "object1": object1.stage_labels(i).as_array()[a],
             "relation": relation,
-            "object2": object2._labels[i].as_array()[b],
+            "object2": object2.stage_labels(i).as_array()[b],
         })
         out[object1.variables[i]] = frame.drop_duplicates().reset_index(drop=True)
     return out
@@ -239,7 +239,7 @@ def compare_stages(object1, object2, method="naive", return_tree=False, plot=Fal
     if method == "naive":
         s1, s2 = stndnaming(object1), stndnaming(object2)
         difftree = {
-            v: (s1._labels[i].as_array()[_ids(s1, i)] != s2._labels[i].as_array()[_ids(s2, i)]).astype(int)
+            v: (s1.stage_labels(i).as_array()[_ids(s1, i)] != s2.stage_labels(i).as_array()[_ids(s2, i)]).astype(int)
             for i, v in enumerate(s1.variables) if i > 0
         }
     elif method == "hamming":
@@ -269,10 +269,10 @@ def _difference_tree(object1, object2, difftree):
         ids = np.asarray(difftree[v], dtype=np.int32).copy()
         both = np.ones(len(ids), dtype=bool)
         for model, names in zip((object1, object2), unobserved):
-            stage_names = model._labels[i].as_array()[_ids(model, i)]
+            stage_names = model.stage_labels(i).as_array()[_ids(model, i)]
             both &= np.isin(stage_names, list(names))
         ids[both] = 2
-        drawn._install_stages(i, StageVector(len(ids), ids), labels)
+        drawn.assign_stages(i, StageVector(len(ids), ids), labels)
     drawn.name_unobserved = ["UNOBSERVED"]
     return drawn
 
@@ -316,35 +316,39 @@ def subtree(object, path):
             f"`path` must leave at least two variables; it fixes {m} of {len(object.variables)}."
         )
     idx = int(situation_index(object, codes)[0])
-    root_stage = int(object._stages[m].lookup([idx])[0])
-    out = object.copy()
-    out._vars = object.variables[m:]
-    out._tree = {v: list(object._tree[v]) for v in out._vars}
-    out._k = object._k[m:].copy()
-    out._stages = [StageVector(1, np.zeros(1, dtype=np.int32))]
-    out._labels = [object._labels[m].take([root_stage])]
-    if object.is_fitted:
-        out._prob = [object._prob[m][[root_stage]]] + [p.copy() for p in object._prob[m + 1:]]
-        out._n = [object._n[m][[root_stage]]] + [n.copy() for n in object._n[m + 1:]]
-    if object._ctab is not None:
-        row = object._ctab_sit[m] == idx
-        root_counts = object._ctab[m][row] if row.any() else np.zeros((1, int(object._k[m])))
-        out._ctab_sit, out._ctab = [np.zeros(1, dtype=np.int64)], [root_counts]
+    # per remaining variable: its stages below the situation, in order of first
+    # appearance, and the old ids they come from
+    root_stage = object.stage_vector(m).lookup([idx])  # R keeps its label
+    parts = [(StageVector(1, np.zeros(1, dtype=np.int32)), object.stage_labels(m).take(root_stage),
+              root_stage)]
     block = 1
-    for t in range(1, len(out._vars)):
-        old = m + t
-        block *= int(object._k[old - 1])
-        start = idx * block
-        out._stages.append(object._stages[old].block(start, block))
-        out._labels.append(object._labels[old])
-        if object._ctab is not None:
-            sit = object._ctab_sit[old]
+    for old in range(m + 1, len(object.variables)):
+        block *= int(object.n_levels[old - 1])
+        vector = object.stage_vector(old).block(idx * block, block)
+        kept = vector.first_appearance()
+        mapping = np.full(len(object.stage_labels(old)), -1, dtype=np.int32)
+        mapping[kept] = np.arange(len(kept), dtype=np.int32)
+        parts.append((vector.remap(mapping), object.stage_labels(old).take(kept), kept))
+    out = object.restructured({v: object.tree[v] for v in object.variables[m:]},
+                              [p[0] for p in parts], [p[1] for p in parts])
+    if object.has_counts:
+        situations, counts = [], []
+        block = 1
+        for t, old in enumerate(range(m, len(object.variables))):
+            block = 1 if t == 0 else block * int(object.n_levels[old - 1])
+            start = idx * block
+            sit = object.observed_situations(old)
             inside = (sit >= start) & (sit < start + block)
-            out._ctab_sit.append(sit[inside] - start)
-            out._ctab.append(object._ctab[old][inside])
-        out._install_stages(t, out._stages[t], out._labels[t])
-        out._reindex_stages(t, out._stages[t].first_appearance())
-    out.ll = None
+            situations.append(sit[inside] - start)
+            counts.append(object.situation_counts(old)[inside])
+        if not len(situations[0]):  # the situation holds no data: a row of zeros
+            situations[0] = np.zeros(1, dtype=np.int64)
+            counts[0] = np.zeros((1, int(object.n_levels[m])))
+        out.set_counts(situations, counts, object.shared_data_raw)
+    if object.is_fitted:
+        for t, (_, _, old_ids) in enumerate(parts):
+            out.set_stage_probabilities(t, object.stage_probabilities(m + t)[old_ids].copy(),
+                                        object.stage_sizes(m + t)[old_ids].copy())
     return out
 
 
@@ -387,13 +391,13 @@ def depsubtree(object, var, other_stages="NA"):
     model = sevt_structure({v: object.tree[v] for v in variables}, full=other_stages == "full")
     if other_stages == "NA":
         for t in range(1, len(variables) - 1):
-            model._labels[t] = StageLabels.from_strings(["NA"])
+            model.relabel_stages(t, StageLabels.from_strings(["NA"]))
     labels = np.asarray(entry.stages)
     names, first, ids = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    model._install_stages(
+    model.assign_stages(
         len(variables) - 1,
         StageVector(len(labels), rank[ids.ravel()]),
         StageLabels.from_strings(list(names[order])),
@@ -471,7 +475,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     rows, lower, upper = [], [], []
     for i in positions:
         v = object.variables[i]
-        k = int(object._k[i])
+        k = int(object.n_levels[i])
         if method in ("wald", "waldcc", "wilson"):
             q = chi2.ppf(level, 1)
         elif method == "quesenberry-hurst":
@@ -479,14 +483,14 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
             q = chi2.isf(1 - level, k - 1) if k > 1 else 0.0
         else:
             q = chi2.isf((1 - level) / k, 1)
-        sids = object._stages[i].first_appearance()
-        labels = ["1"] if i == 0 else object._labels[i].as_array()[sids].tolist()
+        sids = object.stage_vector(i).first_appearance()
+        labels = ["1"] if i == 0 else object.stage_labels(i).as_array()[sids].tolist()
         if i > 0:  # R: the root has no stage vector to ignore
             kept = [j for j, label in enumerate(labels) if label not in ignore]
             sids, labels = np.asarray(sids)[kept], [labels[j] for j in kept]
         # all stages of the variable at once: one row per stage, one column per level
-        p = object._prob[i][sids]
-        n = object._n[i][sids][:, None]
+        p = object.stage_probabilities(i)[sids]
+        n = object.stage_sizes(i)[sids][:, None]
         n_stage = p * (n + k * lam) - lam
         with np.errstate(divide="ignore", invalid="ignore"):  # R's NaN for empty stages
             if lam > 0:
@@ -501,7 +505,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
         if lam > 0:
             lo = (n * lo + lam) / (n + k * lam)
             hi = (n * hi + lam) / (n + k * lam)
-        levels = object._tree[v]
+        levels = object.levels_of(i)
         rows += [f"{v}={level_name}|{label}" for label in labels for level_name in levels]
         lower.append(np.maximum(0, lo).ravel())
         upper.append(np.minimum(1, hi).ravel())
@@ -547,10 +551,12 @@ def lr_test(object, *others):
     check_sevt(object, fitted=True)
     names = ["object"] + [f"model {j + 2}" for j in range(len(others))]
     if not others:
-        if object._ctab is None:
+        if not object.has_counts:
             raise ValueError("`object` has no data: fit it with data to test it against independence.")
         base = sevt_structure(object.tree)
-        base._ctab_sit, base._ctab = object._ctab_sit, object._ctab
+        base.set_counts([object.observed_situations(i) for i in range(len(object.variables))],
+                        [object.situation_counts(i) for i in range(len(object.variables))],
+                        data_raw=None)
         base = sevt_fit(base, lambda_=object.lambda_ or 0.0)
         others, object = (object,), base
         names = ["indep", "object"]
@@ -613,11 +619,11 @@ def ci_matrices(object, var):
     i = object.var_index(var, "var")
     if i == 0:
         raise ValueError(f"`var` {var!r} is the root: it has no predecessors.")
-    stages = object._labels[i].as_array()[_ids(object, i)]
+    stages = object.stage_labels(i).as_array()[_ids(object, i)]
     out = {}
     for j in range(i - 1, -1, -1):
         u = object.variables[j]
-        k = int(object._k[j])
+        k = int(object.n_levels[j])
         # R fills column by column: row = level of the predecessor
         matrix = stages.reshape(-1, k).T
         # object dtype: pandas would infer a string dtype column by column
@@ -637,8 +643,8 @@ def _shared_config(model, i, shared, reference):
         known = reference.tree[u]
         # R compares the paths by level name; 0 stands for a level unknown to reference
         as_reference = np.array([known.index(x) + 1 if x in known else 0 for x in model.tree[u]])
-        stride = int(np.prod(model._k[j + 1:i], dtype=np.int64))
-        config = config * (len(known) + 1) + as_reference[(sit // stride) % int(model._k[j])]
+        stride = int(np.prod(model.n_levels[j + 1:i], dtype=np.int64))
+        config = config * (len(known) + 1) + as_reference[(sit // stride) % int(model.n_levels[j])]
     return config
 
 

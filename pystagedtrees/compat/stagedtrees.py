@@ -56,8 +56,8 @@ def _ctables_to_r(model):
     tree, variables = model.tree, model.variables
     out = {}
     for i, v in enumerate(variables):
-        counts = np.zeros((model.n_situations(i), int(model._k[i])))
-        counts[model._ctab_sit[i]] = model._ctab[i]
+        counts = np.zeros((model.n_situations(i), int(model.n_levels[i])))
+        counts[model.observed_situations(i)] = model.situation_counts(i)
         if i == 0:
             with r_context():
                 out[v] = helpers("named_vector")(float_vector(counts[0]), str_vector(tree[v]))
@@ -75,13 +75,13 @@ def _prob_to_r(model):
     tree = model.tree
     out = {}
     for i, v in enumerate(model.variables):
-        labels = ["1"] if i == 0 else model._labels[i].tolist()
-        prob = np.asarray(model._prob[i], dtype=np.float64)
+        labels = ["1"] if i == 0 else model.stage_labels(i).tolist()
+        prob = np.asarray(model.stage_probabilities(i), dtype=np.float64)
         matrix = float_vector(prob)
         matrix.do_slot_assign("dim", ri.IntSexpVector(list(prob.shape)))
         with r_context():
             out[v] = helpers("prob_list")(
-                matrix, float_vector(model._n[i]), str_vector(labels), str_vector(tree[v])
+                matrix, float_vector(model.stage_sizes(i)), str_vector(labels), str_vector(tree[v])
             )
     return named_list(out)
 
@@ -123,16 +123,17 @@ def sevt_to_r(model, data_raw=True):
     fields = {
         "tree": _levels_list(tree, variables),
         "stages": named_list(
-            {v: str_vector(model._stage_label_vector(i)) for i, v in enumerate(variables) if i > 0}
+            {v: str_vector(model.stage_label_vector(i)) for i, v in enumerate(variables) if i > 0}
         ),
     }
-    if model._ctab is not None:
+    if model.has_counts:
         fields["ctables"] = _ctables_to_r(model)
-    if data_raw and isinstance(model._data_raw, pd.DataFrame):
-        fields["data_raw"] = frame_to_r(model._data_raw)
-    elif data_raw and isinstance(model._data_raw, pd.Series):
-        fields["data_raw"] = table_to_r(model._data_raw)
-    if model._prob is not None:
+    raw = model.shared_data_raw
+    if data_raw and isinstance(raw, pd.DataFrame):
+        fields["data_raw"] = frame_to_r(raw)
+    elif data_raw and isinstance(raw, pd.Series):
+        fields["data_raw"] = table_to_r(raw)
+    if model.has_probabilities:
         fields["prob"] = _prob_to_r(model)
     if model.lambda_ is not None:
         fields["lambda"] = float_vector([model.lambda_])
@@ -273,22 +274,21 @@ def sevt_from_r(x):
     ctables = _field(x, names, "ctables")
     if ctables is not None:
         ctab_r = dict(zip(_names(ctables), ctables))
-        model._ctab_sit, model._ctab = [], []
+        situations, observed_counts = [], []
         for i, v in enumerate(variables):
             counts = _ctable_counts(ctab_r[v], variables[: i + 1], tree, n_sit[i])
             observed = np.array([0]) if i == 0 else np.flatnonzero(counts.sum(axis=1) > 0)
-            model._ctab_sit.append(observed.astype(np.int64))
-            model._ctab.append(counts[observed])
+            situations.append(observed.astype(np.int64))
+            observed_counts.append(counts[observed])
+        model.set_counts(situations, observed_counts, data_raw=None)
     if fitted:
-        model._prob, model._n = [], []
         for i in range(len(variables)):
             labels, mat, n = prob_by_label[i]
-            rows = [0] if i == 0 else pd.Index(labels).get_indexer(model._labels[i].tolist())
+            rows = [0] if i == 0 else pd.Index(labels).get_indexer(model.stage_labels(i).tolist())
             mat, n = mat[rows], n[rows]
             # R's NA probabilities, set by hand, carry no `n`: the 0 marks them
             # undefined (set), as set_stage_prob does, not waiting to be fitted
-            model._prob.append(mat)
-            model._n.append(np.where(np.isnan(n) & np.isnan(mat).all(axis=1), 0.0, n))
+            model.set_stage_probabilities(i, mat, np.where(np.isnan(n) & np.isnan(mat).all(axis=1), 0.0, n))
     lam = _field(x, names, "lambda")
     model.lambda_ = None if lam is None else float(floats_from_r(lam)[0])
     unobserved = _field(x, names, "name_unobserved")
@@ -300,7 +300,7 @@ def sevt_from_r(x):
     raw = _field(x, names, "data_raw")
     if raw is not None:
         classes = r_classes(raw)
-        model._data_raw = frame_from_r(raw) if "data.frame" in classes else (
+        model.data_raw = frame_from_r(raw) if "data.frame" in classes else (
             table_from_r(raw) if "table" in classes else None
         )
     return model

@@ -13,7 +13,7 @@ from pystagedtrees.fitting._counting import USE_NA, check_order, count_situation
 from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
 from pystagedtrees.kernels._learn import rsum
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import Sevt, check_sevt, sevt_method
+from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt, sevt_method
 from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
     check_choice, check_flag, check_levels, check_smoothing,
@@ -189,8 +189,7 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
         model.name_unobserved = None if name_unobserved is None else [name_unobserved]
     else:
         model = Sevt(tree, *_structure(tree, full))
-    model._ctab_sit, model._ctab = situations, counts
-    model._data_raw = data
+    model.set_counts(situations, counts, data)
     if not full and not join_unobserved and isinstance(data, pd.DataFrame):
         return _fit_marginals(model, codes, lambda_)
     return sevt_fit(model, lambda_=lambda_)
@@ -204,17 +203,17 @@ def _fit_marginals(model, codes, lambda_):
     ``sevt_fit`` only when the data have missing values.
     """
     model.lambda_ = lambda_
-    model._prob, model._n, ll = [], [], 0.0
-    for i, k in enumerate(model._k):
+    model.start_fit()
+    ll = 0.0
+    for i, k in enumerate(model.n_levels):
         column = codes[:, i]
         margin = np.bincount(column[column >= 0], minlength=int(k)).astype(float)
         smoothed = margin + lambda_
         with np.errstate(invalid="ignore"):  # an all-missing column with lambda 0: NaN, as R
             prob = smoothed / rsum(smoothed)
-        model._prob.append(prob[None, :])
-        model._n.append(np.array([margin.sum()]))
+        model.set_stage_probabilities(i, prob[None, :], np.array([margin.sum()]))
         ll = ll + rsum(margin[margin > 0] * np.log(prob[margin > 0]))
-    model.ll = LogLik(ll, int(sum(model._k - 1)), codes.shape[0])
+    model.ll = LogLik(ll, int(sum(model.n_levels - 1)), codes.shape[0])
     return model
 
 
@@ -332,7 +331,7 @@ def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
     (['Age', 'Class', 'Survived'], -4439.8827)
     """
     check_sevt(object, fitted=True)
-    if object._ctab is None:
+    if not object.has_counts:
         raise ValueError("`object` has no contingency tables: fit it with data first.")
     if not isinstance(var, str):
         raise TypeError(f"`var` must be a variable name (str); got {var!r}.")
@@ -353,7 +352,7 @@ def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
 
 def append_from_codes(object, var, levels, codes, weights, join_unobserved):
     """:func:`sevt_add` on encoded data (model variables then ``var``)."""
-    situations, counts = count_situations(codes, [*object._k, len(levels)], weights)
+    situations, counts = count_situations(codes, [*object.n_levels, len(levels)], weights)
     position = len(object.variables)
     model = object.copy()
     unobserved = None
@@ -364,33 +363,18 @@ def append_from_codes(object, var, levels, codes, weights, join_unobserved):
         var, object.n_situations(position), True,
         situations[position] if join_unobserved else None, unobserved
     )
-    model._append_variable(var, levels, vector, labels, situations[position], counts[position])
+    model.append_variable(var, levels, vector, labels, situations[position], counts[position])
     fit_variable(model, position)
     if unobserved is not None:
         # R lists the observed situations' stages first, the unobserved one last
-        last = model._labels[position].index(unobserved)
+        last = model.stage_labels(position).index(unobserved)
         if last >= 0:
-            ids = [j for j in range(len(model._labels[position])) if j != last]
-            model._reindex_stages(position, ids + [last])
+            ids = [j for j in range(len(model.stage_labels(position))) if j != last]
+            model.keep_stages(position, ids + [last])
     model.ll = compute_loglik(model)
     return model
 
 
-# R field names of copy_sevt's `extra`, and the attributes that hold them here
-_COPYABLE = {
-    "lambda": ("lambda_",),
-    "lambda_": ("lambda_",),
-    "name_unobserved": ("name_unobserved",),
-    "data_raw": ("_data_raw",),
-    "ctables": ("_ctab_sit", "_ctab"),
-    "prob": ("_prob", "_n"),
-    "ll": ("ll",),
-    "score": ("score",),
-    "em": ("em",),
-    "fit_em": ("fit_em",),
-}
-# set by the functions that make them, absent otherwise
-_OPTIONAL_FIELDS = {"score", "em", "fit_em"}
 
 
 @sevt_method
@@ -426,17 +410,12 @@ def copy_sevt(object, extra=None):
         extra = [extra]
     elif not isinstance(extra, (list, tuple)):
         raise TypeError(f"`extra` must be a field name or a list of them; got {extra!r}.")
-    unknown = [name for name in extra if name not in _COPYABLE]
+    known = ("lambda", "lambda_") + OPTIONAL_FIELDS[1:]
+    unknown = [name for name in extra if name not in known]
     if unknown:
         raise ValueError(
             f"`extra` names unknown field(s) {unknown}; known fields are "
-            f"{sorted(set(_COPYABLE) - {'lambda_'})}."
+            f"{sorted(set(known) - {'lambda_'})}."
         )
-    kept = {attr for name in extra for attr in _COPYABLE[name]}
-    copied = object.copy()
-    for attr in {attr for attrs in _COPYABLE.values() for attr in attrs} - kept:
-        if attr in _OPTIONAL_FIELDS:
-            copied.__dict__.pop(attr, None)
-        else:
-            setattr(copied, attr, None)
-    return copied
+    kept = {"lambda_" if name == "lambda" else name for name in extra}
+    return object.copy_without([field for field in OPTIONAL_FIELDS if field not in kept])

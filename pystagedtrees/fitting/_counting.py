@@ -210,5 +210,5 @@ def make_ctables(object, data, useNA="ifany"):
         complete = (codes >= 0).all(axis=1)
         codes = codes[complete]
         weights = None if weights is None else weights[complete]
-    situations, counts = count_situations(codes, object._k, weights)
+    situations, counts = count_situations(codes, object.n_levels, weights)
     return dense_ctables(object, situations, counts)

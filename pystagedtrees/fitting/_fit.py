@@ -30,15 +30,15 @@ def fit_variable(model, i):
     Stage ids are renumbered in order of first appearance, as R rebuilds
     ``prob`` from ``unique(stages)``.
     """
-    model._reindex_stages(i, model._stages[i].first_appearance())
-    model._prob[i], model._n[i] = refitted_stage_prob(model, i)
+    model.keep_stages(i, model.stage_vector(i).first_appearance())
+    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
 
 
 def stage_counts(model, i):
     """The stored counts of variable ``i`` summed by stage id (stages x levels)."""
-    by_stage = np.zeros((len(model._labels[i]), int(model._k[i])))
-    stage_of_row = model._stages[i].lookup(model._ctab_sit[i])
-    sum_rows_by_stage(np.ascontiguousarray(model._ctab[i]), stage_of_row, by_stage)
+    by_stage = np.zeros((len(model.stage_labels(i)), int(model.n_levels[i])))
+    stage_of_row = model.stage_vector(i).lookup(model.observed_situations(i))
+    sum_rows_by_stage(np.ascontiguousarray(model.situation_counts(i)), stage_of_row, by_stage)
     return by_stage
 
 
@@ -92,7 +92,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     if positions is not None and set(positions) == set(range(len(model.variables))):
         positions = None  # as in R, a scope of every variable is a complete fit
     if positions is not None:
-        if object._prob is None or object._ctab is None:
+        if not object.has_probabilities or not object.has_counts:
             raise ValueError(
                 "`scope` refits part of a fitted model: `object` must be fitted "
                 "with data first."
@@ -106,9 +106,8 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     else:
         if data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
-            model._ctab_sit, model._ctab = count_situations(codes, model._k, weights)
-            model._data_raw = own_copy(data)
-        elif model._ctab is None:
+            model.set_counts(*count_situations(codes, model.n_levels, weights), own_copy(data))
+        elif not model.has_counts:
             raise ValueError(
                 "`data` is needed: `object` holds no contingency tables to fit from."
             )
@@ -120,8 +119,7 @@ def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
                 lambda_ = model.lambda_
         model.lambda_ = lambda_
         positions = range(len(model.variables))
-        model._prob = [None] * len(model.variables)
-        model._n = [None] * len(model.variables)
+        model.start_fit()
     for i in positions:
         fit_variable(model, i)
     model.ll = compute_loglik(model) if compute_logLik else None
@@ -170,7 +168,7 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
     ['UNOBSERVED', '14', 'UNOBSERVED', '16']
     """
     check_sevt(object)
-    if object._ctab is None:
+    if not object.has_counts:
         raise ValueError(
             "`object` has no contingency tables: fit it with data first."
         )
@@ -181,25 +179,25 @@ def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, la
     lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
     model = object.copy()
     for i in check_scope(model, scope):
-        labels = model._labels[i]
+        labels = model.stage_labels(i)
         label = name if name is not None else new_label(labels.tolist())
-        observed = model._ctab_sit[i][model._ctab[i].sum(axis=1) > 0]
+        observed = model.observed_situations(i)[model.situation_counts(i).sum(axis=1) > 0]
         stage_id = labels.index(label)
         if (stage_id >= 0 and len(observed) < model.n_situations(i)
-                and (model._stages[i].lookup(observed) == stage_id).any()):
+                and (model.stage_vector(i).lookup(observed) == stage_id).any()):
             warn_unobserved_name_taken(model.variables[i], label)
         if stage_id < 0:
             labels = labels.append(label)
             stage_id = len(labels) - 1
-        vector = model._stages[i].with_default_outside(observed, stage_id)
+        vector = model.stage_vector(i).with_default_outside(observed, stage_id)
         if trace > 0:
             print(f"{model.variables[i]}: unobserved situations joined in stage {label!r}")
-        model._prob = None  # stage ids change: the fit is redone below
-        model._install_stages(i, vector, labels)
+        model.erase_fit()  # stage ids change: the fit is redone below
+        model.assign_stages(i, vector, labels)
     if name is not None:  # as R, which records the name given, none for fresh labels
         model.name_unobserved = list(dict.fromkeys((model.name_unobserved or []) + [name]))
     if fit:
         lam = model.lambda_ if lambda_ is None else lambda_
         return sevt_fit(model, lambda_=0.0 if lam is None else lam)
-    model._erase_fit()
+    model.erase_fit()
     return model

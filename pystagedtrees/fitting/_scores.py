@@ -15,8 +15,8 @@ __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "com
 
 def variable_loglik_of(model, i):
     """Log-likelihood contribution of variable ``i``, with R's summation."""
-    counts = model._ctab[i]
-    prob_rows = model._prob[i][model._stages[i].lookup(model._ctab_sit[i])]
+    counts = model.situation_counts(i)
+    prob_rows = model.stage_probabilities(i)[model.stage_vector(i).lookup(model.observed_situations(i))]
     return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
 
 
@@ -34,7 +34,7 @@ def sevt_df(object):
     3
     """
     check_sevt(object)
-    return int(sum(len(lab) * (k - 1) for lab, k in zip(object._labels, object._k)))
+    return int(sum(len(object.stage_labels(i)) * (k - 1) for i, k in enumerate(object.n_levels)))
 
 
 @sevt_method
@@ -48,7 +48,7 @@ def sevt_nvar(object):
     2
     """
     check_sevt(object)
-    return len(object._vars)
+    return len(object.variables)
 
 
 @sevt_method
@@ -62,20 +62,20 @@ def sevt_varnames(object):
     ['B', 'A']
     """
     check_sevt(object)
-    return list(object._vars)
+    return list(object.variables)
 
 
 def compute_loglik(model):
     """The log-likelihood recomputed from the counts and probabilities."""
-    if model._ctab is None:
+    if not model.has_counts:
         raise ValueError(
             "`object` has no contingency tables: fit it with data "
             "(sevt_fit(object, data)) before asking for its log-likelihood."
         )
     check_sevt(model, fitted=True)
-    per_variable = np.array([variable_loglik_of(model, i) for i in range(len(model._vars))])
+    per_variable = np.array([variable_loglik_of(model, i) for i in range(len(model.variables))])
     total = rsum(per_variable)
-    nobs = float(model._ctab[0].sum())
+    nobs = float(model.situation_counts(0).sum())
     return LogLik(float(total), sevt_df(model), nobs)
 
 

@@ -57,7 +57,7 @@ def _first_appearance_ids(rows):
 
 
 def _dense_stages(model, i):
-    return model._stages[i].dense(f"stage vector of {model.variables[i]!r}")
+    return model.stage_vector(i).dense(f"stage vector of {model.variables[i]!r}")
 
 
 def compute_positions(model):
@@ -68,7 +68,7 @@ def compute_positions(model):
     if p >= 2:
         positions[p - 1] = _first_appearance_ids(_dense_stages(model, p - 1)[:, None])
     for i in range(p - 2, 0, -1):
-        children = positions[i + 1].reshape(-1, int(model._k[i]))
+        children = positions[i + 1].reshape(-1, int(model.n_levels[i]))
         positions[i] = _first_appearance_ids(np.column_stack([_dense_stages(model, i), children]))
     return positions
 
@@ -95,8 +95,7 @@ def ceg(object):
     {'A': ['1'], 'B': ['1', '1'], 'C': ['1', '1', '1', '1']}
     """
     check_sevt(object)
-    out = Ceg.__new__(Ceg)
-    out.__dict__.update(object.copy().__dict__)
+    out = object.copy(into=Ceg)
     out._positions = compute_positions(object)
     return out
 
@@ -128,10 +127,10 @@ def sevt_simplify(object, fit=True):
     positions = compute_positions(object)
     unobserved = list(object.name_unobserved or [])
     model = object.copy()
-    model._erase_fit()
+    model.erase_fit()
     stage_of_new = [np.zeros(1, dtype=np.int64)]
     for i in range(1, len(model.variables)):
-        labels = object._labels[i]
+        labels = object.stage_labels(i)
         stage = _dense_stages(object, i)
         # key: the position, or -(j+1) for the j-th unobserved name
         key = positions[i].copy()
@@ -143,12 +142,12 @@ def sevt_simplify(object, fit=True):
         first = np.unique(ids, return_index=True)[1]
         names = [str(key[f] + 1) if key[f] >= 0 else unobserved[-key[f] - 1] for f in first]
         stage_of_new.append(stage[first])
-        model._install_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+        model.assign_stages(i, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
     if object.is_fitted and fit:
-        if object._ctab is not None:
+        if object.has_counts:
             return sevt_fit(model)
-        model._prob = [object._prob[i][old] for i, old in enumerate(stage_of_new)]
-        model._n = [np.full(len(lab), np.nan) for lab in model._labels]
+        for i, old in enumerate(stage_of_new):
+            model.set_stage_probabilities(i, object.stage_probabilities(i)[old], np.full(len(old), np.nan))
     return model
 
 
@@ -183,21 +182,21 @@ def join_positions(object, var, s1, s2):
                                      "its own; join_stages joins two stages alone")
     model = join_stages(object, var, s1, s2)
     for j in range(i + 1, len(model.variables)):
-        k = int(model._k[j - 1])
+        k = int(model.n_levels[j - 1])
         previous = _dense_stages(model, j - 1)
         key = (previous[:, None].astype(np.int64) * k + np.arange(k)).ravel()
         ids = _first_appearance_ids(key[:, None])
         first = np.unique(ids, return_index=True)[1]
-        parent_labels = model._labels[j - 1].as_array()
+        parent_labels = model.stage_labels(j - 1).as_array()
         names = [f"{parent_labels[key[f] // k]}{key[f] % k + 1}" for f in first]
         if len(set(names)) < len(names):
             names = [str(n + 1) for n in range(len(names))]
         # refitted (or erased) below
-        model._replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
-    if model._prob is not None and model._ctab is not None and i + 1 < len(model.variables):
+        model.replace_stages(j, StageVector(len(ids), ids.astype(np.int32)), StageLabels.from_strings(names))
+    if model.has_probabilities and model.has_counts and i + 1 < len(model.variables):
         return sevt_fit(model, scope=model.variables[i + 1:])
     if i + 1 < len(model.variables):
-        model._erase_fit()
+        model.erase_fit()
     return model
 
 
@@ -208,7 +207,7 @@ def _situation_names(model):
 
     The leaves are named too: past :data:`EXPAND_MAX` of them, a ValueError
     (each name is a Python string)."""
-    leaves = model.n_situations(len(model.variables) - 1) * int(model._k[-1])
+    leaves = model.n_situations(len(model.variables) - 1) * int(model.n_levels[-1])
     if leaves > EXPAND_MAX:
         raise dense_too_large(leaves, "graph of the tree", advice=(
             "a vertex and an edge are listed for every situation and leaf; use a tree of "
@@ -221,7 +220,7 @@ def _situation_names(model):
 
 
 def _stage_labels(model, i):
-    return model._labels[i].as_array()[_dense_stages(model, i)]
+    return model.stage_labels(i).as_array()[_dense_stages(model, i)]
 
 
 def _tree_edges(model, ignore):
@@ -389,13 +388,13 @@ def ceg_adj_matrix(x, ignore=None, endnode=True):
     index = {p: j for j, p in enumerate(names)}
     mat = np.zeros((len(names), len(names)), dtype=np.int64)
     for i in range(1, len(x.variables)):
-        k = int(x._k[i - 1])
+        k = int(x.n_levels[i - 1])
         for p1, s in _first_situations(pos[i - 1]):
             for p2 in pos[i][s * k:(s + 1) * k]:
                 mat[index[p1], index[p2]] += 1
     if endnode:
         for p1, _ in _first_situations(pos[-1]):
-            mat[index[p1], index["END"]] = int(x._k[-1])
+            mat[index[p1], index["END"]] = int(x.n_levels[-1])
     keep = [j for j, p in enumerate(names) if p not in ignored]
     kept_names = [names[j] for j in keep]
     return pd.DataFrame(mat[np.ix_(keep, keep)], index=kept_names, columns=kept_names)

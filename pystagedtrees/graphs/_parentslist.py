@@ -329,14 +329,14 @@ def _minimal_parents(model, i):
     which no stage ever changes is dropped; any other axis is a parent, and
     how the stages change along it tells the kind of independence.
     """
-    vector = model._stages[i]
+    vector = model.stage_vector(i)
     if isinstance(vector, ParentStageVector):
         axes_vars = [i - int(lag) for lag in vector.lags]
         arr = vector.table.reshape(tuple(int(r) for r in vector.radices))
     else:
         axes_vars = list(range(i))
         arr = vector.dense(f"stage vector of {model.variables[i]!r}").reshape(
-            tuple(int(k) for k in model._k[:i])
+            tuple(int(k) for k in model.n_levels[:i])
         )
     entry = ParentsEntry(parents=[], values=model.tree[model.variables[i]])
     for axis in reversed(range(len(axes_vars))):
@@ -356,7 +356,7 @@ def _minimal_parents(model, i):
             if np.any((counts > 1) & (counts < k)):
                 entry.partial.append(name)
         entry.parents.append(name)
-    entry.stages = model._labels[i].as_array()[arr.ravel()].tolist()
+    entry.stages = model.stage_labels(i).as_array()[arr.ravel()].tolist()
     return entry
 
 

@@ -39,15 +39,17 @@ class _LogTables:
     """Log stage probabilities, flattened for the compiled path kernel when possible."""
 
     def __init__(self, model):
+        positions = range(len(model.variables))
         with np.errstate(divide="ignore"):
-            self.per_variable = [np.log(p) for p in model._prob]
-        self.dense = all(isinstance(v, StageVector) and v.is_dense for v in model._stages)
+            self.per_variable = [np.log(model.stage_probabilities(i)) for i in positions]
+        vectors = [model.stage_vector(i) for i in positions]
+        self.dense = all(isinstance(v, StageVector) and v.is_dense for v in vectors)
         if self.dense:
-            self.stages = np.concatenate([v.stage for v in model._stages]).astype(np.int32)
-            self.stage_offset = np.cumsum([0] + [len(v.stage) for v in model._stages[:-1]]).astype(np.int64)
+            self.stages = np.concatenate([v.stage for v in vectors]).astype(np.int32)
+            self.stage_offset = np.cumsum([0] + [len(v.stage) for v in vectors[:-1]]).astype(np.int64)
             self.log_prob = np.concatenate([t.ravel() for t in self.per_variable])
             self.prob_offset = np.cumsum([0] + [t.size for t in self.per_variable[:-1]]).astype(np.int64)
-            self.n_levels = model._k.astype(np.int64)
+            self.n_levels = model.n_levels.astype(np.int64)
 
 
 def path_logprob(model, codes, log_tables=None):
@@ -71,9 +73,9 @@ def path_logprob(model, codes, log_tables=None):
     sit = np.zeros(n, dtype=np.int64)
     for i in range(m):
         column = codes[:, i]
-        total += tables.per_variable[i][model._stages[i].lookup(sit), column]
+        total += tables.per_variable[i][model.stage_vector(i).lookup(sit), column]
         if i + 1 < m:
-            sit = sit * model._k[i] + column
+            sit = sit * model.n_levels[i] + column
     if order is None:
         return total
     out = np.empty(n)
@@ -89,8 +91,8 @@ def _lexicographic_order(model, codes):
     sorts the rows' last situation index, when it fits in 63 bits.
     """
     n, m = codes.shape
-    sparse = any(isinstance(v, StageVector) and not v.is_dense for v in model._stages[:m])
-    radices = model._k[:m].astype(np.int64)
+    sparse = any(isinstance(v, StageVector) and not v.is_dense for v in map(model.stage_vector, range(m)))
+    radices = model.n_levels[:m].astype(np.int64)
     if n < 4096 or not sparse or np.log2(radices.astype(float)).sum() >= 62:
         return None
     weights = np.append(np.cumprod(radices[:0:-1])[::-1], 1)  # the situation index's digits
@@ -146,7 +148,7 @@ def marginal_logprob(model, codes, log_tables=None):
     _check_completions(model, codes)
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
-    first, inverse = _distinct_rows(codes + 1, model._k[: codes.shape[1]] + 1)
+    first, inverse = _distinct_rows(codes + 1, model.n_levels[: codes.shape[1]] + 1)
     distinct = np.ascontiguousarray(codes[first], dtype=np.int32)
     if log_tables.dense:
         out = np.empty(len(distinct))
@@ -163,13 +165,13 @@ def _check_completions(model, codes):
     present = codes >= 0
     observed_later = np.logical_or.accumulate(present[:, ::-1], axis=1)[:, ::-1]
     gaps = ~present & observed_later
-    log2_completions = gaps @ np.log2(model._k[: codes.shape[1]].astype(float))
+    log2_completions = gaps @ np.log2(model.n_levels[: codes.shape[1]].astype(float))
     worst = int(np.argmax(log2_completions))
     if log2_completions[worst] > math.log2(MAX_COMPLETIONS):
         missing = np.flatnonzero(gaps[worst])
-        names = [model._vars[j] for j in missing]
+        names = [model.variables[j] for j in missing]
         shown = ", ".join(map(repr, names[:6])) + (", ..." if len(names) > 6 else "")
-        completions = math.prod(int(model._k[j]) for j in missing)
+        completions = math.prod(int(model.n_levels[j]) for j in missing)
         raise ValueError(
             f"a row misses {len(names)} values ({shown}) before its last observed one: "
             f"summing them out takes {completions} paths, more than the "
@@ -208,7 +210,7 @@ def _summed_out_logprob(model, codes, log_tables):
         if len(missing) == 0:
             out[rows] = path_logprob(model, prefix, log_tables)
             continue
-        sizes = [int(model._k[j]) for j in missing]
+        sizes = [int(model.n_levels[j]) for j in missing]
         n_completions = math.prod(sizes)
         step = max(1, _SPARSE_PATHS // n_completions)
         for start in range(0, len(rows), step):
@@ -414,7 +416,7 @@ _UNKNOWN_IN_PROB = ("an event with it has probability 0 (as in R when it is the 
 
 
 def _all_combinations(model):
-    sizes = [int(k) for k in model._k]
+    sizes = [int(k) for k in model.n_levels]
     total = int(np.prod(sizes, dtype=object))
     if total > DENSE_MAX:
         raise ValueError(
@@ -495,7 +497,7 @@ def class_log_posterior(model, codes, c):
     probability 0 are all NaN.
     """
     log_tables = _LogTables(model)
-    scores = np.empty((codes.shape[0], int(model._k[c])))
+    scores = np.empty((codes.shape[0], int(model.n_levels[c])))
     for a in range(scores.shape[1]):
         codes[:, c] = a
         scores[:, a] = marginal_logprob(model, codes, log_tables)

@@ -30,7 +30,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return model._labels[i].ids_without(ignore)
+    return model.stage_labels(i).ids_without(ignore)
 
 
 def stage_distances(prob, distance):
@@ -54,7 +54,7 @@ def _clusterable_probabilities(model, i, ids, learner):
     Stages never observed have NaN probabilities when fitted with
     ``lambda_ = 0``; R's clustering stops on them too.
     """
-    prob = model._prob[i][ids]
+    prob = model.stage_probabilities(i)[ids]
     if not np.isfinite(prob).all():
         raise ValueError(
             f"{learner}: variable {model.variables[i]!r} has stages that were never "
@@ -66,13 +66,13 @@ def _clusterable_probabilities(model, i, ids, learner):
 
 def _relabel_by_groups(model, i, ids, groups):
     """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels."""
-    labels = model._labels[i].tolist()
+    labels = model.stage_labels(i).tolist()
     for sid, group in zip(ids, groups):
         labels[sid] = str(int(group))
     unique = list(dict.fromkeys(labels))
     index = {label: n for n, label in enumerate(unique)}
     mapping = np.array([index[label] for label in labels], dtype=np.int32)
-    model._replace_stages(i, model._stages[i].remap(mapping), StageLabels.from_strings(unique))
+    model.replace_stages(i, model.stage_vector(i).remap(mapping), StageLabels.from_strings(unique))
     fit_variable(model, i)
 
 
@@ -210,7 +210,7 @@ def _best_cut(model, i, ids, merge, kind, score_fn):
 def _group_names_taken(model, i, ids):
     """Whether a stage left out of the clustering has a numeric name, which a
     group could take (the two would then merge)."""
-    return bool(np.delete(model._labels[i].numeric_mask(), ids).any())
+    return bool(np.delete(model.stage_labels(i).numeric_mask(), ids).any())
 
 
 def _groups_loglik(counts, lambda_):
@@ -233,7 +233,7 @@ def _near_best_cuts(model, i, ids, merge, kind):
     """
     lambda_ = model.lambda_ or 0.0
     n = len(ids)
-    counts = np.empty((2 * n - 1, int(model._k[i])))
+    counts = np.empty((2 * n - 1, int(model.n_levels[i])))
     counts[:n] = stage_counts(model, i)[ids]
     node_loglik = np.empty(2 * n - 1)
     node_loglik[:n] = _groups_loglik(counts[:n], lambda_)
@@ -246,8 +246,8 @@ def _near_best_cuts(model, i, ids, merge, kind):
         counts[new] = counts[a] + counts[b]
         node_loglik[new] = _groups_loglik(counts[new], lambda_)
         loglik[n - step - 1] = loglik[n - step] + node_loglik[new] - node_loglik[a] - node_loglik[b]
-    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
-    score = 2 * loglik - penalty * np.arange(1, n + 1) * (model._k[i] - 1)
+    penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
+    score = 2 * loglik - penalty * np.arange(1, n + 1) * (model.n_levels[i] - 1)
     scale = abs(2 * float(model.ll)) + abs(penalty) * sevt_df(model) + 1
     return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()
 

@@ -25,12 +25,12 @@ def _em_data(model, data):
     """The data to impute: ``data``, else the model's raw data (a DataFrame),
     with string column names as the model's variables (``full`` converts them)."""
     if data is None:
-        if not isinstance(model._data_raw, pd.DataFrame):
+        if not isinstance(model.shared_data_raw, pd.DataFrame):
             raise ValueError(
                 "`data` is needed: the model's raw data is not a DataFrame of "
                 "rows (a table of counts has no missing values to impute)."
             )
-        data = model._data_raw
+        data = model.shared_data_raw
     elif not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`data` must be a pandas DataFrame of rows; got {type(data).__name__}."
@@ -206,5 +206,5 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
             break
         model = learned
     model = sevt_fit(model, data=completed)
-    model._data_raw = own_copy(data)
+    model.data_raw = data
     return model

@@ -90,7 +90,7 @@ def check_max_iter(max_iter, name="max_iter"):
 def prepare(object, scope, ignore):
     """A fitted copy with a stored log-likelihood, the scope and the ignored labels."""
     check_sevt(object, fitted=True)
-    if object._ctab is None:
+    if not object.has_counts:
         raise ValueError("`object` has no contingency tables: fit it with data first.")
     model = object.copy()
     if model.ll is None:
@@ -103,15 +103,15 @@ def prepare(object, scope, ignore):
 
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
-    labels = model._labels[i]
-    return [int(s) for s in model._stages[i].first_appearance() if labels[s] not in ignore]
+    labels = model.stage_labels(i)
+    return [int(s) for s in model.stage_vector(i).first_appearance() if labels[s] not in ignore]
 
 
 def first_situations(model, i, ids):
     """Index of the first situation of each stage (orders R's ``unique``)."""
-    vector = model._stages[i]
+    vector = model.stage_vector(i)
     order = vector.first_appearance()
-    rank = np.empty(len(model._labels[i]), dtype=np.int64)
+    rank = np.empty(len(model.stage_labels(i)), dtype=np.int64)
     rank[order] = np.arange(len(order))
     return rank[np.asarray(ids, dtype=np.int64)]
 
@@ -127,7 +127,7 @@ def identical_stage_classes(prob, n):
 def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
-    mapping = np.arange(len(model._labels[i]), dtype=np.int32)
+    mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
     for keep, drop in merges:
         mapping[ids[drop]] = ids[keep]
     # a kept stage may be dropped later: follow the chains
@@ -136,11 +136,11 @@ def apply_merges(model, i, ids, merges, prob, n):
         if np.array_equal(chained, mapping):
             break
         mapping = chained
-    model._prob[i][ids] = prob
-    model._n[i][ids] = n
-    model._stages[i] = model._stages[i].remap(mapping)
-    survivors = np.flatnonzero(mapping == np.arange(len(mapping)))
-    model._reindex_stages(i, survivors)
+    all_prob, all_n = model.stage_probabilities(i).copy(), model.stage_sizes(i).copy()
+    all_prob[ids] = prob
+    all_n[ids] = n
+    model.set_stage_probabilities(i, all_prob, all_n)
+    model.merge_stage_ids(i, mapping, np.flatnonzero(mapping == np.arange(len(mapping))))
 
 
 def check_pair_tables(model, i, n_stages, tables, learner):
@@ -159,9 +159,9 @@ def check_pair_tables(model, i, n_stages, tables, learner):
 
 
 def _check_levels(model, i):
-    if model._k[i] > max_levels():
+    if model.n_levels[i] > max_levels():
         raise ValueError(
-            f"variable {model.variables[i]!r} has {model._k[i]} levels; the learners "
+            f"variable {model.variables[i]!r} has {model.n_levels[i]} levels; the learners "
             f"accept at most {max_levels()}."
         )
 
@@ -177,8 +177,8 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
             continue
         check_pair_tables(model, i, len(ids), 2,
                           "stages_fbhc" if first_improvement else "stages_bhc")
-        prob = np.ascontiguousarray(model._prob[i][ids])
-        n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
+        prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
+        n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         first = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join(
@@ -186,7 +186,7 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
             penalty, max_iter, first_improvement, merges,
         )
         if trace > 1:
-            labels = model._labels[i]
+            labels = model.stage_labels(i)
             for keep, drop in merges[:n_joins]:
                 _trace_join(model.variables[i], labels[ids[keep]], labels[ids[drop]],
                             first_improvement)
@@ -249,8 +249,8 @@ def _backward_join_generic(model, positions, ignore, score, max_iter, first_impr
             if best is None:
                 break
             if trace > 1:
-                _trace_join(model.variables[i], model._labels[i][pair[0]],
-                            model._labels[i][pair[1]], first_improvement)
+                _trace_join(model.variables[i], model.stage_labels(i)[pair[0]],
+                            model.stage_labels(i)[pair[1]], first_improvement)
             model, now = best, best_score
         _trace_variable_done(trace, model.variables[i], iterations, first_improvement)
     _trace_done(trace, first_improvement)
@@ -374,15 +374,15 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
                 print(f"backward join over {model.variables[i]} done.")
             continue
         check_pair_tables(model, i, len(ids), 1, "stages_bj")
-        prob = np.ascontiguousarray(model._prob[i][ids])
-        n = np.ascontiguousarray(model._n[i][ids], dtype=np.float64)
+        prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
+        n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         rank = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join_distance(
             prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
         )
         if trace > 1:  # R's words
-            labels = model._labels[i]
+            labels = model.stage_labels(i)
             for keep, drop in merges[:n_joins]:
                 print(f"{model.variables[i]}: joined stages: {labels[ids[keep]]} and "
                       f"{labels[ids[drop]]}.")
@@ -397,7 +397,7 @@ def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, tra
 
 def _movable_situations(model, i, ids):
     """Situations in the given stages, with their counts (for stages_hc)."""
-    vector = model._stages[i]
+    vector = model.stage_vector(i)
     if isinstance(vector, ParentStageVector):  # stored per parent configuration
         raise ValueError(
             f"stages_hc moves single situations: {model.variables[i]!r} has "
@@ -407,7 +407,7 @@ def _movable_situations(model, i, ids):
     if not vector.is_dense and vector.default in ids:
         raise ValueError(
             f"stages_hc moves single situations: the stage "
-            f"{model._labels[i][vector.default]!r} of {model.variables[i]!r} gathers "
+            f"{model.stage_labels(i)[vector.default]!r} of {model.variables[i]!r} gathers "
             f"{vector.n_situations - len(vector.sit)} situations, too many to "
             "enumerate; ignore it (it holds the unobserved situations)."
         )
@@ -415,11 +415,11 @@ def _movable_situations(model, i, ids):
     stage = vector.lookup(all_sit)
     keep = np.isin(stage, ids)
     situations = all_sit[keep]
-    counts = np.zeros((len(situations), int(model._k[i])))
-    pos = np.searchsorted(situations, model._ctab_sit[i])
+    counts = np.zeros((len(situations), int(model.n_levels[i])))
+    pos = np.searchsorted(situations, model.observed_situations(i))
     listed = pos < len(situations)
-    listed[listed] = situations[pos[listed]] == model._ctab_sit[i][listed]
-    counts[pos[listed]] = model._ctab[i][listed]
+    listed[listed] = situations[pos[listed]] == model.observed_situations(i)[listed]
+    counts[pos[listed]] = model.situation_counts(i)[listed]
     return situations, stage[keep], counts
 
 
@@ -430,7 +430,7 @@ def _replay_moves(model, i, ids, local_stage, moves, ignore):
     A move into an empty stage creates R's ``newname`` of that iteration:
     ``new_label(c(unique(stages), ignore))``.
     """
-    labels = model._labels[i]
+    labels = model.stage_labels(i)
     ignored_present = [labels[s] for s in range(len(labels)) if s not in set(ids)]
     local_label = [labels[s] for s in ids]
     local_stage = local_stage.copy()
@@ -455,15 +455,15 @@ def _replay_moves(model, i, ids, local_stage, moves, ignore):
 def _set_situation_labels(model, i, situations, labels):
     """Give each listed situation of variable ``i`` a stage label, then refit ``i``."""
     labels = np.asarray(labels, dtype=object)
-    current = model._labels[i]
-    vector = model._stages[i]
+    current = model.stage_labels(i)
+    vector = model.stage_vector(i)
     for label in dict.fromkeys(labels.tolist()):
         sid = current.index(label)
         if sid < 0:
             current = current.append(label)
             sid = len(current) - 1
         vector = vector.assign(situations[labels == label], sid)
-    model._replace_stages(i, vector, current)
+    model.replace_stages(i, vector, current)
     fit_variable(model, i)
 
 
@@ -516,7 +516,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
         return _stages_hc_generic(model, positions, ignore, score_fn, max_iter, trace)
     # a moved model's log-likelihood is recomputed from the tree's tables,
     # nobs included, as R's sevt_fit(scope = v) does
-    penalty = penalty_per_parameter(kind, float(model._ctab[0].sum()))
+    penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
     for i in positions:
         _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
@@ -524,7 +524,7 @@ def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=
             _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
             continue
         situations, stage, counts = _movable_situations(model, i, ids)
-        local = np.full(len(model._labels[i]), -1, dtype=np.int64)
+        local = np.full(len(model.stage_labels(i)), -1, dtype=np.int64)
         local[ids] = np.arange(len(ids))
         local_stage = np.ascontiguousarray(local[stage])
         start_stage = local_stage.copy()
@@ -573,13 +573,13 @@ def _scoring_parts(model, i, situations):
     ``situations`` (-1 if fixed), each row's refitted probabilities, and
     every variable's log-likelihood.
     """
-    rows = model._ctab_sit[i]
+    rows = model.observed_situations(i)
     at = np.searchsorted(situations, rows)
     movable = at < len(situations)
     movable[movable] = situations[at[movable]] == rows[movable]
     prob, _ = refitted_stage_prob(model, i)
-    counts = np.ascontiguousarray(model._ctab[i], dtype=np.float64)
-    row_prob = np.ascontiguousarray(prob[model._stages[i].lookup(rows)], dtype=np.float64)
+    counts = np.ascontiguousarray(model.situation_counts(i), dtype=np.float64)
+    row_prob = np.ascontiguousarray(prob[model.stage_vector(i).lookup(rows)], dtype=np.float64)
     var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
                                np.ascontiguousarray(row_prob[~movable]))
@@ -594,8 +594,8 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
         iterations = 0
         while iterations < max_iter:
             iterations += 1
-            labels = model._labels[i]
-            order = [int(s) for s in model._stages[i].first_appearance()]
+            labels = model.stage_labels(i)
+            order = [int(s) for s in model.stage_vector(i).first_appearance()]
             newname = new_label([labels[s] for s in order] + list(ignore))
             free = [s for s in order if labels[s] not in ignore]
             situations, stage, _ = _movable_situations(model, i, free)
@@ -614,7 +614,7 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
                 break
             if trace > 1:
                 _trace_move(model.variables[i], *move)
-            model.__dict__.update(best.__dict__)
+            model = best
             now = best_score
         _trace_hc_variable_done(trace, model.variables[i], iterations)
     if trace > 0:
@@ -665,7 +665,7 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
     now = score_fn(model)
     for _ in range(max_iter):
         i = 1 + draw_index(source, len(model.variables) - 1)[0]
-        order = [int(s) for s in model._stages[i].first_appearance()]
+        order = [int(s) for s in model.stage_vector(i).first_appearance()]
         if len(order) < 2:
             continue
         a, b = draw_index(source, len(order), 2)
@@ -674,7 +674,7 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
         value = score_fn(candidate)
         if value >= now:
             if trace > 1:  # the drawn stages' names, as R prints them
-                labels = model._labels[i]
+                labels = model.stage_labels(i)
                 print(f"{model.variables[i]}: joined stages {labels[order[a]]} and "
                       f"{labels[order[b]]}")
             model, now = candidate, value
@@ -744,17 +744,17 @@ def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
 def _joined_group(model, i, group):
     """A copy of ``model`` with the stages ``group`` of variable ``i`` joined into the first."""
     candidate = model.copy(only=i)
-    labels = model._labels[i]
+    labels = model.stage_labels(i)
     for other in group[1:]:
-        join_stage_ids(candidate, i, candidate._labels[i].index(labels[group[0]]),
-                       candidate._labels[i].index(labels[other]))
+        join_stage_ids(candidate, i, candidate.stage_labels(i).index(labels[group[0]]),
+                       candidate.stage_labels(i).index(labels[other]))
     return candidate
 
 
 def _joined_group_score(model, i, group, kind):
     """The BIC/AIC score of :func:`_joined_group`, from the same arithmetic, without the copy."""
-    lam, k = model.lambda_ or 0.0, int(model._k[i])
-    prob, n = model._prob[i], model._n[i]
+    lam, k = model.lambda_ or 0.0, int(model.n_levels[i])
+    prob, n = model.stage_probabilities(i), model.stage_sizes(i)
     p, size = prob[group[0]], n[group[0]]
     ll, df = float(model.ll), model.ll.df
     for other in group[1:]:
@@ -769,13 +769,13 @@ def _context_groups(model, i, ignore):
 
     Each group lists distinct non-ignored stage ids (first one kept).
     """
-    labels = model._labels[i]
-    stages = model._stages[i].dense(f"stage vector of {model.variables[i]!r}")
+    labels = model.stage_labels(i)
+    stages = model.stage_vector(i).dense(f"stage vector of {model.variables[i]!r}")
     if len([s for s in np.unique(stages) if labels[s] not in ignore]) < 2:
         return
     current = stages
     for j in range(i - 1, -1, -1):
-        k_j = int(model._k[j])
+        k_j = int(model.n_levels[j])
         mat = current.reshape(-1, k_j).T  # R's matrix(sss, nrow = k_j), column-major
         if all(np.array_equal(mat[0], row) for row in mat[1:]):
             mat = mat[:1]
@@ -791,7 +791,7 @@ def _context_groups(model, i, ignore):
 def _join_positions_ids(model, i, keep, drop):
     from pystagedtrees.graphs._ceg import join_positions
 
-    labels = model._labels[i]
+    labels = model.stage_labels(i)
     return join_positions(model, model.variables[i], labels[keep], labels[drop])
 
 

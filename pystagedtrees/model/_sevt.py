@@ -38,6 +38,13 @@ def sevt_method(func):
     return func
 
 
+OPTIONAL_FIELDS = ("lambda_", "name_unobserved", "data_raw", "ctables", "prob", "ll", "score",
+                   "em", "fit_em")
+"""What a model holds besides its tree and stages (R's field names, ``lambda`` spelled
+``lambda_``); ``score``, ``em`` and ``fit_em`` only where the functions that make them set them."""
+_SET_BY_THEIR_FUNCTIONS = ("score", "em", "fit_em")
+
+
 def _check_parts(tree, stages, labels):
     """The constructor's arguments, as the library's own builders make them."""
     build = "build models with full(), indep(), sevt() or as_sevt()"
@@ -96,11 +103,12 @@ class Sevt:
         self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
         self._vars = list(self._tree)
         self._k = np.array([len(lev) for lev in self._tree.values()], dtype=np.int64)
+        self._k.flags.writeable = False
         self._prob = None
         self._stages = list(stages)
         self._labels = list(labels)
         for i in range(len(self._stages)):
-            self._install_stages(i, self._stages[i], self._labels[i])
+            self.assign_stages(i, self._stages[i], self._labels[i])
         # fit state: per-variable arrays aligned with stage ids
         self._ctab_sit = None  # list of int64 arrays of observed situations
         self._ctab = None  # list of (m_i, k_i) float64 counts
@@ -225,11 +233,13 @@ class Sevt:
             out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
         return out
 
-    def copy(self, only=None):
+    def copy(self, only=None, into=None):
         """A deep copy (arrays are copied; the raw data, never edited in place, is shared).
 
         With ``only``, a variable's position, only that variable's arrays
         are copied and the others shared: enough for changing its stages.
+        ``into``, a subclass of :class:`Sevt`, makes the copy one of its
+        instances (default: a Sevt, whatever this model is).
         """
         only = check_int(only, "only", allow_none=True)
         if only is not None and only >= len(self._vars):
@@ -239,7 +249,7 @@ class Sevt:
         def copied(j, a):
             return a if (only is not None and j != only) or a is None else a.copy()
 
-        out = Sevt.__new__(Sevt)
+        out = object.__new__(into or Sevt)
         out.__dict__.update(self.__dict__)
         for field, value in self.__dict__.items():
             if isinstance(value, dict):  # score, em, fit_em: their own in each model
@@ -254,7 +264,119 @@ class Sevt:
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
-    def _reindex_stages(self, i, ids):
+    def copy_without(self, fields):
+        """A copy with the given :data:`OPTIONAL_FIELDS` dropped (R's ``copy_sevt``)."""
+        out = self.copy()
+        for field in fields:
+            if field == "ctables":
+                out._ctab_sit = out._ctab = None
+            elif field == "prob":
+                out._prob = out._n = None
+            elif field in _SET_BY_THEIR_FUNCTIONS:
+                out.__dict__.pop(field, None)
+            else:
+                setattr(out, field, None)
+        return out
+
+    def restructured(self, tree, stages, labels):
+        """A model over ``tree`` with the given stages, keeping this one's settings
+        (``lambda_``, ``name_unobserved``, raw data and the fields its functions set),
+        without tables or fit."""
+        out = Sevt(tree, stages, labels)
+        for field, value in self.__dict__.items():
+            if field not in out.__dict__:  # score, em, fit_em
+                out.__dict__[field] = dict(value) if isinstance(value, dict) else value
+        out.lambda_ = self.lambda_
+        out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
+        out._data_raw = self._data_raw
+        return out
+
+    # -- internal API ---------------------------------------------------------
+    # What the other parts of the package read and change.  Variables are
+    # given by position ``i`` in the tree (0 is the root); stage ids of
+    # variable ``i`` are ``0 .. len(stage_labels(i)) - 1``, and its arrays of
+    # probabilities and sample sizes are indexed by them.  Users go through
+    # the functions (and the methods below) instead.
+
+    @property
+    def n_levels(self):
+        """Number of levels of each variable, in tree order (read-only int64 array)."""
+        return self._k
+
+    def levels_of(self, i):
+        """The level names of the variable at position ``i`` (a copy)."""
+        return list(self._tree[self._vars[i]])
+
+    def stage_vector(self, i):
+        """The stage id of each situation of variable ``i`` (never edited in place)."""
+        return self._stages[i]
+
+    def stage_labels(self, i):
+        """The labels of variable ``i``'s stages, aligned with the ids (immutable)."""
+        return self._labels[i]
+
+    @property
+    def has_counts(self):
+        """Whether the model holds contingency tables."""
+        return self._ctab is not None
+
+    def observed_situations(self, i):
+        """Sorted indices of the situations of variable ``i`` that hold counts."""
+        return self._ctab_sit[i]
+
+    def situation_counts(self, i):
+        """Counts of variable ``i``'s levels in each observed situation (rows as
+        :meth:`observed_situations`)."""
+        return self._ctab[i]
+
+    def total_count(self):
+        """The number of rows (or total weight) the tables count."""
+        return float(self._ctab[0].sum())
+
+    def set_counts(self, situations, counts, data_raw):
+        """Replace the tables (per variable: observed situations and their counts)
+        and the data they were counted from (kept, not copied)."""
+        self._ctab_sit, self._ctab = list(situations), list(counts)
+        self._data_raw = data_raw
+
+    @property
+    def shared_data_raw(self):
+        """The raw data, not copied: callers never edit it."""
+        return self._data_raw
+
+    @property
+    def has_probabilities(self):
+        """Whether probabilities were fitted or set (some variables may still lack them)."""
+        return self._prob is not None
+
+    def stage_probabilities(self, i):
+        """Variable ``i``'s probabilities, a row per stage id, or None."""
+        return None if self._prob is None else self._prob[i]
+
+    def stage_sizes(self, i):
+        """Variable ``i``'s unsmoothed sample size per stage id (NaN where set by hand), or None."""
+        return None if self._n is None else self._n[i]
+
+    def start_fit(self):
+        """Drop every probability, ready for :meth:`set_stage_probabilities` per variable."""
+        self._prob = [None] * len(self._vars)
+        self._n = [None] * len(self._vars)
+        self.ll = None
+
+    def set_stage_probabilities(self, i, prob, n):
+        """Variable ``i``'s probabilities and sample sizes, a row per stage id."""
+        if self._prob is None:
+            self.start_fit()
+        self._prob[i] = prob
+        self._n[i] = n
+
+    def erase_fit(self):
+        """Drop probabilities and log-likelihood (the structure changed)."""
+        self._prob = None
+        self._n = None
+        self.ll = None
+
+    def keep_stages(self, i, ids):
         """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
 
         Stages not listed must be unused; probabilities follow their stage.
@@ -268,35 +390,49 @@ class Sevt:
             self._prob[i] = self._prob[i][ids]
             self._n[i] = self._n[i][ids]
 
-    def _install_stages(self, i, vector, labels):
-        """Install a new stage vector for variable ``i``, dropping unused labels."""
+    def assign_stages(self, i, vector, labels):
+        """Give variable ``i`` a new stage vector whose ids keep their meaning
+        (their probabilities stay); unused ids are dropped."""
         self._stages[i] = vector
         self._labels[i] = labels
         used = vector.ids_in_use()
         if len(used) < len(labels):
-            self._reindex_stages(i, used)
+            self.keep_stages(i, used)
 
-    def _replace_stages(self, i, vector, labels):
-        """Install stages whose ids do not follow the old ones.
+    def replace_stages(self, i, vector, labels):
+        """Give variable ``i`` stages whose ids do not follow the old ones.
 
-        Variable ``i``'s probabilities belong to the old ids, so they are
-        dropped: the caller refits the variable (or erases the fit).
+        Its probabilities belong to the old ids, so they are dropped: the
+        caller refits the variable (or erases the fit).
         """
         if self._prob is not None:
             self._prob[i] = self._n[i] = None
-        self._install_stages(i, vector, labels)
+        self.assign_stages(i, vector, labels)
 
-    def _append_variable(self, var, levels, vector, labels, situations, counts):
+    def merge_stage_ids(self, i, mapping, kept):
+        """Send every stage id ``s`` of variable ``i`` to ``mapping[s]``, then keep
+        the ids ``kept`` (renumbered in that order); the caller refits."""
+        self._stages[i] = self._stages[i].remap(mapping)
+        self.keep_stages(i, kept)
+
+    def relabel_stages(self, i, labels):
+        """Rename variable ``i``'s stages: ``labels`` aligned with the ids."""
+        if len(labels) != len(self._labels[i]):
+            raise ValueError(f"{len(labels)} labels for the {len(self._labels[i])} stages of "
+                             f"{self._vars[i]!r}.")
+        self._labels[i] = labels
+
+    def append_variable(self, var, levels, vector, labels, situations, counts):
         """Add ``var`` as the last variable, with its stages and counts.
 
         The other variables keep their fit; the new one has no probabilities
-        until it is fitted (``fit_variable``), and the stored log-likelihood
-        is dropped.
+        until it is fitted, and the stored log-likelihood is dropped.
         """
         # new containers throughout: copies made by ``copy`` share some of them
         self._tree = {**self._tree, var: [str(x) for x in levels]}
         self._vars = self._vars + [var]
         self._k = np.append(self._k, len(levels))
+        self._k.flags.writeable = False
         self._stages = self._stages + [vector]
         self._labels = self._labels + [labels]
         self._ctab_sit = self._ctab_sit + [np.asarray(situations, dtype=np.int64)]
@@ -306,14 +442,8 @@ class Sevt:
             self._n = self._n + [None]
         self.ll = None
 
-    def _erase_fit(self):
-        """Drop probabilities and log-likelihood (structure changed)."""
-        self._prob = None
-        self._n = None
-        self.ll = None
-
-    # -- R-style views --------------------------------------------------------
-    def _stage_label_vector(self, i):
+    def stage_label_vector(self, i):
+        """R's ``stages[[v]]`` of variable ``i``: the label of every situation."""
         sv = self._stages[i]
         labels = self._labels[i].as_array()
         return labels[sv.dense(f"stage vector of {self._vars[i]!r}")].tolist()
@@ -330,9 +460,9 @@ class Sevt:
         """Stage probabilities per variable and stage (R's ``prob``), or None."""
         if self._prob is None:
             return None
-        return {v: self._stage_prob_of(i) for i, v in enumerate(self._vars)}
+        return {v: self.stage_prob_of(i) for i, v in enumerate(self._vars)}
 
-    def _stage_prob_of(self, i):
+    def stage_prob_of(self, i):
         """:attr:`stage_prob` of the variable at position ``i`` only."""
         levels = pd.Index(self._tree[self._vars[i]])  # shared: an Index per Series is slow
         labels = ["1"] if i == 0 else self._labels[i].tolist()

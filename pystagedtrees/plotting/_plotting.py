@@ -161,14 +161,14 @@ def _stage_labels(model, i):
     n = model.n_situations(i)
     if i == 0:
         return np.array(["1"], dtype=object)
-    ids = model._stages[i].lookup(np.arange(n, dtype=np.int64))
-    return model._labels[i].as_array()[ids]
+    ids = model.stage_vector(i).lookup(np.arange(n, dtype=np.int64))
+    return model.stage_labels(i).as_array()[ids]
 
 
 def _unique_stages(model, i, ignore):
     """Stages of variable ``i`` in order of first appearance, without ``ignore``."""
-    ids = model._stages[i].first_appearance()
-    labels = model._labels[i].as_array()
+    ids = model.stage_vector(i).first_appearance()
+    labels = model.stage_labels(i).as_array()
     return [str(labels[s]) for s in ids if str(labels[s]) not in ignore]
 
 
@@ -294,8 +294,8 @@ def _stages_col(x, col, ignore, limit, palette, is_color):
         coloured = []
         for i in range(1, d):
             stages = _unique_stages(x, i, ignore)
-            labels = x._labels[i].tolist()
-            counts = dict(zip(labels, x._stages[i].paths_per_stage(len(labels))))
+            labels = x.stage_labels(i).tolist()
+            counts = dict(zip(labels, x.stage_vector(i).paths_per_stage(len(labels))))
             out[x.variables[i]] = {s: None for s in stages}
             coloured += [(x.variables[i], s) for s in stages if counts[s] > 1]
         pal = colors if len(coloured) <= len(colors) else _spread_colors(len(coloured))
@@ -333,7 +333,7 @@ def _drawn_depth(model, limit, max_leaves):
     p = len(model.variables)
     wanted = min(p, DEFAULT_LIMIT if limit is None else limit)
     d = wanted
-    while d > 1 and math.prod(int(k) for k in model._k[:d]) > max_leaves:
+    while d > 1 and math.prod(int(k) for k in model.n_levels[:d]) > max_leaves:
         d -= 1
     note = None
     if d < p:
@@ -358,7 +358,7 @@ class _TreeView:
         self.model = model
         self.d = d
         self.variables = model.variables[:d]
-        self.k = [int(k) for k in model._k[:d]]
+        self.k = [int(k) for k in model.n_levels[:d]]
         self.ignore = check_ignore(ignore, model.name_unobserved)
         self.colors = _stages_col(model, col, self.ignore, d, palette, is_color)
         self.root_color = _root_color(model, col, palette, is_color)
@@ -1164,7 +1164,7 @@ def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=Non
     else:
         colors = _stages_col(x, col, ignore, None, palette, _color_check())[var]
         stages = list(colors)
-    probs = x._stage_prob_of(i)
+    probs = x.stage_prob_of(i)
     levels = x.tree[var]
     groups = len(stages) if beside else 1
     ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * groups), 4.0)
@@ -1216,7 +1216,7 @@ def _tree_nodes(model, view, xs, ys, show_ignored):
 def _text_tree(model, limit, col, ignore, palette, show_ignored, xlim, ylim):
     limit = check_int(limit, "limit", minimum=1, allow_none=True)
     d = len(model.variables) if limit is None else min(limit, len(model.variables))
-    total = sum(math.prod(int(k) for k in model._k[:j]) for j in range(d + 1))
+    total = sum(math.prod(int(k) for k in model.n_levels[:j]) for j in range(d + 1))
     if total > MAX_TEXT_NODES:
         raise ValueError(
             f"the first {d} variables make a tree of {total} nodes; pass a smaller `limit` "

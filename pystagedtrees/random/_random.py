@@ -36,15 +36,15 @@ __all__ = [
 
 def _random_stage_joins(model, i, q, source):
     """R's random joins of variable ``i``'s stages (in place)."""
-    model._reindex_stages(i, model._stages[i].first_appearance())
-    joiner = StageJoiner(len(model._labels[i]))
-    while joiner.next_stage < len(model._labels[i]):
+    model.keep_stages(i, model.stage_vector(i).first_appearance())
+    joiner = StageJoiner(len(model.stage_labels(i)))
+    while joiner.next_stage < len(model.stage_labels(i)):
         # one uniform per stage, plus the index draws of the accepted ones
-        remaining = len(model._labels[i]) - joiner.next_stage
+        remaining = len(model.stage_labels(i)) - joiner.next_stage
         used = joiner.run(q, source.peek_uniforms(2 * remaining + 64))
         source.advance(used)
-    model._install_stages(i, model._stages[i].remap(joiner.mapping()), model._labels[i])
-    model._reindex_stages(i, model._stages[i].first_appearance())
+    model.assign_stages(i, model.stage_vector(i).remap(joiner.mapping()), model.stage_labels(i))
+    model.keep_stages(i, model.stage_vector(i).first_appearance())
 
 
 def _check_takes_k_and_rng(rfun):
@@ -72,8 +72,8 @@ def _random_distribution(k, rfun, source):
 
 
 def _as_random_base(x):
-    if isinstance(x, Sevt):
-        return x.copy()
+    if isinstance(x, Sevt):  # its fit and scores describe the old stages
+        return x.copy_without(("prob", "ll", "score", "em", "fit_em"))
     if isinstance(x, (dict, list, tuple)):
         return sevt_structure(x, full=True)
     from pystagedtrees.graphs._as_sevt import as_sevt
@@ -135,17 +135,12 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
         _check_takes_k_and_rng(rfun)
     source = resolve_rng(seed, rng)
     model = _as_random_base(x)
-    model._erase_fit()
-    for field in ("score", "em", "fit_em"):  # they describe the old stages
-        model.__dict__.pop(field, None)
     for i in range(1, len(model.variables)):
         _random_stage_joins(model, i, float(q), source)
-    prob = [None] * len(model.variables)
-    for i in list(range(1, len(model.variables))) + [0]:
-        k = int(model._k[i])
-        prob[i] = np.array([_random_distribution(k, rfun, source) for _ in range(len(model._labels[i]))])
-    model._prob = prob
-    model._n = [np.full(len(lab), np.nan) for lab in model._labels]
+    for i in list(range(1, len(model.variables))) + [0]:  # R draws the root's last
+        k, n_stages = int(model.n_levels[i]), len(model.stage_labels(i))
+        prob = np.array([_random_distribution(k, rfun, source) for _ in range(n_stages)])
+        model.set_stage_probabilities(i, prob, np.full(n_stages, np.nan))
     return model
 
 
@@ -188,14 +183,14 @@ def randomize_sevt(object, treatment, p=None, ignore=None):
     # a list keeps its order: R lists the kept stages' probabilities so
     ignore = check_ignore(ignore, object.name_unobserved)
     model = object.copy()
-    labels = model._labels[i]
+    labels = model.stage_labels(i)
     kept = [labels.index(s) for s in dict.fromkeys(ignore) if s in labels] if i > 0 else []
     mapping = np.zeros(len(labels), dtype=np.int32)
     mapping[kept] = np.arange(1, len(kept) + 1, dtype=np.int32)
     new_labels = labels.take([0] + kept).replace(0, "randomized")
-    model._prob[i] = np.vstack([p, object._prob[i][kept]])
-    model._n[i] = np.concatenate([[np.nan], object._n[i][kept]])
-    model._install_stages(i, model._stages[i].remap(mapping), new_labels)
+    model.set_stage_probabilities(i, np.vstack([p, object.stage_probabilities(i)[kept]]),
+                                  np.concatenate([[np.nan], object.stage_sizes(i)[kept]]))
+    model.assign_stages(i, model.stage_vector(i).remap(mapping), new_labels)
     model.ll = None
     return model
 
@@ -249,14 +244,14 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
 
     ``complete`` tells that no row has stopped yet (no situation is -1).
     """
-    prob = model._prob[i]
-    labels = model._labels[i]
+    prob = model.stage_probabilities(i)
+    labels = model.stage_labels(i)
     drawable = ~np.isnan(prob).any(axis=1) & (prob.sum(axis=1) > 0)
     for name in unobserved:
         sid = labels.index(name)
         if sid >= 0:
             drawable[sid] = False
-    vector = model._stages[i]
+    vector = model.stage_vector(i)
     if isinstance(vector, ParentStageVector):
         stage = vector.lookup_codes(codes, i)
     else:
@@ -315,7 +310,7 @@ def sample_from(object, size=1, seed=None, rng=None):
     check_fits_in_memory(8 * (p + 1) * size, f"`size` = {size} rows of {p} variables",
                          "draw fewer rows, or draw in batches")
     codes = np.empty((size, p), dtype=np.int32, order="F")
-    root = object._prob[0][0]
+    root = object.stage_probabilities(0)[0]
     if np.isnan(root).any():
         raise ValueError("the root's probabilities are undefined (NaN): cannot sample.")
     codes[:, 0] = source.categorical(root, size)

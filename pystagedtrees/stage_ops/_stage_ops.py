@@ -70,9 +70,9 @@ def stages(object, var=None, context=None):
             raise ValueError(f"`var` names a variable twice: {list(var)}.")
         positions = (range(1, len(object.variables)) if var is None
                      else [_non_root(object, v) for v in var])
-        return {object.variables[i]: object._stage_label_vector(i) for i in positions}
+        return {object.variables[i]: object.stage_label_vector(i) for i in positions}
     i = _non_root(object, var)
-    labels = object._stage_label_vector(i)
+    labels = object.stage_label_vector(i)
     if context is None:
         return labels
     return [labels[s] for s in _context_situations(object, i, context)]
@@ -164,16 +164,16 @@ def set_stages(object, var, value, context=None, fit=True):
             f"`value` must be one label or one per selected situation ({len(chosen)}); "
             f"got {len(new)}."
         )
-    labels = np.asarray(object._stages[i].dense("stage vector of " + repr(var)))
-    labels = object._labels[i].as_array()[labels]
+    labels = np.asarray(object.stage_vector(i).dense("stage vector of " + repr(var)))
+    labels = object.stage_labels(i).as_array()[labels]
     labels[chosen] = new if len(new) > 1 else new[0]
     names, ids = np.unique(labels.astype(str), return_inverse=True)
     model = object.copy()
-    model._replace_stages(i, StageVector(n_situations, ids.astype(np.int32)),
+    model.replace_stages(i, StageVector(n_situations, ids.astype(np.int32)),
                          StageLabels.from_strings(names.tolist()))
-    if fit and object.is_fitted and object._ctab is not None:
+    if fit and object.is_fitted and object.has_counts:
         return sevt_fit(model, scope=[var])
-    model._erase_fit()
+    model.erase_fit()
     return model
 
 
@@ -208,7 +208,7 @@ def situation_index(model, codes):
     """R's situation indices (0-based) of paths given as level codes."""
     idx = np.zeros(codes.shape[0], dtype=np.int64)
     for j in range(codes.shape[1]):
-        idx = idx * model._k[j] + codes[:, j]
+        idx = idx * model.n_levels[j] + codes[:, j]
     return idx
 
 
@@ -239,8 +239,8 @@ def get_stage(object, path):
     check_sevt(object)
     codes = path_codes(object, path, "path")
     i = codes.shape[1]
-    ids = object._stages[i].lookup(situation_index(object, codes))
-    labels = object._labels[i].as_array()[ids].tolist()
+    ids = object.stage_vector(i).lookup(situation_index(object, codes))
+    labels = object.stage_labels(i).as_array()[ids].tolist()
     return labels if isinstance(path, pd.DataFrame) else labels[0]
 
 
@@ -257,21 +257,21 @@ def join_stage_ids(model, i, keep, drop):
     probabilities and sample sizes, so results (and ties) follow R's
     arithmetic.
     """
-    mapping = np.arange(len(model._labels[i]), dtype=np.int32)
+    mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
     mapping[drop] = keep
-    model._stages[i] = model._stages[i].remap(mapping)
-    if model._prob is not None and model._prob[i] is not None:
-        new_p, dll, gain = join_probabilities(
-            model._prob[i][keep], model._n[i][keep], model._prob[i][drop],
-            model._n[i][drop], model.lambda_ or 0.0,
-        )
-        model._prob[i][keep] = new_p
-        model._n[i][keep] = joined_size(model._n[i][keep], model._n[i][drop])
-        if model.ll is not None:
-            k = int(model._k[i])
-            model.ll = LogLik((float(model.ll) - dll) + gain, model.ll.df - (k - 1), model.ll.nobs)
-    keep_ids = [s for s in range(len(model._labels[i])) if s != drop]
-    model._reindex_stages(i, keep_ids)
+    prob, n = model.stage_probabilities(i), model.stage_sizes(i)
+    if prob is not None:
+        new_p, dll, gain = join_probabilities(prob[keep], n[keep], prob[drop], n[drop],
+                                              model.lambda_ or 0.0)
+        prob, n = prob.copy(), n.copy()
+        prob[keep] = new_p
+        n[keep] = joined_size(n[keep], n[drop])
+        ll = model.ll
+        model.set_stage_probabilities(i, prob, n)
+        if ll is not None:
+            k = int(model.n_levels[i])
+            model.ll = LogLik((float(ll) - dll) + gain, ll.df - (k - 1), ll.nobs)
+    model.merge_stage_ids(i, mapping, [s for s in range(len(mapping)) if s != drop])
 
 
 @sevt_method
@@ -313,9 +313,9 @@ def get_path(object, var, stage):
     check_sevt(object)
     i = _non_root(object, var)
     wanted = object.stage_ids(i, check_labels(stage, "stage"))
-    ids = object._stages[i].dense(f"stage vector of {var!r}")
+    ids = object.stage_vector(i).dense(f"stage vector of {var!r}")
     situations = np.flatnonzero(np.isin(ids, wanted))
-    codes = np.unravel_index(situations, [int(k) for k in object._k[:i]])
+    codes = np.unravel_index(situations, [int(k) for k in object.n_levels[:i]])
     return pd.DataFrame(
         {
             v: pd.Categorical.from_codes(codes[j], object.tree[v])
@@ -355,7 +355,7 @@ def join_stages(object, var, s1, s2):
     (drop,) = object.stage_ids(i, [check_label(s2, "s2")], "s2")
     if keep == drop:
         raise ValueError(
-            f"`s1` and `s2` must be distinct stages; both are {object._labels[i][keep]!r}."
+            f"`s1` and `s2` must be distinct stages; both are {object.stage_labels(i)[keep]!r}."
         )
     model = object.copy()
     join_stage_ids(model, i, keep, drop)
@@ -377,16 +377,16 @@ def rename_stage(object, var, stage, new):
     i = _non_root(object, var)
     (sid,) = object.stage_ids(i, [check_label(stage, "stage")])
     new = check_label(new, "new")
-    if new in object._labels[i] and object._labels[i].index(new) != sid:
+    if new in object.stage_labels(i) and object.stage_labels(i).index(new) != sid:
         raise ValueError(
             f"`new` {new!r} is already a stage of {var!r}: use join_stages to merge."
         )
     model = object.copy()
-    renamed = new != object._labels[i][sid]
-    model._labels[i] = model._labels[i].replace(sid, new)
+    renamed = new != object.stage_labels(i)[sid]
+    model.relabel_stages(i, model.stage_labels(i).replace(sid, new))
     if renamed:  # R appends the new name to `prob` and drops the old one
-        others = np.flatnonzero(np.arange(len(model._labels[i])) != sid)
-        model._reindex_stages(i, np.append(others, sid))
+        others = np.flatnonzero(np.arange(len(model.stage_labels(i))) != sid)
+        model.keep_stages(i, np.append(others, sid))
     return model
 
 
@@ -451,18 +451,22 @@ def set_stage_prob(object, var, stage, prob):
     if not undefined and not is_distribution(values):
         raise ValueError(f"`prob` must be probabilities summing to 1, or all NaN (R's NA); "
                          f"got {values.tolist()}.")
-    if undefined and object._ctab is not None and (reached := stage_counts(object, i)[sid].sum()):
+    if undefined and object.has_counts and (reached := stage_counts(object, i)[sid].sum()):
         # its counts would contradict the 0 that marks it undefined (learners, logLik)
         raise ValueError(f"`prob` is all NaN for stage {stage!r} of {var!r}, which "
                          f"{reached:g} observations of the model reach: NaN is for stages "
                          "no path reaches.")
     model = object.copy(only=i)
-    if model._prob is None:
-        model._prob = [np.full((len(lab), k), np.nan) for lab, k in zip(model._labels, model._k)]
-        model._n = [np.full(len(lab), np.nan) for lab in model._labels]
-    model._prob[i][sid] = values
+    if not model.has_probabilities:
+        for j, k in enumerate(model.n_levels):
+            n_stages = len(model.stage_labels(j))
+            model.set_stage_probabilities(j, np.full((n_stages, k), np.nan),
+                                          np.full(n_stages, np.nan))
+    prob, n = model.stage_probabilities(i).copy(), model.stage_sizes(i).copy()
+    prob[sid] = values
     # a count of 0 tells an undefined stage from one not set yet (both NaN)
-    model._n[i][sid] = 0.0 if undefined else np.nan
+    n[sid] = 0.0 if undefined else np.nan
+    model.set_stage_probabilities(i, prob, n)
     model.ll = None
     return model
 
@@ -513,23 +517,23 @@ def stndnaming(object, uniq=False, prefix=False, ignore=None):
     model = object.copy()
     start = 0
     for i in range(1, len(model.variables)):
-        labels = model._labels[i]
-        order = model._stages[i].first_appearance()
+        labels = model.stage_labels(i)
+        order = model.stage_vector(i).first_appearance()
         renamed = [s for s in order if labels[s] not in ignore]
         numbers = np.arange(start + 1, start + 1 + len(renamed))
         if len(renamed) == len(labels) and not prefix:
             nums = np.empty(len(labels), dtype=np.int64)
             nums[np.asarray(renamed, dtype=np.int64)] = numbers
-            model._labels[i] = StageLabels.numbered(nums)
+            model.relabel_stages(i, StageLabels.numbered(nums))
         else:
             strings = labels.tolist()
             for s, num in zip(renamed, numbers):
                 strings[s] = f"{model.variables[i]}{num}" if prefix else str(num)
             _refuse_clash(strings, model.variables[i])
-            model._labels[i] = StageLabels.from_strings(strings)
-        r_order = _renamed_prob_order(*labels.keys_with(model._labels[i]), renamed)
+            model.relabel_stages(i, StageLabels.from_strings(strings))
+        r_order = _renamed_prob_order(*labels.keys_with(model.stage_labels(i)), renamed)
         if not np.array_equal(r_order, np.arange(len(labels))):
-            model._reindex_stages(i, r_order)
+            model.keep_stages(i, r_order)
         if uniq:
             start += len(renamed)
     return model
@@ -595,16 +599,16 @@ def summary(object):
     fitted = object.is_fitted  # once: it reads every stage of every variable
     for i, v in enumerate(object.variables):
         if i:  # as R: the stages in use, by their first situation
-            rows = object._stages[i].first_appearance()
-            npaths = object._stages[i].paths_per_stage(len(object._labels[i]))[rows]
-            table = pd.DataFrame({"stage": object._labels[i].as_array()[rows], "npaths": npaths})
+            rows = object.stage_vector(i).first_appearance()
+            npaths = object.stage_vector(i).paths_per_stage(len(object.stage_labels(i)))[rows]
+            table = pd.DataFrame({"stage": object.stage_labels(i).as_array()[rows], "npaths": npaths})
         else:  # R's summary gives the root's stage 0 paths
             rows = [0]
             table = pd.DataFrame({"stage": ["1"], "npaths": [0]})
         if fitted:
-            table["sample.size"] = object._n[i][rows]
+            table["sample.size"] = object.stage_sizes(i)[rows]
             # one frame for all the levels: a column at a time is quadratic in them
-            prob = pd.DataFrame(object._prob[i][rows], columns=pd.Index(object.tree[v]),
+            prob = pd.DataFrame(object.stage_probabilities(i)[rows], columns=pd.Index(object.tree[v]),
                                 index=table.index)
             table = pd.concat([table, prob], axis=1)
         tables[v] = table

@@ -657,11 +657,13 @@ def test_model_constructors_check_their_parts(fitted, cls):
         cls(None, None, None)
     with pytest.raises(TypeError, match="`stages` must hold one stage vector per variable"):
         cls({"a": ["x", "y"], "b": ["u", "v"]}, {"b": ["1"]}, {})
+    stages = [fitted.stage_vector(i) for i in range(len(fitted.variables))]
+    labels = [fitted.stage_labels(i) for i in range(len(fitted.variables))]
     with pytest.raises(TypeError, match="`labels` must hold one list of stage labels"):
-        cls(fitted.tree, fitted._stages, None)
+        cls(fitted.tree, stages, None)
     with pytest.raises(ValueError, match="one stage per situation"):
-        cls(fitted.tree, fitted._stages[::-1], fitted._labels)
-    rebuilt = cls(fitted.tree, fitted._stages, fitted._labels)
+        cls(fitted.tree, stages[::-1], labels)
+    rebuilt = cls(fitted.tree, stages, labels)
     assert rebuilt.stages() == fitted.stages()
 
 

@@ -115,16 +115,18 @@ def assert_same_sevt(a, b):
     assert a.variables == b.variables
     assert a.tree == b.tree
     for i in range(len(a.variables)):
-        assert a._labels[i].tolist() == b._labels[i].tolist()
-        np.testing.assert_array_equal(a._stages[i].dense(), b._stages[i].dense())
-    assert (a._ctab is None) == (b._ctab is None)
-    if a._ctab is not None:
-        for x, y in zip(a._ctab_sit + a._ctab, b._ctab_sit + b._ctab):
-            np.testing.assert_array_equal(x, y)
+        assert a.stage_labels(i).tolist() == b.stage_labels(i).tolist()
+        np.testing.assert_array_equal(a.stage_vector(i).dense(), b.stage_vector(i).dense())
+    assert (not a.has_counts) == (not b.has_counts)
+    if a.has_counts:
+        for i in range(len(a.variables)):
+            np.testing.assert_array_equal(a.observed_situations(i), b.observed_situations(i))
+            np.testing.assert_array_equal(a.situation_counts(i), b.situation_counts(i))
     assert a.is_fitted == b.is_fitted
     if a.is_fitted:
-        for x, y in zip(a._prob + a._n, b._prob + b._n):
-            np.testing.assert_array_equal(x, y)  # NaN equals NaN here
+        for i in range(len(a.variables)):  # NaN equals NaN here
+            np.testing.assert_array_equal(a.stage_probabilities(i), b.stage_probabilities(i))
+            np.testing.assert_array_equal(a.stage_sizes(i), b.stage_sizes(i))
     assert a.lambda_ == b.lambda_
     assert a.name_unobserved == b.name_unobserved
     assert (a.ll is None) == (b.ll is None)
@@ -159,7 +161,7 @@ def test_undefined_probabilities_are_r_na():
     robj = to_r(MODELS["full_nan"])
     na, nan = np.asarray(r_apply(
         "function(x) { p <- unlist(x$prob); c(sum(is.na(p) & !is.nan(p)), sum(is.nan(p))) }", robj))
-    assert na == 2 * np.isnan(MODELS["full_nan"]._prob[3]).any(axis=1).sum() > 0
+    assert na == 2 * np.isnan(MODELS["full_nan"].stage_probabilities(3)).any(axis=1).sum() > 0
     assert nan == 0
 
 
@@ -176,7 +178,7 @@ def test_unfitted_tree_round_trip_keeps_stages():
     model = st.sevt({"A": ["a", "b"], "B": ["u", "v", "w"], "C": ["0", "1"]}, full=True)
     back = from_r(to_r(model))
     assert back.stages() == model.stages()
-    assert not back.is_fitted and back._ctab is None
+    assert not back.is_fitted and not back.has_counts
 
 
 def test_r_built_sevt_recycles_short_stage_vectors():
@@ -193,7 +195,7 @@ def test_r_prob_order_becomes_the_stage_id_order():
     model = MODELS["bhc"]
     robj = r_apply('function(x) { x$prob$Survived <- rev(x$prob$Survived); x }', to_r(model))
     back = from_r(robj)
-    assert back._labels[3].tolist() == model._labels[3].tolist()[::-1]
+    assert back.stage_labels(3).tolist() == model.stage_labels(3).tolist()[::-1]
     assert back.stages() == model.stages()
     for label, series in model.stage_prob["Survived"].items():
         pd.testing.assert_series_equal(back.stage_prob["Survived"][label], series)
@@ -214,12 +216,12 @@ def test_hand_set_na_probabilities_read_as_undefined_stages():
         drawn = st.sample_from(model, 50, seed=0)
         assert st.prob(model, {"B": "v"}) == pytest.approx(0.7)
     assert set(drawn["A"]) == {"b"}
-    assert model._n[1][model.stage_ids(1, ["never"])[0]] == 0
-    assert np.isnan(model._prob[1][model.stage_ids(1, ["never"])[0]]).all()
+    assert model.stage_sizes(1)[model.stage_ids(1, ["never"])[0]] == 0
+    assert np.isnan(model.stage_probabilities(1)[model.stage_ids(1, ["never"])[0]]).all()
     python = st.set_stage_prob(st.set_stage_prob(
         st.set_stage_prob(st.sevt({"A": ["a", "b"], "B": ["u", "v"]}, full=True), "A", "1", [0, 1]),
         "B", "1", [float("nan")] * 2), "B", "2", [0.3, 0.7])
-    assert np.array_equal(python._n[1], model._n[1], equal_nan=True)
+    assert np.array_equal(python.stage_sizes(1), model.stage_sizes(1), equal_nan=True)
 
 
 def test_r_na_in_a_numeric_vector_is_a_quiet_nan():

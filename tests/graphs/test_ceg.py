@@ -19,8 +19,8 @@ LEVELS = {"A": ["a", "b", "c"], "B": ["x", "y"], "C": ["0", "1"], "D": ["u", "v"
 def r_model():
     """R's test model (test-igraph_conversion.R): B and C staged by hand, X independent."""
     model = st.sevt({"A": ["1a", "2a"], "B": ["1b", "2b", "3b"], "C": ["1c", "2c"], "X": ["xx", "yy"]})
-    model._install_stages(1, StageVector(2, np.array([0, 1], dtype=np.int32)), StageLabels.from_strings(["aaaa", "bbbb"]))
-    model._install_stages(
+    model.assign_stages(1, StageVector(2, np.array([0, 1], dtype=np.int32)), StageLabels.from_strings(["aaaa", "bbbb"]))
+    model.assign_stages(
         2, StageVector(6, np.array([0, 0, 0, 1, 1, 2], dtype=np.int32)), StageLabels.from_strings(["1", "2", "aaaa"])
     )
     return model

@@ -80,7 +80,7 @@ def test_fitting_reproduces_smoothed_cpts_on_a_compact_tree():
     # be the smoothed conditional frequencies counted directly with pandas.
     pl = random_parentslist(24, k=2, maxp=3, seed=3)
     tree = as_sevt(pl)
-    assert isinstance(tree._stages[23], ParentStageVector) and tree.n_situations(23) > DENSE_MAX
+    assert isinstance(tree.stage_vector(23), ParentStageVector) and tree.n_situations(23) > DENSE_MAX
     data = sample_from(random_sevt(pl, q=0, seed=4), 3000, seed=5)
     model = st.sevt_fit(tree, data=data, lambda_=1)
     for v in ["X20", "X23", "X24"]:
@@ -139,12 +139,12 @@ def test_parent_stage_vector_behaves_like_its_dense_form():
 
 def test_huge_compact_vector_refuses_dense_and_edits():
     tree = as_sevt(random_parentslist(30, maxp=2, seed=1))
-    vector = tree._stages[29]
+    vector = tree.stage_vector(29)
     with pytest.raises(ValueError, match="compactly"):
         vector.dense()
     with pytest.raises(ValueError, match="compactly"):
         vector.assign([0], 0)
-    assert int(vector.paths_per_stage(len(tree._labels[29])).sum()) == tree.n_situations(29)
+    assert int(vector.paths_per_stage(len(tree.stage_labels(29))).sum()) == tree.n_situations(29)
 
 
 def test_bad_input_raises_clear_errors():

@@ -84,7 +84,7 @@ def test_round_trip_through_compact_stage_vectors():
     # 26 binary variables: the last ones have far more than DENSE_MAX situations
     pl = random_parentslist(26, k=2, maxp=3, seed=11)
     tree = as_sevt(pl)
-    assert not tree._stages[25].is_dense
+    assert not tree.stage_vector(25).is_dense
     back = as_parentslist(tree)
     assert {v: set(e.parents) for v, e in back.items()} == {v: set(e.parents) for v, e in pl.items()}
 

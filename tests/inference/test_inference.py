@@ -239,7 +239,7 @@ def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
     rows = _gappy_rows(dense, np.random.default_rng(4), 300)
     monkeypatch.setattr(_stagevec, "DENSE_MAX", 1)
     sparse = st.full(data, lambda_=lambda_)
-    assert not sparse._stages[3].is_dense
+    assert not sparse.stage_vector(3).is_dense
     np.testing.assert_allclose(st.prob(sparse, rows), st.prob(dense, rows), rtol=1e-13)
     # built a few paths at a time (two passes over each row's completions), the sums
     # are the same to the last bit

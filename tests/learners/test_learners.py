@@ -190,7 +190,7 @@ def test_hclust_best_cut_is_the_cut_every_cut_scored_on_the_model_picks(
     # "bic"/"aic" find the best cut from the merges' counts first.
     start = st.full(data, lambda_=lambda_, join_unobserved=lambda_ == 0)
     for v in start.variables[1:]:
-        assume(np.isfinite(start._prob[start.var_index(v)]).all() or lambda_ > 0)
+        assume(np.isfinite(start.stage_probabilities(start.var_index(v))).all() or lambda_ > 0)
     by_name = st.stages_hclust(start, score=score, distance=distance, method=method)
     every_cut = st.stages_hclust(start, distance=distance, method=method,
                                  score=(lambda m: -st.BIC(m)) if score == "bic"
@@ -481,7 +481,7 @@ def test_hill_climbing_refuses_a_variable_stored_by_parent_configuration(monkeyp
     tree = st.as_sevt({"Class": [], "Sex": ["Class"], "Age": ["Class"],
                        "Survived": ["Class", "Age"]}, values=data)
     model = st.sevt_fit(tree, data=data, lambda_=1)
-    assert isinstance(model._stages[3], ParentStageVector)
+    assert isinstance(model.stage_vector(3), ParentStageVector)
     with pytest.raises(ValueError, match="stages_hc moves single situations: 'Survived' has "
                                          "16 situations .*leave it out of `scope`"):
         st.stages_hc(model, scope=["Survived"])

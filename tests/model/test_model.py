@@ -130,18 +130,18 @@ def test_sparse_storage_gives_the_same_model(monkeypatch, lambda_):
     dense = st.full(st.datasets.titanic(), lambda_=lambda_)
     monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
     sparse = st.full(st.datasets.titanic(), lambda_=lambda_)
-    assert not sparse._stages[3].is_dense
+    assert not sparse.stage_vector(3).is_dense
     np.testing.assert_allclose(float(sparse.ll), float(dense.ll), rtol=1e-12)
     assert sparse.ll.df == dense.ll.df
     for i in range(4):
-        assert sparse._labels[i].tolist() == dense._labels[i].tolist()
-        np.testing.assert_array_equal(sparse._prob[i], dense._prob[i])
+        assert sparse.stage_labels(i).tolist() == dense.stage_labels(i).tolist()
+        np.testing.assert_array_equal(sparse.stage_probabilities(i), dense.stage_probabilities(i))
     rows = st.datasets.titanic().drop(columns="Class").iloc[:50]
     pd.testing.assert_frame_equal(
         st.predict(sparse, rows, class_="Class", prob=True),
         st.predict(dense, rows, class_="Class", prob=True),
     )
-    assert st.stndnaming(sparse)._labels[3].tolist() == st.stndnaming(dense)._labels[3].tolist()
+    assert st.stndnaming(sparse).stage_labels(3).tolist() == st.stndnaming(dense).stage_labels(3).tolist()
 
 
 @pytest.mark.parametrize("learn", [lambda m: m, st.stages_bhc])
@@ -154,7 +154,7 @@ def test_compactly_stored_stages_are_written_out_for_the_functions_that_read_the
     indep = st.indep(data, lambda_=1)
     monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
     sparse = learn(st.full(data, lambda_=1))
-    assert not sparse._stages[3].is_dense
+    assert not sparse.stage_vector(3).is_dense
     assert sparse.stages() == dense.stages()
     assert st.as_parentslist(sparse, silent=True).to_string() == st.as_parentslist(
         dense, silent=True).to_string()
@@ -173,8 +173,8 @@ def test_many_variables_stay_compact():
     data = pd.DataFrame({f"V{j}": rng.integers(0, 2, 500) for j in range(40)})
     model = st.full(data, lambda_=1)
     # one id per situation only while a variable is small; beyond, one per data row
-    assert all(len(s.stage) <= max(stagevec.DENSE_MAX, 500) for s in model._stages)
-    assert not model._stages[39].is_dense
+    assert all(len(s.stage) <= max(stagevec.DENSE_MAX, 500) for s in map(model.stage_vector, range(40)))
+    assert not model.stage_vector(39).is_dense
     np.testing.assert_allclose(float(model.ll), float(compute_loglik(model)), rtol=1e-12)
     with pytest.raises(ValueError, match="one per situation"):
         model.stages("V39")
@@ -284,7 +284,7 @@ def test_bad_input_errors():
         with pytest.raises(error, match="`only`"):
             model.copy(only=position)
     partial = model.copy(only=1)
-    assert partial._stages[1] is not model._stages[1] and partial._stages[0] is model._stages[0]
+    assert partial.stage_vector(1) is not model.stage_vector(1) and partial.stage_vector(0) is model.stage_vector(0)
 
 
 @SETTINGS
@@ -333,7 +333,7 @@ def test_indep_without_join_all_missing_column_gives_nan_quietly():
         warnings.simplefilter("error")
         model = st.indep(data, join_unobserved=False, lambda_=0)
     assert model.stage_prob["B"]["1"].isna().all()
-    assert model._n[1].tolist() == [0.0]
+    assert model.stage_sizes(1).tolist() == [0.0]
     np.testing.assert_allclose(float(model.ll), 2 * np.log(2 / 3) + np.log(1 / 3))
 
 

@@ -136,17 +136,17 @@ def test_random_sevt_replays_r():
 def _r_sample_from_script(model, size, seed):
     """Spec 3.12's sample_from in base R, over the model's stage ids and probabilities."""
     lines = [f"set.seed({seed}); size <- {size}"]
-    k = [int(x) for x in model._k]
+    k = [int(x) for x in model.n_levels]
     lines.append(f"k <- c({', '.join(map(str, k))}); p <- length(k)")
-    lines.append(f"S <- matrix(NA, size, p); S[, 1] <- sample.int(k[1], size, TRUE, prob = {_r_numbers(model._prob[0][0])})")
+    lines.append(f"S <- matrix(NA, size, p); S[, 1] <- sample.int(k[1], size, TRUE, prob = {_r_numbers(model.stage_probabilities(0)[0])})")
     lines.append("stage <- list(); P <- list(); ok <- list()")
     unobserved = set(model.name_unobserved or [])
     for i in range(1, len(k)):
-        ids = model._stages[i].dense() + 1
-        labels = model._labels[i].tolist()
+        ids = model.stage_vector(i).dense() + 1
+        labels = model.stage_labels(i).tolist()
         ok = ["FALSE" if lab in unobserved else "TRUE" for lab in labels]
         lines.append(f"stage[[{i + 1}]] <- c({', '.join(map(str, ids))})")
-        lines.append(f"P[[{i + 1}]] <- matrix({_r_numbers(model._prob[i])}, ncol = {k[i]}, byrow = TRUE)")
+        lines.append(f"P[[{i + 1}]] <- matrix({_r_numbers(model.stage_probabilities(i))}, ncol = {k[i]}, byrow = TRUE)")
         lines.append(f"ok[[{i + 1}]] <- c({', '.join(ok)})")
     lines.append("""
 for (i in 2:p) for (j in 1:size) {
@@ -182,7 +182,7 @@ def test_sample_from_replays_r_with_many_levels():
     # method, while one draw per row (replace = FALSE, size 1) stays inversion
     levels = {"R": [f"r{j}" for j in range(240)], "B": [f"b{j}" for j in range(230)]}
     model = random_sevt(levels, q=0.9, seed=2)
-    assert np.count_nonzero(240 * model._prob[0][0] > 0.1) > 200  # R's Walker condition
+    assert np.count_nonzero(240 * model.stage_probabilities(0)[0] > 0.1) > 200  # R's Walker condition
     out = _run_r(_r_sample_from_script(model, 60, 8)).strip().splitlines()
     expected = np.column_stack([[int(x) for x in line.split()] for line in out])
     np.testing.assert_array_equal(_codes(sample_from(model, 60, seed=8, rng="R")), expected)
