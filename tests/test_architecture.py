@@ -48,8 +48,9 @@ def part_of(module):
     return "__init__" if len(pieces) == 1 else pieces[1]
 
 
-def imported_modules(path, module):
-    """Every package module that ``path`` imports, wherever the import stands."""
+def imported_modules(path, module, nodes=None):
+    """Every package module that ``path`` imports, wherever the import stands
+    (among ``nodes``, some of its syntax nodes, when given)."""
     source = path.read_text()
     if path.suffix == ".pyx":  # cimports and imports of a kernel, read line by line
         out = set()
@@ -61,7 +62,7 @@ def imported_modules(path, module):
         return out
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source)) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.startswith("pystagedtrees"))
         elif isinstance(node, ast.ImportFrom):
@@ -86,11 +87,30 @@ def test_every_part_has_a_layer():
     assert parts <= set(RANK), f"parts with no layer in LAYERS: {sorted(parts - set(RANK))}"
 
 
+# The one exception: Sevt's methods delegate, at call time, to the functions of
+# the parts above the model that implement them (model/_methods.py).
+DELEGATIONS = "pystagedtrees.model._methods"
+
+
+def module_level_imports(path, module):
+    """The package modules that ``path`` imports when it is loaded (not inside functions)."""
+    def outside_functions(node):
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                yield child
+                yield from outside_functions(child)
+
+    return imported_modules(path, module, list(outside_functions(ast.parse(path.read_text()))))
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_go_down(module):
     here = part_of(module)
+    path = MODULES[module]
+    targets = (module_level_imports(path, module) if module == DELEGATIONS
+               else imported_modules(path, module))
     wrong = []
-    for target in sorted(imported_modules(MODULES[module], module)):
+    for target in sorted(targets):
         there = part_of(target)
         if there != here and RANK[there] >= RANK[here]:
             wrong.append(f"{target} (part {there!r}, layer {RANK[there]})")
@@ -99,7 +119,8 @@ def test_imports_go_down(module):
 
 
 def test_no_import_circles():
-    graph = {m: {t for t in imported_modules(p, m) if t in MODULES and t != m}
+    graph = {m: {t for t in (module_level_imports(p, m) if m == DELEGATIONS
+                             else imported_modules(p, m)) if t in MODULES and t != m}
              for m, p in MODULES.items()}
     # a package's __init__ importing its own private modules is how parts are built
     state, stack, circles = {}, [], []
@@ -133,3 +154,15 @@ def test_only_the_model_touches_its_storage():
                  for line in path.read_text().splitlines() if pattern.search(line)]
     assert not offenders, "private fields of Sevt used outside the model part:\n" + "\n".join(
         offenders)
+
+
+def test_the_delegations_import_only_the_function_they_call():
+    """Each method of Sevt imports, when called, the public function of its name."""
+    tree = ast.parse(MODULES[DELEGATIONS].read_text())
+    (mixin,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    for method in mixin.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        imports = [n for n in ast.walk(method) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert len(imports) == 1 and [a.name for a in imports[0].names] == [method.name], method.name
+        assert imports[0].module == f"pystagedtrees.{part_of(imports[0].module + '.x')}", method.name

@@ -17,7 +17,7 @@ from pystagedtrees.base._validation import (
 from pystagedtrees.fitting._construct import sevt as sevt_structure
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import prob
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 from pystagedtrees.graphs._parentslist import as_parentslist
 from pystagedtrees.random._random import randomize_sevt
 from pystagedtrees.fitting._scores import logLik
@@ -61,7 +61,6 @@ def _single_valued(a, b):
     return distinct[a] == 1
 
 
-@sevt_method
 def diff_stages(object1, object2):
     """Situations whose stages differ between two trees (R: ``diff_stages``).
 
@@ -88,7 +87,6 @@ def diff_stages(object1, object2):
     return out
 
 
-@sevt_method
 def inclusions_stages(object1, object2):
     """How the stages of two trees include each other (R: ``inclusions_stages``).
 
@@ -152,7 +150,6 @@ def _sum_of(FUN, flags_per_variable):
     return total
 
 
-@sevt_method
 def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     """Hamming distance between stage partitions (R: ``hamming_stages``).
 
@@ -198,7 +195,6 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     return _sum_of(FUN, difftree.values())
 
 
-@sevt_method
 def compare_stages(object1, object2, method="naive", return_tree=False, plot=False, **plot_args):
     """Whether two staged trees have the same stages (R: ``compare_stages``).
 
@@ -279,7 +275,6 @@ def _difference_tree(object1, object2, difftree):
 
 # -- sub-models ------------------------------------------------------------------
 
-@sevt_method
 def subtree(object, path):
     """The staged tree below a situation (R: ``subtree``).
 
@@ -352,7 +347,6 @@ def subtree(object, path):
     return out
 
 
-@sevt_method
 def depsubtree(object, var, other_stages="NA"):
     """The staged tree of a variable over its minimal parents (R: ``depsubtree``).
 
@@ -427,7 +421,6 @@ def _r_percent_labels(probs):
     return [t.rjust(width) + " %" for t in texts]
 
 
-@sevt_method
 def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     """Confidence intervals for the stage probabilities (R: ``confint.sevt``).
 
@@ -515,7 +508,6 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     return pd.DataFrame(values, index=rows, columns=columns)
 
 
-@sevt_method
 def lr_test(object, *others):
     """Likelihood-ratio tests of nested staged trees (R: ``lr_test``).
 
@@ -593,7 +585,6 @@ def lr_test(object, *others):
     return frame
 
 
-@sevt_method
 def ci_matrices(object, var):
     """The stages of a variable arranged by each predecessor (R: ``ci_matrices``).
 
@@ -673,7 +664,6 @@ def _split_stage_flags(cfg1, stage1, cfg2, stage2):
     return np.isin(cfg1, configs[at[split[group]]]).astype(int)
 
 
-@sevt_method
 def cid(object1, object2, FUN=np.mean):
     """Context-specific interventional discrepancy (R: ``cid``).
 
@@ -734,7 +724,6 @@ def cid(object1, object2, FUN=np.mean):
     return {"wrong": wrong, "cid": _sum_of(FUN, wrong.values())}
 
 
-@sevt_method
 def potential_outcomes(object, outcome, treatment):
     """Distributions of an outcome under interventions on a treatment (R: ``potential_outcomes``).
 

@@ -13,7 +13,7 @@ from pystagedtrees.fitting._counting import USE_NA, check_order, count_situation
 from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
 from pystagedtrees.kernels._learn import rsum
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt, sevt_method
+from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
     check_choice, check_flag, check_levels, check_smoothing,
@@ -287,7 +287,6 @@ def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UN
     return _from_data(data, order, join_unobserved, lambda_, name_unobserved, False)
 
 
-@sevt_method
 def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
     """Append a variable to a fitted staged tree (R: ``sevt_add``).
 
@@ -377,7 +376,6 @@ def append_from_codes(object, var, levels, codes, weights, join_unobserved):
 
 
 
-@sevt_method
 def copy_sevt(object, extra=None):
     """A copy of the structure of a staged tree, plus chosen fields (R: ``copy_sevt``).
 

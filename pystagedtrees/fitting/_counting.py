@@ -14,7 +14,7 @@ from pystagedtrees.kernels._counts import situation_level_counts, next_situation
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
-from pystagedtrees.model._sevt import check_sevt, dense_ctables, sevt_method
+from pystagedtrees.model._sevt import check_sevt, dense_ctables
 
 __all__ = ["make_ctables", "read_data", "count_situations"]
 
@@ -175,7 +175,6 @@ USE_NA = ("ifany", "no", "always")
 """R's ``useNA`` choices of ``make_ctables`` and ``sevt_add``."""
 
 
-@sevt_method
 def make_ctables(object, data, useNA="ifany"):
     """Contingency tables of ``data`` over the situations of ``object``.
 

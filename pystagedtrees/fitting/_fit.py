@@ -7,7 +7,7 @@ from pystagedtrees.base._data import own_copy
 from pystagedtrees.kernels._counts import sum_rows_by_stage
 from pystagedtrees.model._stagevec import new_label
 from pystagedtrees.fitting._counting import count_situations, read_data
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
     check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
@@ -52,7 +52,6 @@ def refitted_stage_prob(model, i):
     return prob, by_stage.sum(axis=1)
 
 
-@sevt_method
 def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
     """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
 
@@ -135,7 +134,6 @@ def warn_unobserved_name_taken(var, name):
         stacklevel=user_stacklevel())
 
 
-@sevt_method
 def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
     """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
 

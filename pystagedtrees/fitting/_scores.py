@@ -8,7 +8,7 @@ import pandas as pd
 from pystagedtrees.kernels._learn import rsum, variable_loglik
 from pystagedtrees.base._validation import check_number
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
 
@@ -20,7 +20,6 @@ def variable_loglik_of(model, i):
     return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
 
 
-@sevt_method
 def sevt_df(object):
     """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
 
@@ -37,7 +36,6 @@ def sevt_df(object):
     return int(sum(len(object.stage_labels(i)) * (k - 1) for i, k in enumerate(object.n_levels)))
 
 
-@sevt_method
 def sevt_nvar(object):
     """Number of variables in the tree (R: ``sevt_nvar``).
 
@@ -51,7 +49,6 @@ def sevt_nvar(object):
     return len(object.variables)
 
 
-@sevt_method
 def sevt_varnames(object):
     """Names of the variables in tree order (R: ``sevt_varnames``).
 
@@ -79,7 +76,6 @@ def compute_loglik(model):
     return LogLik(float(total), sevt_df(model), nobs)
 
 
-@sevt_method
 def logLik(object):
     """Log-likelihood of a fitted staged tree (R: ``logLik.sevt``).
 
@@ -131,7 +127,6 @@ def _information_criterion(name, models, penalty, names):
                         index=None if names is None else list(names))
 
 
-@sevt_method
 def AIC(object, *others, k=2, names=None):
     """Akaike information criterion, ``-2 ll + k df``.
 
@@ -156,7 +151,6 @@ def AIC(object, *others, k=2, names=None):
     return _information_criterion("AIC", (object, *others), lambda ll: k, names)
 
 
-@sevt_method
 def BIC(object, *others, names=None):
     """Bayesian information criterion, ``-2 ll + log(nobs) df``.
 

@@ -12,7 +12,7 @@ import pandas as pd
 from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.base._validation import check_flag, check_ignore
 from pystagedtrees.fitting._fit import sevt_fit
-from pystagedtrees.model._sevt import Sevt, check_sevt, sevt_method
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.stage_ops._stage_ops import join_stages
 
 __all__ = [
@@ -73,7 +73,6 @@ def compute_positions(model):
     return positions
 
 
-@sevt_method
 def ceg(object):
     """The chain event graph of a staged tree (R: ``ceg``).
 
@@ -100,7 +99,6 @@ def ceg(object):
     return out
 
 
-@sevt_method
 def sevt_simplify(object, fit=True):
     """Replace the stages by the positions (R: ``sevt_simplify``).
 
@@ -151,7 +149,6 @@ def sevt_simplify(object, fit=True):
     return model
 
 
-@sevt_method
 def join_positions(object, var, s1, s2):
     """Join two stages and rebuild the downstream stages as positions (R: ``join_positions``).
 
@@ -304,7 +301,6 @@ def _ceg_vertices(model, ignore):
     return pd.DataFrame(rows, columns=["name", "stage", "var"])
 
 
-@sevt_method
 def get_edges(x, ignore=None):
     """Edges of the tree graph of a staged tree, or of a CEG (R: ``get_edges``).
 
@@ -334,7 +330,6 @@ def get_edges(x, ignore=None):
     return _ceg_edges(x, ignore) if isinstance(x, Ceg) else _tree_edges(x, ignore)
 
 
-@sevt_method
 def get_vertices(x, ignore=None):
     """Vertices of the tree graph of a staged tree, or of a CEG (R: ``get_vertices``).
 

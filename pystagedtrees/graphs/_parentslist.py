@@ -20,7 +20,7 @@ import pandas as pd
 
 from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_int, check_levels
-from pystagedtrees.model._sevt import Sevt, sevt_method
+from pystagedtrees.model._sevt import Sevt
 
 __all__ = [
     "ParentsEntry",
@@ -378,7 +378,6 @@ def _from_sevt(model, silent):
     return ParentsList(entries)
 
 
-@sevt_method
 def as_parentslist(x, values=None, silent=False):
     """The DAG of ``x`` as a :class:`ParentsList` (R: ``as_parentslist``).
 
@@ -582,7 +581,6 @@ def all_topo_sort(x):
 
 # -- other representations ---------------------------------------------------------
 
-@sevt_method
 def as_adj_matrix(x, **kwargs):
     """Adjacency matrix of a DAG or of a chain event graph (R: ``as_adj_matrix``).
 
@@ -619,7 +617,6 @@ def as_adj_matrix(x, **kwargs):
     return adj
 
 
-@sevt_method
 def as_bn(x):
     """The DAG of ``x`` as a networkx ``DiGraph`` (R: ``as_bn``, which needs bnlearn).
 
@@ -662,7 +659,6 @@ def _edge_label(e, p):
     return "local" if local else "total"
 
 
-@sevt_method
 def as_networkx(x, ignore=None):
     """A networkx graph of a DAG, a staged tree or a CEG (R: ``as_igraph``).
 

@@ -17,7 +17,7 @@ from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_lo
 from pystagedtrees.rng._sources import draw_index, tie_source
 from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.base._validation import check_flag
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 
 __all__ = ["path_probability", "prob", "predict"]
 
@@ -295,7 +295,6 @@ def _as_frame(x, name):
     )
 
 
-@sevt_method
 def path_probability(object, x, log=False):
     """Probability of complete paths (R's internal ``path_probability``).
 
@@ -338,7 +337,6 @@ def path_probability(object, x, log=False):
     return float(result[0]) if single else result
 
 
-@sevt_method
 def prob(object, x, conditional_on=None, log=False, na0=True):
     """Probability of events, marginal or conditional (R: ``prob``).
 
@@ -429,7 +427,6 @@ def _all_combinations(model):
     )
 
 
-@sevt_method
 def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None, rng=None):
     """Predict a variable from the others (R: ``predict.sevt``).
 

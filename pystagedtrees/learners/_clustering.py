@@ -20,7 +20,7 @@ from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fitting._fit import fit_variable, stage_counts
 from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
 
 __all__ = ["stages_hclust", "stages_kmeans"]
@@ -116,7 +116,6 @@ def _learning_scope(model, scope, limit):
     return model.variables[1:limit]
 
 
-@sevt_method
 def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=None,
                   limit=None, scope=None, score=None):
     """Hierarchical clustering of the stages of each variable (R: ``stages_hclust``).
@@ -252,7 +251,6 @@ def _near_best_cuts(model, i, ids, merge, kind):
     return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()
 
 
-@sevt_method
 def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
                   limit=None, scope=None, nstart=1, seed=None, rng="numpy"):
     """k-means clustering of the stages of each variable (R: ``stages_kmeans``).

@@ -15,7 +15,7 @@ from pystagedtrees.fitting._construct import copy_sevt
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import class_log_posterior, most_probable
 from pystagedtrees.learners._learners import stages_bhc
-from pystagedtrees.model._sevt import check_learned, check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_learned, check_sevt
 from pystagedtrees.base._validation import check_call_fits, check_flag, check_int
 
 __all__ = ["sevt_fit_em", "stages_em"]
@@ -62,7 +62,6 @@ def impute(data, model, chain_impute=False, source=None):
     return filled
 
 
-@sevt_method
 def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_impute=False,
                 seed=None, rng=None):
     """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
@@ -126,7 +125,6 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     return model
 
 
-@sevt_method
 def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, incremental=False,
               chain_impute=False, seed=None, rng=None, **alg_args):
     """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).

@@ -27,7 +27,7 @@ from pystagedtrees.base._validation import (
 from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
@@ -272,7 +272,6 @@ def _backward_join(object, score, max_iter, scope, ignore, trace, first_improvem
     return model
 
 
-@sevt_method
 def stages_bhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
     """Backward hill-climbing: join pairs of stages while the score improves (R: ``stages_bhc``).
 
@@ -313,7 +312,6 @@ def stages_bhc(object, score=None, max_iter=None, scope=None, ignore=None, trace
     return _backward_join(object, score, max_iter, scope, ignore, trace, False)
 
 
-@sevt_method
 def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
     """Fast backward hill-climbing: take the first join that does not lower the score (R: ``stages_fbhc``).
 
@@ -330,7 +328,6 @@ def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trac
     return _backward_join(object, score, max_iter, scope, ignore, trace, True)
 
 
-@sevt_method
 def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, trace=0):
     """Backward joining: join the two closest stages while closer than ``thr`` (R: ``stages_bj``).
 
@@ -467,7 +464,6 @@ def _set_situation_labels(model, i, situations, labels):
     fit_variable(model, i)
 
 
-@sevt_method
 def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
     """Hill climbing: move single situations between stages while the score improves (R: ``stages_hc``).
 
@@ -622,7 +618,6 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
     return model
 
 
-@sevt_method
 def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy"):
     """Random backward hill climbing (R: ``stages_bhcr``).
 
@@ -684,7 +679,6 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
     return model
 
 
-@sevt_method
 def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
     """Context-specific backward hill climbing (R: ``stages_csbhc``).
 
@@ -795,7 +789,6 @@ def _join_positions_ids(model, i, keep, drop):
     return join_positions(model, model.variables[i], labels[keep], labels[drop])
 
 
-@sevt_method
 def stages_simplebhc(object, score=None, scope=None, max_iter=None, ignore=None):
     """Backward hill climbing over simple staged trees (R: ``stages_simplebhc``).
 

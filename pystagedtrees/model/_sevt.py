@@ -12,8 +12,10 @@ probabilities are numpy arrays indexed by those ids.  R-style string labels
 appear only at the API surface.
 
 Functions of this package whose first argument is a model are also methods
-of :class:`Sevt` (registered with :func:`sevt_method`), so
-``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.
+of :class:`Sevt` (declared in :mod:`._methods`, which delegates to them), so
+``stages_bhc(model)`` and ``model.stages_bhc()`` are one implementation.  The
+section "internal API" of the class is what the other parts use to read and
+change a model.
 """
 import math
 import numbers
@@ -22,6 +24,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.model._methods import SevtMethods
 from pystagedtrees.model._stagevec import (
     DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
 )
@@ -29,13 +32,7 @@ from pystagedtrees.base._data import own_copy
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_int, check_label, check_labels, check_smoothing
 
-__all__ = ["Sevt", "sevt_method", "check_sevt", "check_learned"]
-
-
-def sevt_method(func):
-    """Make ``func(object, ...)`` also available as ``Sevt.func``."""
-    setattr(Sevt, func.__name__, func)
-    return func
+__all__ = ["Sevt", "check_sevt", "check_learned"]
 
 
 OPTIONAL_FIELDS = ("lambda_", "name_unobserved", "data_raw", "ctables", "prob", "ll", "score",
@@ -62,7 +59,7 @@ def _check_parts(tree, stages, labels):
         raise ValueError(f"`stages` must have one stage per situation of `tree`; {build}.")
 
 
-class Sevt:
+class Sevt(SevtMethods):
     """A staged event tree (R: ``sevt``).
 
     Build one with :func:`~pystagedtrees.full`, :func:`~pystagedtrees.indep`

@@ -31,7 +31,7 @@ import numpy as np
 from pystagedtrees.base._validation import (
     check_choice, check_flag, check_ignore, check_int, check_number,
 )
-from pystagedtrees.model._sevt import Sevt, check_sevt, sevt_method
+from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = [
     "plot",
@@ -214,7 +214,6 @@ def _check_col_dict(col, x, is_color):
                 _check_color(c, is_color, f"`col`[{var!r}][{s!r}]")
 
 
-@sevt_method
 def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
     """The colour of every stage (R: ``make_stages_col``).
 
@@ -432,7 +431,6 @@ def _check_pair(value, name):
 
 # -- plot --------------------------------------------------------------------------
 
-@sevt_method
 def plot(
     x,
     limit=None,
@@ -848,7 +846,6 @@ def _stage_names(ax, view, j, x, ys, fontsize, beside, show_ignored):
                     fontsize=fontsize, color=color, gid="node-label", **align)
 
 
-@sevt_method
 def text(x, y=None, limit=None, xlim=(0, 1), ylim=(0, 1), ax=None, **kwargs):
     """Write the variable names under the columns of a drawn staged tree (R: ``text.sevt``).
 
@@ -1094,7 +1091,6 @@ def _plot_dag(x, ax, xlim, ylim, main, col, legend, layout):
 
 # -- barplot -----------------------------------------------------------------------
 
-@sevt_method
 def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=None, palette=None,
             xlab=None, ylab=None, ax=None, main=None, width=0.8):
     """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
@@ -1236,7 +1232,6 @@ def _dot_attrs(**attrs):
     return f" [{inner}]" if inner else ""
 
 
-@sevt_method
 def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=False, rankdir="LR"):
     """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
 
@@ -1377,7 +1372,6 @@ def _tex_escape(text):
     return _TEX_SPECIAL.sub(repl, str(text))
 
 
-@sevt_method
 def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=False,
                node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
                node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",

@@ -21,7 +21,7 @@ from pystagedtrees.base._validation import (
     as_numbers, check_call_fits, check_fits_in_memory, check_ignore, check_int, check_number,
 )
 from pystagedtrees.fitting._construct import sevt as sevt_structure
-from pystagedtrees.model._sevt import Sevt, check_sevt, sevt_method
+from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = [
     "random_sevt",
@@ -81,7 +81,6 @@ def _as_random_base(x):
     return as_sevt(x)
 
 
-@sevt_method
 def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     """A staged tree with random stages and probabilities (R: ``random_sevt``).
 
@@ -144,7 +143,6 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
     return model
 
 
-@sevt_method
 def randomize_sevt(object, treatment, p=None, ignore=None):
     """Replace a variable's stages by one randomised stage (R: ``randomize_sevt``).
 
@@ -266,7 +264,6 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
     return used
 
 
-@sevt_method
 def sample_from(object, size=1, seed=None, rng=None):
     """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
 

@@ -13,7 +13,7 @@ from pystagedtrees.base._validation import (
     as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
 )
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt, sevt_method
+from pystagedtrees.model._sevt import check_sevt
 from pystagedtrees.fitting._fit import sevt_fit, stage_counts
 
 __all__ = ["stages", "set_stages", "set_stage_prob", "get_stage", "get_path", "join_stages",
@@ -30,7 +30,6 @@ def _non_root(model, var, name="var"):
     return i
 
 
-@sevt_method
 def stages(object, var=None, context=None):
     """The stage labels of every situation (R: ``stages``, ``object$stages``).
 
@@ -114,7 +113,6 @@ def _context_situations(model, i, context):
     return situation_index(model, grid)
 
 
-@sevt_method
 def set_stages(object, var, value, context=None, fit=True):
     """A copy with some stages of a variable set by hand (R: ``stages(object)[var] <- value``).
 
@@ -212,7 +210,6 @@ def situation_index(model, codes):
     return idx
 
 
-@sevt_method
 def get_stage(object, path):
     """Stage of the situation reached by a path (R: ``get_stage``).
 
@@ -274,7 +271,6 @@ def join_stage_ids(model, i, keep, drop):
     model.merge_stage_ids(i, mapping, [s for s in range(len(mapping)) if s != drop])
 
 
-@sevt_method
 def get_path(object, var, stage):
     """The paths (situations) of a variable that lie in given stages (R: ``get_path``).
 
@@ -325,7 +321,6 @@ def get_path(object, var, stage):
     )
 
 
-@sevt_method
 def join_stages(object, var, s1, s2):
     """Join two stages of a variable; the result keeps the name ``s1`` (R: ``join_stages``).
 
@@ -362,7 +357,6 @@ def join_stages(object, var, s1, s2):
     return model
 
 
-@sevt_method
 def rename_stage(object, var, stage, new):
     """Rename a stage of a variable (R: ``rename_stage``).
 
@@ -390,7 +384,6 @@ def rename_stage(object, var, stage, new):
     return model
 
 
-@sevt_method
 def set_stage_prob(object, var, stage, prob):
     """A copy with one stage's probabilities set by hand (R: ``object$prob[[var]][[stage]] <- prob``).
 
@@ -484,7 +477,6 @@ def _refuse_clash(strings, var):
         seen.add(label)
 
 
-@sevt_method
 def stndnaming(object, uniq=False, prefix=False, ignore=None):
     """Rename stages "1", "2", ... in order of first appearance (R: ``stndnaming``).
 
@@ -575,7 +567,6 @@ class SevtSummary:
         return "\n".join(lines)
 
 
-@sevt_method
 def summary(object):
     """Per-variable tables: stage, number of situations, sample size, probabilities.
 
