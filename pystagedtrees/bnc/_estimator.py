@@ -1,18 +1,6 @@
 """scikit-learn estimator over the bnclassify learners."""
-import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
-
-from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN,
-    categorical_tags,
-    check_sample_weight,
-    class_column_name,
-    feature_frame,
-    fit_input,
-    known_levels_frame,
-)
+from pystagedtrees.base._data import HANDLE_UNKNOWN, check_sample_weight
+from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
     check_choice, check_int, check_number, check_random_state, check_smoothing,
 )
@@ -29,7 +17,7 @@ __all__ = ["BNClassifier"]
 # that a row weight is a row count; the cross-validated searches are not
 WEIGHTED_STRUCTURES = ("nb", "tan_cl", "aode")
 
-class BNClassifier(ClassifierMixin, BaseEstimator):
+class BNClassifier(CategoricalClassifier):
     """Bayesian network classifier (bnclassify learners) as a scikit-learn estimator.
 
     Parameters
@@ -79,7 +67,14 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
     observe all of its variables.  Missing values are summed out at
     prediction; a level unseen in training is an error unless
     ``handle_unknown="missing"`` (a cross-validation fold can miss a rare
-    level: pass categoricals that list every level, or that option).
+    level: pass categoricals that list every level, or that option).  A
+    DataFrame's columns are matched by name.
+
+    ``predict`` gives the first class in ``classes_`` on ties, as
+    scikit-learn's classifiers and :class:`~pystagedtrees.StagedTreeClassifier`,
+    so a row's label never depends on the other rows or on the call;
+    :func:`pystagedtrees.bnc.predict` breaks near-ties at random as
+    bnclassify does.
 
     Examples
     --------
@@ -103,9 +98,11 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.handle_unknown = handle_unknown
 
-    def __sklearn_tags__(self):
-        return categorical_tags(super().__sklearn_tags__(),
-                                self.structure in RANDOMISED and self.random_state is None)
+    def _randomised(self):
+        return self.structure in RANDOMISED
+
+    def _feature_levels(self):
+        return {f: self.model_.levels[f] for f in self.model_.features}
 
     def _draws(self):
         return resolve_rng(self.random_state)
@@ -150,7 +147,7 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
             cross-validated searches take no weights (a ValueError).
         """
         self._check_params()
-        frame, self.classes_, y_codes = fit_input(self, X, y)
+        frame = self._training_frame(X, y)
         weights = check_sample_weight(sample_weight, frame.shape[0])
         if weights is not None and self.structure not in WEIGHTED_STRUCTURES:
             raise ValueError(
@@ -158,11 +155,6 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
                 f"structure={self.structure!r} learns by cross-validated accuracy, which "
                 "takes no weights."
             )
-        # Internal class levels are the positions in classes_.
-        levels = [str(i) for i in range(len(self.classes_))]
-        self._names = list(frame.columns)
-        self.class_name_ = class_column_name(self._names)
-        frame[self.class_name_] = pd.Categorical.from_codes(y_codes, categories=levels)
         if weights is None:
             structure = learn_structure(self.structure, self.class_name_, frame,
                                         self._structure_args(len(self._names)), self._draws())
@@ -181,39 +173,8 @@ class BNClassifier(ClassifierMixin, BaseEstimator):
             structure = (nb if self.structure == "nb" else aode)(self.class_name_, frame)
         return fit_structure(structure, enc, lp_arguments(check_smoothing(self.smooth, "smooth")))
 
-    def _log_joint(self, X):
-        check_is_fitted(self)
-        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)  # set after fit?
-        frame = feature_frame(X, "BNClassifier")
-        validate_data(self, X, reset=False, skip_check_array=True)
-        if frame.shape[1] != len(self._names):
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but BNClassifier is expecting "
-                f"{len(self._names)} features as input."
-            )
-        frame.columns = self._names
-        frame = known_levels_frame(
-            frame, {f: self.model_.levels[f] for f in self.model_.features}, self.handle_unknown
-        )
-        codes = encode_for_model(self.model_, frame, name="X")
-        return compute_log_joint(self.model_, codes)
-
     def predict_proba(self, X):
         """Class posteriors, columns in ``classes_`` order."""
-        return posterior_from_log_joint(self._log_joint(X))
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """Most probable class, the first in ``classes_`` on ties.
-
-        As scikit-learn's classifiers and :class:`~pystagedtrees.StagedTreeClassifier`,
-        so a row's label never depends on the other rows or on the call;
-        :func:`pystagedtrees.bnc.predict` breaks near-ties at random as
-        bnclassify does.
-        """
-        post = self.predict_proba(X)
-        return self.classes_[np.argmax(post, axis=1)]
+        frame = self._prediction_frame(X)
+        codes = encode_for_model(self.model_, frame, name="X")
+        return posterior_from_log_joint(compute_log_joint(self.model_, codes))

@@ -5,22 +5,11 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from pystagedtrees import bnc
-from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN,
-    categorical_tags,
-    check_column,
-    check_frame,
-    check_observed,
-    class_column_name,
-    encode_frame,
-    feature_frame,
-    fit_input,
-    known_levels_frame,
-)
+from pystagedtrees.base._data import HANDLE_UNKNOWN, check_column, check_frame, check_observed, encode_frame
+from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
     check_choice,
     check_int,
@@ -607,7 +596,7 @@ def _warn_rows_lost(model, data):
     )
 
 
-class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
+class StagedTreeClassifier(CategoricalClassifier):
     """Staged tree classifier as a scikit-learn estimator.
 
     Parameters
@@ -677,7 +666,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     values are summed out at prediction; a level unseen in training is an
     error unless ``handle_unknown="missing"`` (a cross-validation fold can
     miss a rare level: pass categoricals that list every level, or that
-    option).
+    option).  A DataFrame's columns are matched by name.
 
     In training, a row counts for each variable of the staged tree only up
     to its first missing value in the tree's order (R's rule: the situation
@@ -728,9 +717,8 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         # the parameter lambda_ ends with "_" like a fitted attribute
         return hasattr(self, "model_")
 
-    def __sklearn_tags__(self):
-        return categorical_tags(super().__sklearn_tags__(),
-                                self._randomised() and self.random_state is None)
+    def _feature_levels(self):
+        return {f: self.model_.tree[f] for f in self._names}
 
     def _randomised(self):
         return self.method in RANDOMISED and not (
@@ -805,14 +793,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Learn the staged tree from features ``X`` and labels ``y``."""
         self._check_params()
-        frame, self.classes_, y_codes = fit_input(self, X, y)
-        self._names = list(frame.columns)
-        self.class_name_ = class_column_name(self._names)
-        levels = [str(i) for i in range(len(self.classes_))]
-        data = pd.concat(
-            [pd.DataFrame({self.class_name_: pd.Categorical.from_codes(y_codes, levels)}), frame],
-            axis=1,
-        )
+        data = self._training_frame(X, y)
         self.model_, self.bnc_ = self._learn(data)
         _warn_rows_lost(self.model_, data)
         self._dag = None  # read from the model when asked for: large trees need not have one
@@ -831,18 +812,7 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         Rows the model gives probability zero under every class (possible
         only with ``lambda_ = 0``) get the class marginal.
         """
-        check_is_fitted(self)
-        check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)  # set after fit?
-        frame = feature_frame(X, "StagedTreeClassifier").reset_index(drop=True)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        if frame.shape[1] != len(self._names):
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but StagedTreeClassifier is expecting "
-                f"{len(self._names)} features as input."
-            )
-        frame.columns = self._names
-        frame = known_levels_frame(frame, {f: self.model_.tree[f] for f in self._names},
-                                   self.handle_unknown)
+        frame = self._prediction_frame(X)
         # predict() itself would call X `newdata`
         codes = encode_rows(self.model_, frame, "X")
         c = self.model_.var_index(self.class_name_)
@@ -850,13 +820,3 @@ class StagedTreeClassifier(ClassifierMixin, BaseEstimator):
         undefined = np.isnan(post).any(axis=1)
         post[undefined] = self.model_.stage_probabilities(c)[0]  # the class is the root: one stage
         return post
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """Most probable class; on ties the first in ``classes_`` (R's ``predict`` draws one)."""
-        post = self.predict_proba(X)
-        return self.classes_[np.argmax(post, axis=1)]
