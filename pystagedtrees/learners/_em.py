@@ -8,7 +8,7 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 """
 import pandas as pd
 
-from pystagedtrees.base._data import check_frame, encode_frame, own_copy
+from pystagedtrees.base._data import check_frame, encode_frame
 from pystagedtrees.rng._sources import tie_source
 from pystagedtrees.compare._compare import compare_stages
 from pystagedtrees.fitting._construct import copy_sevt

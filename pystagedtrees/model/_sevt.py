@@ -17,8 +17,6 @@ of :class:`Sevt` (declared in :mod:`._methods`, which delegates to them), so
 section "internal API" of the class is what the other parts use to read and
 change a model.
 """
-import math
-import numbers
 from collections.abc import Iterable, Mapping
 
 import numpy as np
