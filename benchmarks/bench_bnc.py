@@ -76,7 +76,7 @@ def bench_prediction(n_rows=1_000_000):
     rows = test.drop(columns="answer")
     big = pd.concat([rows] * (n_rows // len(rows) + 1), ignore_index=True).iloc[:n_rows]
     t_prob, _ = best_time(lambda: bnc.predict(model, big, prob=True))
-    t_label, _ = best_time(lambda: bnc.predict(model, big, random_state=0))
+    t_label, _ = best_time(lambda: bnc.predict(model, big, seed=0))
     print(f"\nTAN ({name}, {len(model.features)} features): {n_rows:,} rows, "
           f"posteriors {t_prob:.3f} s, labels {t_label:.3f} s (target < 1 s)")
     codes = big.apply(lambda c: c.cat.codes).to_numpy(np.int32)

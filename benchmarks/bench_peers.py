@@ -83,8 +83,8 @@ def bench_classifiers(text):
         features = test.drop(columns="answer")
         t_tan, tan = best_time(lambda: bnc.lp(bnc.tan_cl("answer", train), train, smooth=1), REPEAT)
         t_nb, nb = best_time(lambda: bnc.lp(bnc.nb("answer", train), train, smooth=1), REPEAT)
-        t_tan_predict, _ = best_time(lambda: bnc.predict(tan, features, random_state=0), REPEAT)
-        t_nb_predict, _ = best_time(lambda: bnc.predict(nb, features, random_state=0), REPEAT)
+        t_tan_predict, _ = best_time(lambda: bnc.predict(tan, features, seed=0), REPEAT)
+        t_nb_predict, _ = best_time(lambda: bnc.predict(nb, features, seed=0), REPEAT)
         ours = {"TAN fit": t_tan, "TAN predict": t_tan_predict, "NB fit": t_nb,
                 "NB predict": t_nb_predict, "CNB fit": t_nb, "CNB predict": t_nb_predict}
         cells = []
@@ -120,9 +120,9 @@ def bench_synthetic(text):
         return f"{found.group(1)} s" if found else "-"
 
     t_tan, tan = best_time(lambda: bnc.lp(bnc.tan_cl("answer", train), train, smooth=1), 1)
-    t_predict, _ = best_time(lambda: bnc.predict(tan, features, random_state=0), 1)
+    t_predict, _ = best_time(lambda: bnc.predict(tan, features, seed=0), 1)
     t_nb, nb = best_time(lambda: bnc.lp(bnc.nb("answer", train), train, smooth=1), 1)
-    t_nb_predict, _ = best_time(lambda: bnc.predict(nb, features, random_state=0), 1)
+    t_nb_predict, _ = best_time(lambda: bnc.predict(nb, features, seed=0), 1)
     t_full, _ = best_time(lambda: st.full(train, lambda_=1), 1)
     peer = {
         "tan structure": quoted(r"TreeSearch structure ([\d.]+) s"),

@@ -106,7 +106,7 @@ if not SKIPPED:
     results = {}
     nb = bnc.lp(bnc.nb(class_var, train), train, smooth=1)
     tan = bnc.lp(bnc.tan_cl(class_var, train), train, smooth=1)
-    tan_hc = bnc.lp(bnc.tan_hc(class_var, train, k=5, smooth=1, random_state=0), train, smooth=1)
+    tan_hc = bnc.lp(bnc.tan_hc(class_var, train, k=5, smooth=1, seed=0), train, smooth=1)
     for label, model in [("nb", nb), ("tan_cl", tan), ("tan_hc", tan_hc)]:
         results[label] = accuracy(bnc.predict(model, test))
         print(f"{label:8s} {bnc.modelstring(model)}  accuracy {results[label]:.3f}")

@@ -16,8 +16,8 @@ import pandas as pd
 
 __all__ = [
     "check_choice", "check_flag", "check_fraction", "check_ignore", "check_int", "check_label",
-    "check_labels", "check_levels", "check_names", "check_number", "check_random_state",
-    "check_score_value", "check_seed", "check_smoothing", "check_trace",
+    "check_labels", "check_levels", "check_names", "check_number",
+    "check_score_value", "check_smoothing", "check_trace",
 ]
 
 
@@ -235,30 +235,6 @@ def check_choice(value, name, choices):
     """``value`` if it is one of ``choices`` (strings, or None)."""
     if not any(value is c or (isinstance(value, str) and value == c) for c in choices):
         raise ValueError(f"`{name}` must be one of {list(choices)}; got {value!r}.")
-    return value
-
-
-def check_seed(seed, for_r=False):
-    """A seed as an int: any integer for R's ``set.seed``; None or one >= 0 for numpy."""
-    if seed is None and not for_r:
-        return None
-    expected = "an integer" if for_r else "an integer >= 0 or None"
-    if _is_bool(seed) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"`seed` must be {expected}; got {seed!r}.")
-    if seed < 0 and not for_r:
-        raise ValueError(f"`seed` must be {expected} (negative seeds are R's); got {seed!r}.")
-    return int(seed)
-
-
-def check_random_state(value, name="random_state"):
-    """None, an int seed >= 0, or a numpy Generator/RandomState (scikit-learn's convention)."""
-    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
-        return value
-    expected = "None, an integer seed >= 0 or a numpy Generator"
-    if _is_bool(value) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"`{name}` must be {expected}; got {value!r}.")
-    if value < 0:
-        raise ValueError(f"`{name}` must be {expected}; got {value!r}.")
     return value
 
 

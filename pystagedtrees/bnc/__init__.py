@@ -5,10 +5,12 @@ Structures (:func:`nb`, :func:`tan_cl`, :func:`tan_hc`, :func:`tan_hcsp`,
 (:func:`lp`), and their use (:func:`predict`, :func:`cv`, :func:`logLik`, ...),
 plus the scikit-learn estimator :class:`BNClassifier`.
 
-Randomised learners take ``random_state=`` (numpy) or ``rng="R", seed=`` to
-draw exactly what R draws after ``set.seed(seed)`` (R >= 3.6 sampling); pass
-``random_state=RoundingDraws(seed)`` (:class:`RoundingDraws`) to
-replay R under ``RNGversion("3.5.0")``, as bnclassify's own tests run.
+Randomised functions take ``seed=`` (numpy's by default) and ``rng=``, as
+every function of the package (the rule: :mod:`pystagedtrees.rng`):
+``rng="R", seed=s`` draws exactly what R draws after ``set.seed(s)`` (R >= 3.6
+sampling), and ``rng="R-rounding", seed=s`` or ``rng=RoundingDraws(s)``
+(:class:`RoundingDraws`) what it draws under ``RNGversion("3.5.0")``, as
+bnclassify's own tests run.  ``random_state=`` is a deprecated alias of ``seed``.
 
 Examples
 --------
@@ -44,7 +46,7 @@ from pystagedtrees.bnc._cv import bnc, cv
 from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, accuracy, cLogLik, logLik, predict
-from pystagedtrees.rng._draws import RoundingDraws
+from pystagedtrees.rng import RRoundingRandom as RoundingDraws
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._statistics import cmi
 from pystagedtrees.bnc._structure import aode, nb, tan_cl

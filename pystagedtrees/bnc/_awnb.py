@@ -46,7 +46,7 @@ import numpy as np
 from pystagedtrees.base._validation import check_int
 from pystagedtrees.kernels._awnb import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
-from pystagedtrees.rng._draws import NumpyDraws, RDraws, resolve_rng
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["compute_awnb_weights", "check_awnb_args", "altered_priors", "tree_splits", "min_depths"]
 
@@ -204,16 +204,12 @@ def min_depths(splits):
 
 
 def _bootstrap_rows(draws, n, size):
-    """``sample(n, size, replace=TRUE) - 1`` from the draw source."""
-    if isinstance(draws, NumpyDraws):
-        return draws.generator.integers(n, size=size)
-    if isinstance(draws, RDraws):
-        return draws.stream.sample_int(n, size, replace=True)
-    return np.array([draws.unif_index(n) for _ in range(size)], dtype=np.intp)
+    """``sample(n, size, replace=TRUE) - 1``: one bootstrap sample's rows."""
+    return draws.sample_int(n, size, replace=True)
 
 
 def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=None,
-                         random_state=None, rng="numpy", seed=None):
+                         seed: Seed = None, rng: Rng = "numpy") -> dict[str, float]:
     """AWNB weights of the features: mean of ``1/sqrt(d)`` over bootstrap trees.
 
     Parameters
@@ -230,10 +226,10 @@ def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=N
     features : sequence of str, optional
         The predictors, in the order ties between them are broken (default:
         every other column, in data order, as bnclassify's ``class ~ .``).
-    random_state, rng, seed
-        numpy seeding, or ``rng="R", seed=`` to draw the samples R draws
-        after ``set.seed(seed)``; a draw source of an enclosing call is used
-        as is.
+    seed, rng
+        The bootstrap samples' generator (see :mod:`pystagedtrees.rng`):
+        ``rng="R", seed=`` draws the samples R draws after
+        ``set.seed(seed)``; the source of an enclosing call goes in ``rng``.
 
     Returns
     -------
@@ -250,7 +246,7 @@ def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=N
     >>> import pandas as pd
     >>> from pystagedtrees.bnc._awnb import compute_awnb_weights
     >>> d = pd.DataFrame({"c": list("aabbaabb"), "x": list("uuvvuuvv"), "y": list("pqpqpqpq")})
-    >>> compute_awnb_weights("c", d, trees=3, bootstrap=1, random_state=0)
+    >>> compute_awnb_weights("c", d, trees=3, bootstrap=1, seed=0)
     {'x': 1.0, 'y': 0.0}
     """
     trees, bootstrap = check_awnb_args(trees, bootstrap)
@@ -268,7 +264,7 @@ def compute_awnb_weights(class_, dataset, trees=None, bootstrap=None, features=N
         raise ValueError(
             f"`awnb_bootstrap` = {bootstrap} of {n_rows} rows gives empty bootstrap samples."
         )
-    draws = resolve_rng(random_state, rng, seed)
+    draws = resolve_source(seed, rng)
     # bnclassify draws every sample before growing any tree
     samples = [_bootstrap_rows(draws, n_rows, size) for _ in range(trees)]
     x_all = enc.codes[:, :-1]

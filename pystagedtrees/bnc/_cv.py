@@ -11,7 +11,7 @@ from pystagedtrees.bnc._folds import check_folds, stratified_folds
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
@@ -50,13 +50,13 @@ def learn_structure(name, class_, dataset, args, draws=None):
         raise ValueError(f"`dag_args` has {unknown}, which {name}() does not take; it takes {allowed}.")
     # Draw from the caller's stream unless the arguments bring their own.
     if name in RANDOMISED and not {"random_state", "rng", "seed"} & set(args):
-        args["random_state"] = draws
+        args["rng"] = draws
     return learner(class_, dataset, **args)
 
 
 def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
-        awnb_bootstrap=None, manb_prior=None, wanbia=None, random_state=None, rng="numpy",
-        seed=None):
+        awnb_bootstrap=None, manb_prior=None, wanbia=None, seed: Seed = None,
+        rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Learn a structure with ``dag_learner`` and then its parameters with :func:`lp`.
 
     Parameters
@@ -71,9 +71,13 @@ def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
         Arguments of the structure learner (e.g. ``{"k": 5}`` for wrappers).
     awnb_trees, awnb_bootstrap, manb_prior, wanbia
         Parameter learning options, passed to :func:`lp`.
-    random_state, rng, seed
+    seed, rng
         Randomness of the wrappers (see :func:`tan_hc`) and of AWNB's
-        bootstrap samples, drawn from one stream in that order, as in R.
+        bootstrap samples, drawn from one stream in that order, as in R
+        (the rule: :mod:`pystagedtrees.rng`).
+    random_state : optional
+        Deprecated alias of ``seed`` (FutureWarning); a source in use
+        given here acts as ``rng``.
 
     Returns
     -------
@@ -88,11 +92,11 @@ def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
     >>> narcs(bnc("tan_cl", "c", d, smooth=1))
     3
     """
-    draws = resolve_rng(random_state, rng, seed)
+    draws = resolve_source(seed, rng, random_state=random_state)
     structure = learn_structure(dag_learner, class_, dataset, {} if dag_args is None else dag_args,
                                 draws)
     return lp(structure, dataset, smooth, awnb_trees=awnb_trees, awnb_bootstrap=awnb_bootstrap,
-              manb_prior=manb_prior, wanbia=wanbia, random_state=draws)
+              manb_prior=manb_prior, wanbia=wanbia, rng=draws)
 
 
 def _as_named_models(x):
@@ -116,10 +120,11 @@ def _refit(model, train, dag, draws):
         structure = learn_structure(name, model.class_var, train, learner_args, draws)
     else:
         structure = model
-    return lp(structure, train, random_state=draws, **args)
+    return lp(structure, train, rng=draws, **args)
 
 
-def cv(x, dataset, k, dag=True, mean=True, random_state=None, rng="numpy", seed=None):
+def cv(x, dataset, k, dag=True, mean=True, seed: Seed = None, rng: Rng = "numpy",
+       random_state=None) -> float | np.ndarray | dict:
     """Stratified k-fold cross-validated accuracy of fitted classifiers.
 
     Parameters
@@ -134,9 +139,13 @@ def cv(x, dataset, k, dag=True, mean=True, random_state=None, rng="numpy", seed=
         parameters (False).
     mean : bool
         Return the mean accuracy per model (True) or the folds x models matrix.
-    random_state, rng, seed
-        Folds, nested searches and prediction ties: numpy, or R's stream
-        after ``set.seed(seed)`` with ``rng="R"``.
+    seed, rng
+        Folds, nested searches and prediction ties, drawn from one stream
+        (the rule: :mod:`pystagedtrees.rng`): numpy, or R's after
+        ``set.seed(seed)`` with ``rng="R"``.
+    random_state : optional
+        Deprecated alias of ``seed`` (FutureWarning); a source in use
+        given here acts as ``rng``.
 
     Returns
     -------
@@ -149,7 +158,7 @@ def cv(x, dataset, k, dag=True, mean=True, random_state=None, rng="numpy", seed=
     >>> import pandas as pd
     >>> from pystagedtrees.bnc import nb, lp, cv
     >>> d = pd.DataFrame({"c": list("aaaabbbb"), "x": list("uuuvvvvu")})
-    >>> acc = cv(lp(nb("c", d), d, smooth=1), d, k=2, random_state=0)
+    >>> acc = cv(lp(nb("c", d), d, smooth=1), d, k=2, seed=0)
     >>> 0 <= acc <= 1
     True
     """
@@ -165,7 +174,7 @@ def cv(x, dataset, k, dag=True, mean=True, random_state=None, rng="numpy", seed=
         raise ValueError("every element of `x` must be fitted (use lp()).")
     enc = encode_dataset(class_, dataset)
     k = check_folds(k, enc.codes.shape[0])
-    draws = resolve_rng(random_state, rng, seed)
+    draws = resolve_source(seed, rng, random_state=random_state)
     class_codes = enc.codes[:, enc.class_index]
     folds = stratified_folds(class_codes, len(enc.levels[class_]), k, draws)
     acc = np.empty((len(folds), len(models)))

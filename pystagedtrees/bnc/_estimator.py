@@ -2,13 +2,13 @@
 from pystagedtrees.base._data import HANDLE_UNKNOWN, check_sample_weight
 from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
-    check_choice, check_int, check_number, check_random_state, check_smoothing,
+    check_choice, check_int, check_number, check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import check_seed, resolve_source
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
 
 __all__ = ["BNClassifier"]
@@ -41,7 +41,8 @@ class BNClassifier(CategoricalClassifier):
         Pseudo-count of the CPTs fitted during a greedy search (default
         ``smooth``).
     random_state : None, int or numpy.random.Generator
-        Folds and tie breaking of the greedy learners.
+        Seed of the folds and tie breaking of the greedy learners (numpy;
+        see :mod:`pystagedtrees.rng`).
     handle_unknown : {"error", "missing"}, default "error"
         A feature value at prediction that is not a level seen in training:
         an error, or treated as a missing value (summed out).
@@ -105,7 +106,7 @@ class BNClassifier(CategoricalClassifier):
         return {f: self.model_.levels[f] for f in self.model_.features}
 
     def _draws(self):
-        return resolve_rng(self.random_state)
+        return resolve_source(self.random_state, seed_name="random_state")
 
     def _structure_args(self, n_features):
         smooth = self.smooth if self.search_smooth is None else self.search_smooth
@@ -128,7 +129,7 @@ class BNClassifier(CategoricalClassifier):
         check_number(self.epsilon, "epsilon")
         check_int(self.kdbk, "kdbk", minimum=1)
         check_number(self.search_smooth, "search_smooth", allow_none=True)
-        check_random_state(self.random_state)
+        check_seed(self.random_state, name="random_state")
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
     def fit(self, X, y, sample_weight=None):

@@ -31,11 +31,11 @@ def distribute_over_folds(n, k, draws):
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    ids = np.asarray(draws.sample_int(k, k), dtype=np.int64) + 1
+    ids = np.asarray(draws.permutation(k), dtype=np.int64) + 1
     nums = np.resize(ids, n)
     if n == 1:
-        return np.asarray(draws.sample_int(int(nums[0]), 1), dtype=np.int64) + 1
-    return nums[np.asarray(draws.sample_int(n, n), dtype=np.int64)]
+        return np.asarray(draws.permutation(int(nums[0]), 1), dtype=np.int64) + 1
+    return nums[np.asarray(draws.permutation(n), dtype=np.int64)]
 
 
 def stratified_folds(class_codes, n_levels, k, draws):

@@ -622,7 +622,7 @@ def awnb_weights(x):
     >>> import pandas as pd
     >>> from pystagedtrees.bnc import nb, lp, awnb_weights
     >>> d = pd.DataFrame({"c": list("aabb"), "x": list("uuvv"), "y": list("uvuv")})
-    >>> w = awnb_weights(lp(nb("c", d), d, smooth=1, awnb_trees=2, random_state=0))
+    >>> w = awnb_weights(lp(nb("c", d), d, smooth=1, awnb_trees=2, seed=0))
     >>> list(w)
     ['x', 'y']
     """

@@ -10,9 +10,9 @@ from scipy.special import gammaln, logsumexp
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.kernels._bnc_counts import family_counts
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.bnc._dataset import encode_dataset
-from pystagedtrees.bnc._model import _check_model
+from pystagedtrees.bnc._model import BNCModel, _check_model
 
 __all__ = ["lp", "cpt", "fit_cpts"]
 
@@ -87,7 +87,7 @@ def _is_naive_bayes(model):
 
 
 def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None,
-       wanbia=None, random_state=None, rng="numpy", seed=None):
+       wanbia=None, seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Learn the parameters of a classifier structure.
 
     Parameters
@@ -114,11 +114,17 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
         Weight the features by maximising the conditional log-likelihood
         of a naive Bayes over them (WANBIA); the weights then apply to the
         CPTs of ``x``, whatever its structure, as in bnclassify.
-    random_state, rng, seed
-        The AWNB bootstrap samples: numpy seeding (``random_state``), or
-        ``rng="R", seed=`` to draw what bnclassify draws after
-        ``set.seed(seed)``; a draw source of an enclosing call (e.g.
-        :func:`cv`) is used as is.
+    seed : int or numpy.random.Generator, optional
+        The seed of the AWNB bootstrap samples' ``rng`` (see
+        :mod:`pystagedtrees.rng`).
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
+        ``rng="R", seed=`` draws what bnclassify draws after
+        ``set.seed(seed)``; the source of an enclosing call (e.g. :func:`cv`)
+        continues its stream.  Nothing is drawn without AWNB, so R's seed
+        may then be missing.
+    random_state : optional
+        Deprecated alias of ``seed`` (FutureWarning); a source in use
+        given here acts as ``rng``.
 
     Returns
     -------
@@ -148,8 +154,8 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     awnb = _check_weighting(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     if awnb:
         trees, bootstrap = check_awnb_args(awnb_trees, awnb_bootstrap)
-    elif rng != "R" or seed is not None:
-        resolve_rng(random_state, rng, seed)  # checked though nothing is drawn
+    # checked even when nothing is drawn
+    draws = resolve_source(seed, rng, random_state=random_state, seed_needed=awnb)
     if x.is_aode:
         _check_no_weighting_of_aode(awnb_trees, awnb_bootstrap, manb_prior, wanbia)
     variables = [*x.features, x.class_var]
@@ -163,7 +169,7 @@ def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None
     if x.is_aode:
         return fitted
     if awnb:
-        fitted = _awnb(fitted, dataset, trees, bootstrap, random_state, rng, seed)
+        fitted = _awnb(fitted, dataset, trees, bootstrap, draws)
     if manb_prior is not None:
         fitted = _manb(fitted, enc, smooth, manb_prior)
     if wanbia:
@@ -234,12 +240,12 @@ def apply_weights(params, weights):
     return out
 
 
-def _awnb(model, dataset, trees, bootstrap, random_state, rng, seed):
+def _awnb(model, dataset, trees, bootstrap, draws):
     """Weight the feature CPTs by their AWNB weights (Hall, 2007)."""
     in_model = set(model.features)
     features = [c for c in dataset.columns if c in in_model]
     weights = compute_awnb_weights(model.class_var, dataset, trees, bootstrap, features=features,
-                           random_state=random_state, rng=rng, seed=seed)
+                                   rng=draws)
     out = model.copy_structure(params=apply_weights(model.params, weights))
     out.weights = weights
     return out

@@ -10,7 +10,7 @@ from pystagedtrees.base._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import _check_model, _check_not_ensemble, nparams
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.base._loglik import LogLik
 
 __all__ = [
@@ -213,12 +213,13 @@ def map_random(scores, draws, take_exp=False):
     max_col(scores, pred, events)
     tied = np.flatnonzero(events)
     if len(tied):
-        uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
+        uniforms = np.ascontiguousarray(draws.runif(int(events.sum())), dtype=np.float64)
         max_col_ties(scores, tied.astype(np.intp), uniforms, pred)
     return pred
 
 
-def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
+def predict(x, newdata, prob: bool = False, seed: Seed = None, rng: Rng = "numpy",
+            random_state=None) -> pd.Categorical | pd.DataFrame:
     """Predict the class of each row of ``newdata``.
 
     Parameters
@@ -230,13 +231,15 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
         missing values are summed out of the joint distribution.
     prob : bool
         Return the class posteriors (rows sum to one) instead of labels.
-    random_state : None, int or numpy.random.Generator
-        Breaks exact (1e-5 relative) ties between the most probable classes.
-    rng : {"numpy", "R"}
+    seed : int or numpy.random.Generator, optional
+        Breaks exact (1e-5 relative) ties between the most probable classes,
+        drawing from ``rng`` (see :mod:`pystagedtrees.rng`).
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
         With ``"R"`` ties are broken with R's generator after
         ``set.seed(seed)``.
-    seed : int, optional
-        The R seed (``rng="R"``).
+    random_state : optional
+        Deprecated alias of ``seed`` (FutureWarning); a source in use
+        given here acts as ``rng``.
 
     Returns
     -------
@@ -267,7 +270,7 @@ def predict(x, newdata, prob=False, random_state=None, rng="numpy", seed=None):
     if prob:
         return pd.DataFrame(post, index=newdata.index,
                             columns=pd.Index(classes, name=x.class_var))
-    draws = resolve_rng(random_state, rng, seed)
+    draws = resolve_source(seed, rng, random_state=random_state)
     return pd.Categorical.from_codes(map_random(post, draws), classes)
 
 

@@ -237,7 +237,7 @@ class FoldScorer:
                 exp_rows(np.ascontiguousarray(lj[self.row_cell[tied]]), p)  # map_hits' exp
                 unsettled.append((j, tied, p))
         if unsettled:
-            uniforms = np.ascontiguousarray(draws.uniforms(int(events.sum())), dtype=np.float64)
+            uniforms = np.ascontiguousarray(draws.runif(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())])
             for j, tied, p in unsettled:
                 pred = np.empty(len(tied), dtype=np.int32)

@@ -13,8 +13,9 @@ import numpy as np
 from pystagedtrees.base._validation import check_int, check_number, check_smoothing
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.bnc._scoring import FoldScorer
+from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._structure import anb_model
 
 __all__ = ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"]
@@ -204,8 +205,8 @@ def _backward_join(dag, scorer, draws):
     return excludes + merges
 
 
-def _run_wrapper(name, class_, dataset, k, epsilon, smooth, cache_reset, random_state, rng,
-                 seed, make_init, step, extra_args):
+def _run_wrapper(name, class_, dataset, k, epsilon, smooth, cache_reset,
+                 draws: RandomSource, make_init, step, extra_args):
     enc = encode_dataset(class_, dataset)
     kdbk = check_int(extra_args.get("kdbk", 0), "kdbk")
     if len(enc.features) < kdbk:
@@ -217,7 +218,6 @@ def _run_wrapper(name, class_, dataset, k, epsilon, smooth, cache_reset, random_
     smooth = check_smoothing(smooth, "smooth")
     # unused (see the docstring), but checked as R uses it: a count of steps
     check_int(cache_reset, "cache_reset", minimum=1, allow_none=True)
-    draws = resolve_rng(random_state, rng, seed)
     init = make_init(enc.features)
     dag, log = _greedy_search(enc, init, step(enc.features), k, epsilon, smooth, draws)
     args = dict(k=k, epsilon=epsilon, smooth=smooth, **extra_args)
@@ -244,12 +244,14 @@ _WRAPPER_DOC = """
         Minimum absolute improvement in CV accuracy to accept a step.
     smooth : float
         Dirichlet pseudo-count of the CPTs fitted inside the search.
-    random_state : None, int or numpy.random.Generator
-        Draws the folds and breaks ties (numpy).
-    rng : {{"numpy", "R"}}
-        With ``"R"`` everything random is drawn as R after ``set.seed(seed)``.
-    seed : int, optional
-        The R seed for ``rng="R"``.
+    seed : int or numpy.random.Generator, optional
+        The seed of ``rng``, which draws the folds and breaks ties.
+    rng : {{"numpy", "R", "R-rounding"}} or a random source in use, default "numpy"
+        The generator (see :mod:`pystagedtrees.rng`): with ``"R"``
+        everything random is drawn as R after ``set.seed(seed)``.
+    random_state : optional
+        Deprecated alias of ``seed`` (FutureWarning); a source in use
+        given here acts as ``rng``.
     cache_reset : int >= 1 or None
         Accepted for compatibility with bnclassify, where it is the number of
         accepted steps after which the cache of CPTs is emptied (None:
@@ -269,67 +271,72 @@ _WRAPPER_DOC = """
     >>> from pystagedtrees.bnc import {name}
     >>> d = pd.DataFrame({{"c": list("aabbaabb"), "x": list("uuvvuuvv"),
     ...                   "y": list("uvuvuvvv")}})
-    >>> m = {name}("c", d, k=2, random_state=0)
+    >>> m = {name}("c", d, k=2, seed=0)
     >>> 0 <= m.greedy_scores_log[-1] <= 1
     True
 """
 
 
 def tan_hc(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-           random_state=None, rng="numpy", seed=None):
+           seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Tree augmented naive Bayes by hill-climbing on CV accuracy.
 
     Starting from naive Bayes, each step adds the arc (between features that
     keeps a one-dependence structure) that most improves accuracy.
     """
+    draws = resolve_source(seed, rng, random_state=random_state)
     return _run_wrapper("tan_hc", class_, dataset, k, epsilon, smooth, cache_reset,
-                        random_state, rng, seed, _naive_bayes, lambda feats: _augment_ode, {})
+                        draws, _naive_bayes, lambda feats: _augment_ode, {})
 
 
 def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-             random_state=None, rng="numpy", seed=None):
+             seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Tree augmented naive Bayes by hill-climbing with super-parents.
 
     Each step first picks the best super-parent (a feature made parent of
     every orphan it can take), then its best single child.
     """
+    draws = resolve_source(seed, rng, random_state=random_state)
     return _run_wrapper("tan_hcsp", class_, dataset, k, epsilon, smooth, cache_reset,
-                        random_state, rng, seed, _naive_bayes,
+                        draws, _naive_bayes,
                         lambda feats: _augment_superparent, {})
 
 
 def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
-        random_state=None, rng="numpy", seed=None):
+        seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """k-dependence Bayesian classifier by hill-climbing on CV accuracy.
 
     Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature
     parents (``kdbk`` must not exceed the number of features).
     """
     kdbk = check_int(kdbk, "kdbk", minimum=1)
+    draws = resolve_source(seed, rng, random_state=random_state)
     return _run_wrapper("kdb", class_, dataset, k, epsilon, smooth, cache_reset,
-                        random_state, rng, seed, _naive_bayes,
+                        draws, _naive_bayes,
                         lambda feats: _augment_kdb(int(kdbk)), dict(kdbk=int(kdbk)))
 
 
 def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-         random_state=None, rng="numpy", seed=None):
+         seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Forward sequential selection and joining (Pazzani, 1996).
 
     Starts from the class alone; each step adds a feature, either on its own
     or joined to an existing group of features (a complete sub-graph).
     """
+    draws = resolve_source(seed, rng, random_state=random_state)
     return _run_wrapper("fssj", class_, dataset, k, epsilon, smooth, cache_reset,
-                        random_state, rng, seed, lambda feats: _Dag((), {}), _forward_join, {})
+                        draws, lambda feats: _Dag((), {}), _forward_join, {})
 
 
 def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-         random_state=None, rng="numpy", seed=None):
+         seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
     """Backward sequential elimination and joining (Pazzani, 1996).
 
     Starts from naive Bayes; each step removes a feature or joins two groups.
     """
+    draws = resolve_source(seed, rng, random_state=random_state)
     return _run_wrapper("bsej", class_, dataset, k, epsilon, smooth, cache_reset,
-                        random_state, rng, seed, _naive_bayes, lambda feats: _backward_join, {})
+                        draws, _naive_bayes, lambda feats: _backward_join, {})
 
 
 _KDBK_DOC = """

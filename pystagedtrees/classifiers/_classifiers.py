@@ -1,5 +1,4 @@
 """The staged tree classifiers and their scikit-learn estimator (see the package docstring)."""
-import numbers
 import warnings
 from collections.abc import Iterable
 
@@ -15,10 +14,10 @@ from pystagedtrees.base._validation import (
     check_int,
     check_names,
     check_number,
-    check_random_state,
     check_smoothing,
 )
-from pystagedtrees.rng._draws import RNG_KINDS
+from pystagedtrees.model import Sevt
+from pystagedtrees.rng import RNG_KINDS, Rng, Seed, check_seed, resolve_source
 from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
 from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
 from pystagedtrees.fitting._construct import full
@@ -61,13 +60,6 @@ def _class_and_features(data, class_, name="data"):
         class_ = data.columns[0]
     check_column(class_, "class_", data, name)
     return class_, [c for c in data.columns if c != class_]
-
-
-def _random_args(seed, rng):
-    """Keyword arguments of the bnclassify wrappers for ``seed`` and ``rng``."""
-    if check_choice(rng, "rng", RNG_KINDS) == "R":
-        return dict(rng="R", seed=seed)
-    return dict(random_state=seed)
 
 
 # -- orderings -------------------------------------------------------------------
@@ -352,7 +344,7 @@ def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
             f"`folds` must be at most the number of rows (n_samples = {data.shape[0]}); "
             f"got {folds}."
         )
-    wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, **_random_args(seed, rng))
+    wrapper = dict(k=folds, epsilon=epsilon, smooth=smooth, seed=seed, rng=rng)
     if method == "tan_hc":
         return bnc.tan_hc(class_, data, **wrapper)
     if method == "kdb":
@@ -395,7 +387,7 @@ def sevt_tan_cl(data, class_=None, score="loglik", lambda_=1, refine="bhc"):
 
 
 def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
-                seed=None, rng="numpy"):
+                seed: Seed = None, rng: Rng = "numpy") -> Sevt:
     """Staged tree refinement of the hill-climbing TAN (R: ``st_bhc_tan_hc``).
 
     Parameters
@@ -415,8 +407,9 @@ def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, r
     refine : {"bhc", "fbhc", None}, default "bhc"
     seed : int or numpy.random.Generator, optional
         Folds and ties of the search.
-    rng : {"numpy", "R"}, default "numpy"
-        ``"R"`` replays R after ``set.seed(seed)``.
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
+        The generator (see :mod:`pystagedtrees.rng`): ``"R"`` replays R
+        after ``set.seed(seed)``.
 
     Returns
     -------
@@ -437,7 +430,7 @@ def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, r
 
 
 def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
-             seed=None, rng="numpy"):
+             seed: Seed = None, rng: Rng = "numpy") -> Sevt:
     """Staged tree refinement of a k-dependence classifier (R: ``st_bhc_3db``, ``st_bhc_5db``).
 
     Parameters
@@ -474,7 +467,7 @@ def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1,
 # -- naive staged tree ---------------------------------------------------------------
 
 def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lambda_=1,
-               seed=None, rng="numpy"):
+               seed: Seed = None, rng: Rng = "numpy") -> Sevt:
     """The naive staged tree: every variable's situations clustered into ``k`` stages.
 
     The full tree with the class first and the features in ``ordering`` is
@@ -504,8 +497,9 @@ def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lamb
     lambda_ : float, default 1
     seed : int or numpy.random.Generator, optional
         Initial centres of k-means.
-    rng : {"numpy", "R"}, default "numpy"
-        ``"R"`` draws the centres as R after ``set.seed(seed)``.
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
+        The generator (see :mod:`pystagedtrees.rng`): ``"R"`` draws the
+        centres as R after ``set.seed(seed)``.
 
     Returns
     -------
@@ -633,9 +627,10 @@ class StagedTreeClassifier(CategoricalClassifier):
     tan_score : {"loglik", "bic", "aic"}, default "loglik"
         Edge score of "tan_cl".
     random_state : None, int or numpy.random.Generator
-        Searches and k-means starts.
-    rng : {"numpy", "R"}, default "numpy"
-        ``"R"`` replays R after ``set.seed(random_state)`` (an int).
+        Seed of the searches and k-means starts (see :mod:`pystagedtrees.rng`).
+    rng : {"numpy", "R", "R-rounding"}, default "numpy"
+        The generator: ``"R"`` replays R after ``set.seed(random_state)``
+        (an int).
     handle_unknown : {"error", "missing"}, default "error"
         A feature value at prediction that is not a level seen in training:
         an error, or treated as a missing value (summed out).
@@ -724,14 +719,10 @@ class StagedTreeClassifier(CategoricalClassifier):
         return self.method in RANDOMISED and not (
             self.method == "naive" and self.cluster == "hclust")
 
-    def _seed(self):
-        state = self.random_state
-        if isinstance(state, np.random.RandomState):
-            return int(state.randint(np.iinfo(np.int32).max))
-        if self.rng == "R" and self._randomised() and (
-                isinstance(state, bool) or not isinstance(state, numbers.Integral)):
-            raise TypeError(f"`random_state` must be an int seed with rng='R'; got {state!r}.")
-        return state
+    def _source(self):
+        """The fit's random source (only a randomised method needs R's seed)."""
+        return resolve_source(self.random_state, self.rng, seed_name="random_state",
+                              seed_needed=self._randomised())
 
     def _ordering(self):
         """``ordering`` as :func:`sevt_naive` takes it: a list of features gets the class first."""
@@ -746,11 +737,11 @@ class StagedTreeClassifier(CategoricalClassifier):
 
     def _learn(self, data):
         class_ = self.class_name_
-        seed = self._seed()
+        source = self._source()
         if self.method in BNC_METHODS:
             structure = _bnc_structure(
                 self.method, data, class_, k=self.k, folds=self.folds, epsilon=self.epsilon,
-                smooth=self.search_smooth, score=self.tan_score, seed=seed, rng=self.rng,
+                smooth=self.search_smooth, score=self.tan_score, rng=source,
             )
             # the network as bnclassify learns it; only the tree's order moves
             model = sevt_refine(structure, data[_by_missing(data, class_)], self.lambda_,
@@ -758,7 +749,7 @@ class StagedTreeClassifier(CategoricalClassifier):
             return model, bnc.lp(structure, data, smooth=self.lambda_)
         if self.method == "naive":
             model = sevt_naive(data, class_, ordering=self._ordering(), cluster=self.cluster,
-                               k=self.n_stages, lambda_=self.lambda_, seed=seed, rng=self.rng)
+                               k=self.n_stages, lambda_=self.lambda_, rng=source)
             return model, None
         learner = FULL_METHODS[self.method]
         return _sevt_full(data, class_, self._ordering(), learner, self.lambda_), None
@@ -782,8 +773,9 @@ class StagedTreeClassifier(CategoricalClassifier):
         check_number(self.epsilon, "epsilon")
         check_number(self.search_smooth, "search_smooth")
         check_choice(self.tan_score, "tan_score", EDGE_SCORES)
-        check_random_state(self.random_state)
         check_choice(self.rng, "rng", RNG_KINDS)
+        check_seed(self.random_state, self.rng if self._randomised() else "numpy",
+                   "random_state")
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
     def _ordering_listed(self):

@@ -21,6 +21,7 @@ import pandas as pd
 from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_int, check_levels
 from pystagedtrees.model._sevt import Sevt
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = [
     "ParentsEntry",
@@ -720,7 +721,8 @@ def as_networkx(x, ignore=None):
     return graph
 
 
-def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
+def random_parentslist(n: int, k: int = 2, maxp: int | None = None, seed: Seed = None,
+                       rng: Rng = None) -> "ParentsList":
     """A random DAG over ``X1..Xn`` with random levels (R: ``random_parentslist``).
 
     Each variable gets levels ``"1".."m"`` with ``m`` uniform in ``2..k``;
@@ -737,9 +739,10 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
     maxp : int, optional
         Maximum number of parents (default ``n``; 0 gives no arcs).
     seed : int or numpy.random.Generator, optional
-    rng : {"numpy", "R"} or RRandom, optional
-        ``"R"`` replays R after ``set.seed(seed)`` draw for draw; an
-        :class:`~pystagedtrees.rng._rrandom.RRandom` continues its stream.
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, optional
+        The generator (see :mod:`pystagedtrees.rng`): ``"R"`` replays R
+        after ``set.seed(seed)`` draw for draw; an
+        :class:`~pystagedtrees.rng.RRandom` continues its stream.
 
     Returns
     -------
@@ -754,27 +757,25 @@ def random_parentslist(n, k=2, maxp=None, seed=None, rng=None):
     >>> all(1 <= len(pl[v].parents) <= 2 for v in ["X2", "X3", "X4"])
     True
     """
-    from pystagedtrees.rng._sources import resolve_rng
-
     n = check_int(n, "n", minimum=1)
     k = check_int(k, "k", minimum=2)
     maxp = n if maxp is None else check_int(maxp, "maxp", minimum=0)
     # each variable gets up to k named levels and up to n parents
     check_fits_in_memory(n * (64 * (k + n) + 512), f"`n` = {n} variables of up to `k` = {k} levels",
                          "ask for fewer variables or levels")
-    source = resolve_rng(seed, rng)
-    n_levels = [1 + 1 + source.index(k - 1) for _ in range(n)]
+    source = resolve_source(seed, rng)
+    n_levels = [1 + 1 + source.unif_index(k - 1) for _ in range(n)]
     entries = {}
     for i in range(n):
         parents = []
         if i > 0:
             bound = min(maxp, i)
             if bound >= 1:
-                size = 1 + source.index(bound)
+                size = 1 + source.unif_index(bound)
             else:
-                source.index(1)  # R's sample(0, 1) still draws, and gives 0 parents
+                source.unif_index(1)  # R's sample(0, 1) still draws, and gives 0 parents
                 size = 0
-            parents = [f"X{j + 1}" for j in source.choice_without_replacement(i, size)]
+            parents = [f"X{j + 1}" for j in source.sample_int(i, size)]
         entries[f"X{i + 1}"] = ParentsEntry(
             parents=parents, values=[str(a + 1) for a in range(n_levels[i])]
         )

@@ -14,7 +14,7 @@ import pandas as pd
 
 from pystagedtrees.base._data import check_frame, encode_column
 from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
-from pystagedtrees.rng._sources import draw_index, tie_source
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.model._sevt import check_sevt
@@ -427,7 +427,8 @@ def _all_combinations(model):
     )
 
 
-def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None, rng=None):
+def predict(object, newdata=None, class_=None, prob=False, log=False, seed: Seed = None,
+            rng: Rng = None) -> pd.Categorical | pd.DataFrame:
     """Predict a variable from the others (R: ``predict.sevt``).
 
     Parameters
@@ -444,13 +445,14 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
         Return the conditional class probabilities instead of labels.
     log : bool, default False
         With ``prob``, return log-probabilities.
-    seed : int, optional
-        Seed of ``rng`` ("numpy" or "R"); giving it without ``rng`` is an
-        error (it would be unused).
-    rng : None, "numpy", "R", numpy.random.Generator or RRandom, default None
+    seed : int or numpy.random.Generator, optional
+        Seed of ``rng``; giving it without ``rng`` is an error (it would be
+        unused).
+    rng : None, "numpy", "R", "R-rounding" or a random source in use, default None
         How ties between equally probable classes are broken.  None: the
         first class wins.  Otherwise a class is drawn among the tied ones,
-        as R does; ``rng="R"`` draws what R draws after ``set.seed(seed)``.
+        as R does (see :mod:`pystagedtrees.rng`); ``rng="R"`` draws what R
+        draws after ``set.seed(seed)``.
 
     Returns
     -------
@@ -473,7 +475,7 @@ def predict(object, newdata=None, class_=None, prob=False, log=False, seed=None,
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
     frame = _all_combinations(object) if newdata is None else newdata
-    source = tie_source(rng, seed)
+    source = resolve_source(seed, rng, optional=True)
     # the class column's own values are not read, as R sets it to NA
     codes = encode_rows(object, frame, "newdata",
                         "the rows with it have no prediction, NaN (as in R when it is the row's "
@@ -508,10 +510,11 @@ def class_log_posterior(model, codes, c):
 def most_probable(log_post, source=None):
     """Code of the most probable level per row, -1 on NaN rows.
 
-    Ties go to the first level, or with a random ``source`` (numpy Generator
-    or RRandom) to a level drawn among the tied ones, row by row, as R's
-    ``which_class`` draws: ``sample(tied, 1)``, where a NaN row counts as a
-    tie of every level (R consumes a draw there too).
+    Ties go to the first level, or with a random ``source`` (a
+    :class:`~pystagedtrees.rng.RandomSource`) to a level drawn among the
+    tied ones, row by row, as R's ``which_class`` draws: ``sample(tied,
+    1)``, where a NaN row counts as a tie of every level (R consumes a draw
+    there too).
     """
     undefined = np.isnan(log_post).all(axis=1)
     safe = np.where(undefined[:, None], 0.0, log_post)
@@ -521,6 +524,6 @@ def most_probable(log_post, source=None):
     tied = safe == safe.max(axis=1, keepdims=True)
     for row in np.flatnonzero(tied.sum(axis=1) > 1):
         levels = np.flatnonzero(tied[row])
-        choice = levels[draw_index(source, len(levels))[0]]
+        choice = levels[source.sample_int(len(levels), 1)[0]]
         best[row] = -1 if undefined[row] else choice
     return best

@@ -15,12 +15,12 @@ from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
 from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
-from pystagedtrees.rng._sources import random_source
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fitting._fit import fit_variable, stage_counts
 from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
 
 __all__ = ["stages_hclust", "stages_kmeans"]
@@ -252,7 +252,8 @@ def _near_best_cuts(model, i, ids, merge, kind):
 
 
 def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
-                  limit=None, scope=None, nstart=1, seed=None, rng="numpy"):
+                  limit=None, scope=None, nstart=1, seed: Seed = None,
+                  rng: Rng = "numpy") -> Sevt:
     """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
 
     Parameters
@@ -270,11 +271,12 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
         As in :func:`stages_hclust`.
     nstart : int, default 1
         Random starts per variable.
-    seed : int, optional
+    seed : int or numpy.random.Generator, optional
         Seed of the random initial centres.
-    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
-        "R" draws the centres as R does after ``set.seed(seed)``, so the
-        result equals ``set.seed(seed); stages_kmeans(...)`` in R.
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
+        The generator (see :mod:`pystagedtrees.rng`): "R" draws the centres
+        as R does after ``set.seed(seed)``, so the result equals
+        ``set.seed(seed); stages_kmeans(...)`` in R.
 
     Returns
     -------
@@ -291,7 +293,7 @@ def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, 
     if transform is not None and not callable(transform):
         raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
     check_choice(algorithm, "algorithm", ALGORITHMS)
-    source = random_source(rng, seed)
+    source = resolve_source(seed, rng)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)

@@ -9,13 +9,13 @@ is the "hard" EM of R: there is no convergence test on the probabilities.
 import pandas as pd
 
 from pystagedtrees.base._data import check_frame, encode_frame
-from pystagedtrees.rng._sources import tie_source
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.compare._compare import compare_stages
 from pystagedtrees.fitting._construct import copy_sevt
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import class_log_posterior, most_probable
 from pystagedtrees.learners._learners import stages_bhc
-from pystagedtrees.model._sevt import check_learned, check_sevt
+from pystagedtrees.model._sevt import Sevt, check_learned, check_sevt
 from pystagedtrees.base._validation import check_call_fits, check_flag, check_int
 
 __all__ = ["sevt_fit_em", "stages_em"]
@@ -63,7 +63,7 @@ def impute(data, model, chain_impute=False, source=None):
 
 
 def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_impute=False,
-                seed=None, rng=None):
+                seed: Seed = None, rng: Rng = None) -> Sevt:
     """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
 
     ``max_iter`` times: impute the missing values of ``data`` with the
@@ -90,9 +90,11 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
         Impute each variable from the row as already imputed.
     seed, rng
         How ties between equally probable levels are broken, as in
-        :func:`~pystagedtrees.predict`: the first level by default; with
-        ``rng="R", seed=s`` the result equals R's after ``set.seed(s)``.  A
-        ``seed`` without ``rng`` is an error (it would be unused).
+        :func:`~pystagedtrees.predict`: the first level by default (rng=None);
+        a level drawn from ``rng`` otherwise (see :mod:`pystagedtrees.rng`),
+        so with ``rng="R", seed=s`` the result equals R's after
+        ``set.seed(s)``.  A ``seed`` without ``rng`` is an error (it would
+        be unused).
 
     Returns
     -------
@@ -115,7 +117,7 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     data = _em_data(object, data)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     chain_impute = check_flag(chain_impute, "chain_impute")
-    source = tie_source(rng, seed)
+    source = resolve_source(seed, rng, optional=True)
     model = object
     for iteration in range(1, max_iter + 1):
         completed = impute(data, model, chain_impute, source)
@@ -126,7 +128,7 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
 
 
 def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, incremental=False,
-              chain_impute=False, seed=None, rng=None, **alg_args):
+              chain_impute=False, seed: Seed = None, rng: Rng = None, **alg_args) -> Sevt:
     """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).
 
     Each round imputes the missing values with the current model, refits
@@ -190,7 +192,7 @@ def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, increment
     max_iter_em = check_int(max_iter_em, "max_iter_em", minimum=1)
     incremental = check_flag(incremental, "incremental")
     chain_impute = check_flag(chain_impute, "chain_impute")
-    source = tie_source(rng, seed)
+    source = resolve_source(seed, rng, optional=True)
     model = object.copy()
     model.em = {}
     start = copy_sevt(model, extra=["lambda", "name_unobserved", "em"])

@@ -2,7 +2,7 @@
 
 Same algorithms (Hartigan-Wong AS 136, Lloyd/Forgy, MacQueen), same
 arithmetic order, same choice of initial centres when ``centers`` is a
-number (drawn with :class:`~pystagedtrees.rng._rrandom.RRandom` for an R-exact
+number (drawn with :class:`~pystagedtrees.rng.RRandom` for an R-exact
 replay), same multi-start rule and the same errors and warnings.
 """
 import numbers
@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pystagedtrees.kernels import _kmeans as _kmeans_kernel
-from pystagedtrees.rng._rrandom import RRandom
+from pystagedtrees.rng import RandomSource, resolve_source
 from pystagedtrees.base._validation import check_choice
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
@@ -84,20 +84,6 @@ def _has_duplicate_rows(x):
     return _unique_rows(x).shape[0] < x.shape[0]
 
 
-def _index_sampler(rng):
-    """A function (n, k) -> k distinct 0-based indices drawn by ``rng``."""
-    if isinstance(rng, RRandom):
-        return lambda n, k: rng.sample_int(n, k)
-    if rng is None:
-        rng = np.random.default_rng()
-    if isinstance(rng, np.random.Generator):
-        return lambda n, k: rng.choice(n, k, replace=False)
-    raise TypeError(
-        "`rng` must be None, a numpy Generator or an RRandom (for R-exact replay); "
-        f"got {type(rng).__name__}."
-    )
-
-
 def _count(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
             or not float(value).is_integer():
@@ -142,7 +128,8 @@ def _run(x, initial, method, iter_max):
     return cluster + 1, centers, wss, size, int(iterations), int(fault)
 
 
-def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=None):
+def kmeans(x, centers, iter_max: int = 10, nstart: int = 1, algorithm: str = "Hartigan-Wong",
+           rng: RandomSource | np.random.Generator | None = None) -> KMeansResult:
     """k-means clustering, identical to R's ``kmeans(x, centers, iter.max, nstart, algorithm)``.
 
     Parameters
@@ -162,9 +149,10 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
         one on ties).  Every start is drawn after the previous run, as in R.
     algorithm : {"Hartigan-Wong", "Lloyd", "Forgy", "MacQueen"}
         As in R, k = 1 always uses MacQueen.
-    rng : None, numpy.random.Generator or RRandom
-        Source of the initial centres when ``centers`` is an int.  Pass
-        ``RRandom(seed)`` to replay ``set.seed(seed); kmeans(...)``.
+    rng : None, numpy.random.Generator or a random source in use
+        Source of the initial centres when ``centers`` is an int (None: a
+        fresh numpy Generator).  Pass ``RRandom(seed)`` to replay
+        ``set.seed(seed); kmeans(...)``.
 
     Returns
     -------
@@ -190,7 +178,7 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
     >>> res = kmeans(x, np.array([[0.0], [5.0]]))
     >>> res.cluster.tolist(), res.centers.ravel().tolist()
     ([1, 1, 2, 2, 2], [0.1, 5.8])
-    >>> from pystagedtrees.rng._rrandom import RRandom
+    >>> from pystagedtrees.rng import RRandom
     >>> kmeans(x, 2, rng=RRandom(1)).cluster.tolist()   # set.seed(1); kmeans(x, 2)$cluster
     [1, 1, 2, 2, 2]
     """
@@ -205,9 +193,9 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
         k = _count(centers, "centers")
         if k > m:
             raise ValueError(f"more cluster centers (k = {k}) than data points ({m}).")
-        draw = _index_sampler(rng)
+        source = resolve_source(None, rng, kinds=())
         if nstart == 1:
-            initial = x[draw(m, k)]
+            initial = x[source.sample_int(m, k)]
         if nstart >= 2 or _has_duplicate_rows(initial):
             candidates = _unique_rows(x)
             if candidates.shape[0] < k:
@@ -215,7 +203,7 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
                     f"more cluster centers (k = {k}) than distinct data points "
                     f"({candidates.shape[0]})."
                 )
-            initial = candidates[draw(candidates.shape[0], k)]
+            initial = candidates[source.sample_int(candidates.shape[0], k)]
     else:
         initial = _as_matrix(centers, "centers")
         if _has_duplicate_rows(initial):
@@ -234,7 +222,7 @@ def kmeans(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=Non
     best_total = _long_double_sum(best[2])
     if candidates is not None:
         for _ in range(1, nstart):
-            initial = candidates[draw(candidates.shape[0], k)]
+            initial = candidates[source.sample_int(candidates.shape[0], k)]
             run = _run(x, initial, method, iter_max)
             total = _long_double_sum(run[2])
             if total < best_total:

@@ -20,14 +20,14 @@ from pystagedtrees.kernels._learn import (
     move_situations,
     variable_loglik,
 )
-from pystagedtrees.rng._sources import draw_index, random_source
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.base._validation import (
     check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
 )
 from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
@@ -618,7 +618,8 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
     return model
 
 
-def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy"):
+def stages_bhcr(object, score=None, max_iter=100, trace=0, seed: Seed = None,
+                rng: Rng = "numpy") -> Sevt:
     """Random backward hill climbing (R: ``stages_bhcr``).
 
     ``max_iter`` times: draw a variable (not the root) and two of its stages
@@ -635,9 +636,10 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
         The number of random pairs tried; it has no "no limit" value, as
         the search never stops on its own.
     trace : int, default 0
-    seed : int, optional
-    rng : {"numpy", "R"} or a Generator / RRandom, default "numpy"
-        "R" draws as R does after ``set.seed(seed)``.
+    seed : int or numpy.random.Generator, optional
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, default "numpy"
+        The generator (see :mod:`pystagedtrees.rng`): "R" draws as R does
+        after ``set.seed(seed)``.
 
     Returns
     -------
@@ -656,14 +658,14 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed=None, rng="numpy
     # every iteration draws a pair, so there is no "until nothing improves": a count
     max_iter = check_int(max_iter, "max_iter")
     trace = check_trace(trace)
-    source = random_source(rng, seed)
+    source = resolve_source(seed, rng)
     now = score_fn(model)
     for _ in range(max_iter):
-        i = 1 + draw_index(source, len(model.variables) - 1)[0]
+        i = 1 + int(source.sample_int(len(model.variables) - 1, 1)[0])
         order = [int(s) for s in model.stage_vector(i).first_appearance()]
         if len(order) < 2:
             continue
-        a, b = draw_index(source, len(order), 2)
+        a, b = (int(j) for j in source.sample_int(len(order), 2))
         candidate = model.copy()
         join_stage_ids(candidate, i, order[a], order[b])
         value = score_fn(candidate)

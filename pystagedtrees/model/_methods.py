@@ -10,6 +10,8 @@ import it, so the model may reach them only at call time (ARCHITECTURE.md).
 
 import numpy as np
 
+from pystagedtrees.rng import Rng, Seed
+
 __all__ = ["SevtMethods"]
 
 
@@ -210,7 +212,8 @@ class SevtMethods:
 
         return path_probability(self, x=x, log=log)
 
-    def predict(self, newdata=None, class_=None, prob=False, log=False, seed=None, rng=None):
+    def predict(self, newdata=None, class_=None, prob=False, log=False, seed: Seed = None,
+                rng: Rng = None):
         """Predict a variable from the others (R: ``predict.sevt``).
 
         See :func:`pystagedtrees.predict`.
@@ -236,8 +239,8 @@ class SevtMethods:
         scope=None,
         max_iter=5,
         chain_impute=False,
-        seed=None,
-        rng=None,
+        seed: Seed = None,
+        rng: Rng = None,
     ):
         """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
 
@@ -267,7 +270,8 @@ class SevtMethods:
             self, score=score, max_iter=max_iter, scope=scope, ignore=ignore, trace=trace
         )
 
-    def stages_bhcr(self, score=None, max_iter=100, trace=0, seed=None, rng="numpy"):
+    def stages_bhcr(self, score=None, max_iter=100, trace=0, seed: Seed = None,
+                    rng: Rng = "numpy"):
         """Random backward hill climbing (R: ``stages_bhcr``).
 
         See :func:`pystagedtrees.stages_bhcr`.
@@ -301,8 +305,8 @@ class SevtMethods:
         max_iter_em=5,
         incremental=False,
         chain_impute=False,
-        seed=None,
-        rng=None,
+        seed: Seed = None,
+        rng: Rng = None,
         **alg_args,
     ):
         """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).
@@ -383,8 +387,8 @@ class SevtMethods:
         limit=None,
         scope=None,
         nstart=1,
-        seed=None,
-        rng="numpy",
+        seed: Seed = None,
+        rng: Rng = "numpy",
     ):
         """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
 
@@ -497,7 +501,7 @@ class SevtMethods:
         return sevt_simplify(self, fit=fit)
 
     # -- random models and data (random) --------------------------------
-    def random_sevt(self, q=0.5, rfun=None, seed=None, rng=None):
+    def random_sevt(self, q=0.5, rfun=None, seed: Seed = None, rng: Rng = None):
         """A staged tree with random stages and probabilities (R: ``random_sevt``).
 
         See :func:`pystagedtrees.random_sevt`.
@@ -515,7 +519,7 @@ class SevtMethods:
 
         return randomize_sevt(self, treatment=treatment, p=p, ignore=ignore)
 
-    def sample_from(self, size=1, seed=None, rng=None):
+    def sample_from(self, size=1, seed: Seed = None, rng: Rng = None):
         """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
 
         See :func:`pystagedtrees.sample_from`.

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees.base._validation import check_choice, check_int
+from pystagedtrees.rng import resolve_source
 from pystagedtrees.multilabel._dependence import label_names
 from pystagedtrees.multilabel._network import (
     _check_network_params,
@@ -186,7 +187,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     penalty : "bic" or float, default="bic"
         Passed to :func:`label_network` (``order="bn"`` only).
     random_state : None, int, sequence of int, SeedSequence or Generator, default=None
-        Seed of the random order (``order="random"`` only): anything
+        Seed of the random order (``order="random"`` only; numpy's
+        generator, see :mod:`pystagedtrees.rng`): anything
         :func:`numpy.random.default_rng` accepts.
 
     Attributes
@@ -279,7 +281,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.penalty = penalty
         self.random_state = random_state
 
-    def _chain_order(self, codes, names, rng):
+    def _chain_order(self, codes, names, source):
         """The chain order (label indices) and the label network, if any."""
         n_labels = codes.shape[1]
         if isinstance(self.order, str):
@@ -290,7 +292,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 index = graph.nodes(data="index")
                 return np.array([index[node] for node in graph.graph["order"]]), graph
             if self.order == "random":
-                return rng.permutation(n_labels), None
+                return source.permutation(n_labels), None
             raise ValueError(
                 f"`order` must be 'bn', 'random' or a permutation of the labels; "
                 f"got {self.order!r}."
@@ -350,7 +352,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise TypeError(f"`random_state` must be None, an int >= 0 or a Generator; "
                             f"got {self.random_state!r}.")
         try:  # checked whatever the order, as scikit-learn checks every parameter
-            rng = np.random.default_rng(self.random_state)
+            generator = np.random.default_rng(self.random_state)
         except (TypeError, ValueError) as exc:
             # numpy raises ValueError for negative seeds, TypeError for other kinds
             raise type(exc)(
@@ -366,7 +368,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         codes, self.classes_ = _encode_binary_targets(Y, names)
         X, codes = validate_data(self, X, codes, multi_output=True, accept_sparse=True)
         cv = _checked_cv(self.cv, X.shape[0])
-        self.order_, self.label_graph_ = self._chain_order(codes, names, rng)
+        self.order_, self.label_graph_ = self._chain_order(codes, names,
+                                                           resolve_source(rng=generator))
         self.chain_ = ClassifierChain(
             clone(self.estimator),
             order=self.order_.tolist(),

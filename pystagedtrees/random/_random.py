@@ -5,8 +5,8 @@ Every function draws from a numpy ``Generator`` by default (``seed`` may be
 an int or a Generator).  With ``rng="R"`` and an integer ``seed`` it draws
 exactly what R draws after ``set.seed(seed)``, in the same order, so an R
 simulation can be reproduced number for number; passing an
-:class:`~pystagedtrees.rng._rrandom.RRandom` as ``rng`` continues its stream,
-like successive calls in one R session.
+:class:`~pystagedtrees.rng.RRandom` as ``rng`` continues its stream,
+like successive calls in one R session (the rule: :mod:`pystagedtrees.rng`).
 """
 import numbers
 
@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.kernels._random import StageJoiner, draw_levels
-from pystagedtrees.rng._sources import _RSource, resolve_rng
-from pystagedtrees.kernels._rrandom import revsort
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import (
     as_numbers, check_call_fits, check_fits_in_memory, check_ignore, check_int, check_number,
@@ -54,8 +53,8 @@ def _check_takes_k_and_rng(rfun):
 
 
 def _random_distribution(k, rfun, source):
-    weights = (as_numbers(rfun(k, source.engine), "what `rfun(k, rng)` returns")
-               if rfun is not None else source.exponential(k))
+    weights = (as_numbers(rfun(k, source.generator), "what `rfun(k, rng)` returns")
+               if rfun is not None else source.rexp(k))
     if weights.shape != (k,):
         raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
     # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"
@@ -81,7 +80,7 @@ def _as_random_base(x):
     return as_sevt(x)
 
 
-def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
+def random_sevt(x, q=0.5, rfun=None, seed: Seed = None, rng: Rng = None) -> Sevt:
     """A staged tree with random stages and probabilities (R: ``random_sevt``).
 
     For each variable but the root, each of its stages (in order of first
@@ -106,7 +105,9 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
         Generator (or the RRandom with ``rng="R"``).  Default: standard
         exponential draws (R's ``rexp``).
     seed : int or numpy.random.Generator, optional
-    rng : {"numpy", "R"}, numpy.random.Generator or RRandom, optional
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, optional
+        The generator (see :mod:`pystagedtrees.rng`): ``"R"`` replays R
+        after ``set.seed(seed)``; default numpy.
 
     Returns
     -------
@@ -132,7 +133,7 @@ def random_sevt(x, q=0.5, rfun=None, seed=None, rng=None):
         raise ValueError(f"`q` must be in [0, 1]; got {q!r}.")
     if rfun is not None:
         _check_takes_k_and_rng(rfun)
-    source = resolve_rng(seed, rng)
+    source = resolve_source(seed, rng)
     model = _as_random_base(x)
     for i in range(1, len(model.variables)):
         _random_stage_joins(model, i, float(q), source)
@@ -231,9 +232,7 @@ def _stage_draw_tables(prob, source, drawable):
     # R sums the weights one by one (cumsum's last entry) before dividing
     normalised = np.where(drawable[:, None], prob, 1.0)
     normalised = normalised / np.cumsum(normalised, axis=1)[:, -1:]
-    if isinstance(source, _RSource):
-        for s in np.flatnonzero(drawable):
-            revsort(normalised[s], order[s])
+    source.order_for_inversion(normalised, order, np.flatnonzero(drawable))
     return np.ascontiguousarray(np.cumsum(normalised, axis=1)), order
 
 
@@ -264,7 +263,7 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
     return used
 
 
-def sample_from(object, size=1, seed=None, rng=None):
+def sample_from(object, size=1, seed: Seed = None, rng: Rng = None) -> pd.DataFrame:
     """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
 
     The root's levels are drawn for all rows at once, then each variable
@@ -282,8 +281,9 @@ def sample_from(object, size=1, seed=None, rng=None):
         A model with stage probabilities.
     size : int, default 1
     seed : int or numpy.random.Generator, optional
-    rng : {"numpy", "R"}, numpy.random.Generator or RRandom, optional
-        ``"R"`` reproduces R's ``sample_from(object, size, seed)``.
+    rng : {"numpy", "R", "R-rounding"} or a random source in use, optional
+        The generator (see :mod:`pystagedtrees.rng`): ``"R"`` reproduces
+        R's ``sample_from(object, size, seed)``; default numpy.
 
     Returns
     -------
@@ -302,7 +302,7 @@ def sample_from(object, size=1, seed=None, rng=None):
     """
     check_sevt(object, fitted=True)
     size = check_int(size, "size", minimum=1)
-    source = resolve_rng(seed, rng)
+    source = resolve_source(seed, rng)
     p = len(object.variables)
     check_fits_in_memory(8 * (p + 1) * size, f"`size` = {size} rows of {p} variables",
                          "draw fewer rows, or draw in batches")
@@ -310,7 +310,7 @@ def sample_from(object, size=1, seed=None, rng=None):
     root = object.stage_probabilities(0)[0]
     if np.isnan(root).any():
         raise ValueError("the root's probabilities are undefined (NaN): cannot sample.")
-    codes[:, 0] = source.categorical(root, size)
+    codes[:, 0] = source.sample_int(len(root), size, replace=True, prob=root)
     situation = codes[:, 0].astype(np.int64)
     unobserved = set(object.name_unobserved or [])
     complete = True
@@ -332,8 +332,8 @@ def _binary_columns(p, n, source):
     """R's columns X1..Xp: for each, ``runif(2)`` weights then n draws of -1/+1."""
     columns = {}
     for j in range(p):
-        weights = source.uniform(2)
-        columns[f"X{j + 1}"] = source.categorical(weights, n)
+        weights = source.runif(2)
+        columns[f"X{j + 1}"] = source.sample_int(2, n, replace=True, prob=weights)
     return columns
 
 
@@ -352,7 +352,7 @@ def _check_data_size(p, n):
     return p, n
 
 
-def generate_random_dataset(p, n, seed=None, rng=None):
+def generate_random_dataset(p: int, n: int, seed: Seed = None, rng: Rng = None) -> pd.DataFrame:
     """``n`` rows of ``p`` independent -1/+1 variables with random margins (R: ``generate_random_dataset``).
 
     Returns
@@ -367,11 +367,12 @@ def generate_random_dataset(p, n, seed=None, rng=None):
     (5, 3)
     """
     p, n = _check_data_size(p, n)
-    source = resolve_rng(seed, rng)
+    source = resolve_source(seed, rng)
     return _as_sign_frame(_binary_columns(p, n, source))
 
 
-def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
+def generate_xor_dataset(p: int, n: int, eps: float = 1.2, seed: Seed = None,
+                         rng: Rng = None) -> pd.DataFrame:
     """A noisy XOR class over ``p`` random -1/+1 variables (R: ``generate_xor_dataset``).
 
     ``C = sign(X1 * ... * Xp + U)``, ``U ~ Uniform(-eps, eps)`` per row; a
@@ -392,16 +393,17 @@ def generate_xor_dataset(p, n, eps=1.2, seed=None, rng=None):
     """
     p, n = _check_data_size(p, n)
     eps = check_number(eps, "eps")
-    source = resolve_rng(seed, rng)
+    source = resolve_source(seed, rng)
     columns = _binary_columns(p, n, source)
     product = np.prod(np.column_stack([_SIGNS[c] for c in columns.values()]), axis=1)
-    noise = source.uniform(n, -eps, eps)
+    noise = source.runif(n, -eps, eps)
     sign = np.sign(product + noise)
     codes = np.where(sign > 0, 1, np.where(sign < 0, 0, -1))
     return _as_sign_frame({"C": codes, **columns})
 
 
-def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rng=None):
+def generate_linear_dataset(p: int, n: int, eps: float = 1.2, gamma: float | None = None,
+                            alpha=None, seed: Seed = None, rng: Rng = None) -> pd.DataFrame:
     """A noisy linear class over ``p`` random -1/+1 variables (R: ``generate_linear_dataset``).
 
     ``C = sign(sum_j alpha_j X_j + U + gamma)``, ``U ~ Uniform(-eps, eps)``
@@ -438,13 +440,13 @@ def generate_linear_dataset(p, n, eps=1.2, gamma=None, alpha=None, seed=None, rn
         raise TypeError(f"`gamma` must be a finite number; got {gamma!r}.")
     if gamma is not None and not np.isfinite(gamma):
         raise ValueError(f"`gamma` must be a finite number; got {gamma!r}.")
-    source = resolve_rng(seed, rng)
+    source = resolve_source(seed, rng)
     columns = _binary_columns(p, n, source)
     if alpha is None:
-        alpha = source.uniform(p, -p, p)
-    first_noise = source.uniform(1, -eps, eps)
-    gamma = float(source.uniform(1, -p, p)[0]) if gamma is None else float(gamma)
-    noise = np.concatenate([first_noise, source.uniform(n - 1, -eps, eps)])
+        alpha = source.runif(p, -p, p)
+    first_noise = source.runif(1, -eps, eps)
+    gamma = float(source.runif(1, -p, p)[0]) if gamma is None else float(gamma)
+    noise = np.concatenate([first_noise, source.runif(n - 1, -eps, eps)])
     signs = np.column_stack([_SIGNS[c] for c in columns.values()])
     # R's sum() accumulates in long double
     linear = np.sum(signs * alpha, axis=1, dtype=np.longdouble).astype(float)

@@ -9,20 +9,21 @@ state updated by Cython kernels, so bulk draws run at C speed.
 
 Indices returned by :meth:`RRandom.sample_int` and :meth:`RRandom.unif_index`
 are 0-based: ``sample_int(n, k)`` equals R's ``sample.int(n, k) - 1``.
+:class:`RRandom` is the R backend of :class:`~pystagedtrees.rng.RandomSource`.
 """
 import functools
 import numbers
 import threading
+from typing import Any
 
 import numpy as np
 
 from pystagedtrees.kernels import _rrandom as _kernels
+from pystagedtrees.rng._source import RandomSource
 
-__all__ = ["RRandom"]
+__all__ = ["RRandom", "check_r_seed"]
 
 _N_WORDS = 624
-# .Random.seed[1] for Mersenne-Twister + Inversion + Rejection.
-_KIND_CODE = 10403
 # sample.int switches to hashed rejection above this population size.
 _HASH_MIN_POPULATION = 1e7
 # Walker's alias method is used once more than this many categories have n*p > 0.1.
@@ -52,6 +53,18 @@ def _as_finite(value, name):
     return value
 
 
+def check_r_seed(seed: int, name: str = "seed") -> int:
+    """``seed`` as R's ``set.seed`` takes it: a 32-bit signed integer."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"`{name}` must be an integer; got {type(seed).__name__}.")
+    seed = int(seed)
+    if not -(2**31) < seed < 2**31:
+        raise ValueError(
+            f"`{name}` must be a 32-bit signed integer (as R's set.seed); got {seed}."
+        )
+    return seed
+
+
 def _serialised(method):
     """Run ``method`` holding the generator's lock: the kernels update the
     state without the GIL, so two threads drawing at once would corrupt it."""
@@ -62,7 +75,7 @@ def _serialised(method):
     return locked
 
 
-class RRandom:
+class RRandom(RandomSource):
     """R's random number generator, as after ``set.seed(seed)``.
 
     Threads may share one (a lock serialises its draws, as numpy's
@@ -86,7 +99,11 @@ class RRandom:
     ['a', 'a', 'b', 'a', 'c']
     """
 
-    def __init__(self, seed):
+    # .Random.seed[1] for Mersenne-Twister + Inversion + Rejection
+    _kind_code = 10403
+    _kind_name = "Mersenne-Twister, Inversion, Rejection"
+
+    def __init__(self, seed: int) -> None:
         self._lock = threading.RLock()
         self._state = np.empty(_N_WORDS + 1, dtype=np.uint32)
         self.set_seed(seed)
@@ -101,7 +118,7 @@ class RRandom:
 
     # ------------------------------------------------------------------ state
     @_serialised
-    def set_seed(self, seed):
+    def set_seed(self, seed: int) -> None:
         """Re-seed in place, exactly as R's ``set.seed(seed)``.
 
         R scrambles the seed with 50 steps of the congruential generator
@@ -109,14 +126,7 @@ class RRandom:
         the first of them is replaced by the block position 624 and the other
         624 become the Mersenne-Twister words.
         """
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"`seed` must be an integer; got {type(seed).__name__}.")
-        seed = int(seed)
-        if not -(2**31) < seed < 2**31:
-            raise ValueError(
-                f"`seed` must be a 32-bit signed integer (as R's set.seed); got {seed}."
-            )
-        s = seed & 0xFFFFFFFF
+        s = check_r_seed(seed) & 0xFFFFFFFF
         for _ in range(50):
             s = (69069 * s + 1) & 0xFFFFFFFF
         words = np.empty(_N_WORDS + 1, dtype=np.uint32)
@@ -127,14 +137,14 @@ class RRandom:
         self._state[:] = words
 
     @_serialised
-    def get_state(self):
+    def get_state(self) -> np.ndarray:
         """The state as R's ``.Random.seed`` (626 int32: kind code, position, 624 words)."""
         return np.concatenate(
-            [np.array([_KIND_CODE], dtype=np.int32), self._state.view(np.int32)]
+            [np.array([self._kind_code], dtype=np.int32), self._state.view(np.int32)]
         )
 
     @_serialised
-    def set_state(self, state):
+    def set_state(self, state: Any) -> None:
         """Restore a state from :meth:`get_state` or from R's ``.Random.seed``.
 
         As R does when it reads ``.Random.seed``, a position <= 0 means 624
@@ -148,10 +158,9 @@ class RRandom:
             )
         if not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"`state` must hold integers; got dtype {arr.dtype}.")
-        if arr[0] != _KIND_CODE:
+        if arr[0] != self._kind_code:
             raise ValueError(
-                f"`state[0]` must be {_KIND_CODE} (Mersenne-Twister, Inversion, "
-                f"Rejection); got {arr[0]}."
+                f"`state[0]` must be {self._kind_code} ({self._kind_name}); got {arr[0]}."
             )
         if np.any(arr < -(2**31)) or np.any(arr >= 2**31):
             raise ValueError("`state` entries must be 32-bit signed integers.")
@@ -165,15 +174,19 @@ class RRandom:
         self._state[1:] = words
 
     # --------------------------------------------------------------- uniforms
-    @_serialised
-    def unif_rand(self):
-        """One uniform draw in (0, 1), R's ``unif_rand()``."""
-        out = np.empty(1)
+    def _uniforms(self, n):
+        """The next ``n`` of R's ``unif_rand()`` (callers hold the lock)."""
+        out = np.empty(n)
         _kernels.fill_uniform(self._state, out)
-        return float(out[0])
+        return out
 
     @_serialised
-    def runif(self, n, a=0.0, b=1.0):
+    def unif_rand(self) -> float:
+        """One uniform draw in (0, 1), R's ``unif_rand()``."""
+        return float(self._uniforms(1)[0])
+
+    @_serialised
+    def runif(self, n: int, a: float = 0.0, b: float = 1.0) -> np.ndarray:
         """``n`` uniforms on (a, b), as R's ``runif(n, a, b)``.
 
         When ``a == b`` R returns ``a`` without drawing; so does this.
@@ -184,12 +197,22 @@ class RRandom:
             raise ValueError(f"`b` must be >= `a`; got a={a}, b={b}.")
         if a == b:
             return np.full(n, a)
-        out = np.empty(n)
-        _kernels.fill_uniform(self._state, out)
-        return a + (b - a) * out
+        return a + (b - a) * self._uniforms(n)
 
     @_serialised
-    def unif_index(self, n):
+    def peek_uniforms(self, n: int) -> np.ndarray:
+        """The next ``n`` uniforms, without consuming them (see :meth:`advance`)."""
+        out = np.empty(_as_count(n, "n"))
+        _kernels.fill_uniform(self._state.copy(), out)
+        return out
+
+    @_serialised
+    def advance(self, n_used: int) -> None:
+        """Consume ``n_used`` uniforms, as the kernel that read them did."""
+        self._uniforms(_as_count(n_used, "n_used"))
+
+    @_serialised
+    def unif_index(self, n: int) -> int:
         """A uniform index in 0 .. n-1 by R's rejection sampling (``R_unif_index``).
 
         Consumes at least one uniform even when ``n == 1``, as R does.
@@ -197,11 +220,22 @@ class RRandom:
         n = _as_count(n, "n", minimum=1)
         if n > _MAX_POPULATION:
             raise ValueError(f"`n` must be <= 4.5e15 (R's limit); got {n}.")
+        return self._draw_index(n)
+
+    # R's index draws; RRoundingRandom replaces these three (callers hold the lock)
+    def _draw_index(self, n):
         return int(_kernels.unif_index(self._state, float(n)))
+
+    def _fill_indices(self, n, out):
+        _kernels.fill_unif_index(self._state, float(n), out)
+
+    def _fill_partial_shuffle(self, n, out):
+        _kernels.fill_without_replacement(self._state, np.arange(n, dtype=np.int64), out)
 
     # --------------------------------------------------------------- sampling
     @_serialised
-    def sample_int(self, n, size=None, replace=False, prob=None):
+    def sample_int(self, n: int, size: int | None = None, replace: bool = False,
+                   prob: Any = None) -> np.ndarray:
         """0-based indices equal to R's ``sample.int(n, size, replace, prob) - 1``.
 
         Parameters
@@ -244,12 +278,16 @@ class RRandom:
                     self._state, p, np.arange(n, dtype=np.int64), out
                 )
         elif replace or size < 2:
-            _kernels.fill_unif_index(self._state, float(n), out)
+            self._fill_indices(n, out)
         elif n > _HASH_MIN_POPULATION and size <= n / 2:
             self._fill_hashed(n, out)
         else:
-            _kernels.fill_without_replacement(self._state, np.arange(n, dtype=np.int64), out)
+            self._fill_partial_shuffle(n, out)
         return out
+
+    def permutation(self, n: int, size: int | None = None) -> np.ndarray:
+        """R's ``sample.int(n, size) - 1``: R's sampling is a partial shuffle."""
+        return self.sample_int(n, size)
 
     @staticmethod
     def _normalised_prob(prob, n, size, replace):
@@ -277,14 +315,15 @@ class RRandom:
         """R's ``sample2``: redraw an index until it has not been drawn before."""
         seen = set()
         for i in range(out.shape[0]):
-            j = int(_kernels.unif_index(self._state, float(n)))
+            j = self._draw_index(n)
             while j in seen:
-                j = int(_kernels.unif_index(self._state, float(n)))
+                j = self._draw_index(n)
             seen.add(j)
             out[i] = j
 
     @_serialised
-    def sample(self, x, size=None, replace=False, prob=None):
+    def sample(self, x: Any, size: int | None = None, replace: bool = False,
+               prob: Any = None) -> Any:
         """Elements of ``x`` as R's ``sample(x, size, replace, prob)``.
 
         As in R, a single number ``x >= 1`` stands for the sequence
@@ -318,7 +357,7 @@ class RRandom:
 
     # ------------------------------------------------------- other variates
     @_serialised
-    def rexp(self, n, rate=1.0):
+    def rexp(self, n: int, rate: float = 1.0) -> np.ndarray:
         """``n`` exponential draws, R's ``rexp(n, rate)`` (Ahrens-Dieter exp_rand)."""
         n = _as_count(n, "n")
         rate = _as_finite(rate, "rate")
@@ -330,7 +369,7 @@ class RRandom:
         return (1.0 / rate) * out
 
     @_serialised
-    def rnorm(self, n, mean=0.0, sd=1.0):
+    def rnorm(self, n: int, mean: float = 0.0, sd: float = 1.0) -> np.ndarray:
         """``n`` normal draws, R's ``rnorm(n, mean, sd)`` with the default inversion method.
 
         Each value uses two uniforms; ``sd == 0`` returns ``mean`` without drawing, as R.
@@ -344,3 +383,14 @@ class RRandom:
         out = np.empty(n)
         _kernels.fill_norm(self._state, out)
         return mean + sd * out
+
+    # ------------------------------------------------ the rest of the protocol
+    def order_for_inversion(self, prob: np.ndarray, order: np.ndarray, rows: np.ndarray) -> None:
+        """Sort each of ``rows`` decreasingly, as R's ``sample(prob=)`` does (``revsort``)."""
+        for row in rows:
+            _kernels.revsort(prob[row], order[row])
+
+    @property
+    def generator(self) -> "RRandom":
+        """This generator itself (what a user's ``rfun(k, rng)`` receives)."""
+        return self

@@ -100,15 +100,13 @@ def _network(structure):
         return bnc.lp(structure(train, class_, seed, rng), train, smooth=1)
 
     def predict_labels(model, test, class_, seed, rng):
-        ties = dict(rng="R", seed=seed) if rng == "R" else dict(random_state=seed)
-        return np.asarray(bnc.predict(model, test, **ties), dtype=object)
+        return np.asarray(bnc.predict(model, test, seed=seed, rng=rng), dtype=object)
 
     return fit, predict_labels
 
 
 def _wrapper_args(seed, rng):
-    return dict(k=5, epsilon=0.01, smooth=1,
-                **(dict(rng="R", seed=seed) if rng == "R" else dict(random_state=seed)))
+    return dict(k=5, epsilon=0.01, smooth=1, seed=seed, rng=rng)
 
 
 @functools.lru_cache(maxsize=None)

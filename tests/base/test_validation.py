@@ -568,6 +568,7 @@ def test_seeds_are_integers_and_negative_ones_are_for_r(fitted):
         st.sample_from(fitted, 5, seed=-1, rng="R"))
 
 
+@pytest.mark.filterwarnings("ignore:`random_state` is deprecated:FutureWarning")
 def test_bnc_random_state_checks_and_legacy_generators(titanic):
     with pytest.raises(ValueError, match="`random_state` must be None, an integer seed >= 0"):
         bnc.tan_hc("Survived", titanic, k=2, random_state=-1)

@@ -26,33 +26,33 @@ def nb_fit(class_, data, smooth=1, columns=None):
 # test-cv.R
 def test_cv_fixed_structures(car):
     r = bnc.cv([nb_fit("class", car), nb_fit("class", car, columns=["class"])], car, k=10,
-               dag=False, random_state=RoundingDraws(0))
+               dag=False, rng=RoundingDraws(0))
     np.testing.assert_allclose(r, [0.8582183, 0.7002446], atol=1e-7)
 
 
 def test_cv_wrapper(car):
     draws = RoundingDraws(0)
-    t = bnc.tan_hc("class", car, k=2, epsilon=0, smooth=0.01, random_state=draws)
+    t = bnc.tan_hc("class", car, k=2, epsilon=0, smooth=0.01, rng=draws)
     t = bnc.lp(t, car, smooth=0.01)
-    assert bnc.cv(t, car, k=2, dag=True, random_state=draws) == pytest.approx(0.9346065, abs=1e-7)
+    assert bnc.cv(t, car, k=2, dag=True, rng=draws) == pytest.approx(0.9346065, abs=1e-7)
 
 
 def test_cv_aode(car):
     draws = RoundingDraws(0)
     t = bnc.lp(bnc.aode("class", car), car, smooth=0.01)
-    assert bnc.cv(t, car, k=2, dag=True, random_state=draws) == pytest.approx(0.9056713, abs=1e-7)
+    assert bnc.cv(t, car, k=2, dag=True, rng=draws) == pytest.approx(0.9056713, abs=1e-7)
 
 
 def test_cv_relearns_the_wrapper(car):
     # The structure is re-learned in each fold, so its own search does not matter.
-    t = bnc.tan_hc("class", car, k=5, epsilon=0, smooth=0.12, random_state=1)
+    t = bnc.tan_hc("class", car, k=5, epsilon=0, smooth=0.12, seed=1)
     t = bnc.lp(t, car, smooth=0.01)
-    r = bnc.cv(t, car, k=5, dag=True, random_state=RoundingDraws(0))
+    r = bnc.cv(t, car, k=5, dag=True, rng=RoundingDraws(0))
     assert r == pytest.approx(0.9415345, abs=1e-6)
 
 
 def test_cv_with_missing_values(voting):
-    r = bnc.cv(nb_fit("Class", voting), voting, k=5, dag=True, random_state=RoundingDraws(0))
+    r = bnc.cv(nb_fit("Class", voting), voting, k=5, dag=True, rng=RoundingDraws(0))
     assert r == pytest.approx(0.9014301, abs=1e-6)
 
 
@@ -66,31 +66,31 @@ def test_distribute_over_folds():
 
 # test-learn-struct.R
 def test_fssj(car):
-    f = bnc.fssj("class", car, k=10, epsilon=0.01, random_state=RoundingDraws(0))
+    f = bnc.fssj("class", car, k=10, epsilon=0.01, rng=RoundingDraws(0))
     assert bnc.features(f) == []
-    f = bnc.fssj("class", car, k=10, epsilon=0, random_state=RoundingDraws(0))
+    f = bnc.fssj("class", car, k=10, epsilon=0, rng=RoundingDraws(0))
     assert sorted(bnc.features(f)) == sorted(car.columns[:-1])
 
 
 def test_bsej(car):
-    f = bnc.bsej("class", car, k=10, epsilon=0.01, random_state=RoundingDraws(0))
+    f = bnc.bsej("class", car, k=10, epsilon=0.01, rng=RoundingDraws(0))
     assert bnc.features(f) == list(car.columns[:-1])
     assert bnc.narcs(f) == 6 + 1 + 2 + 3
     assert len(f.greedy_scores_log) == 4
     assert f.greedy_scores_log == sorted(f.greedy_scores_log)
-    f = bnc.bsej("class", car, k=10, epsilon=0, random_state=RoundingDraws(0))
+    f = bnc.bsej("class", car, k=10, epsilon=0, rng=RoundingDraws(0))
     assert bnc.narcs(f) == 13
     assert len(f.greedy_scores_log) == 5
     assert f.greedy_scores_log == sorted(f.greedy_scores_log)
 
 
 def test_tan_hc_tan_hcsp_kdb(car):
-    t = bnc.tan_hc("class", car, k=10, epsilon=0, random_state=RoundingDraws(0))
+    t = bnc.tan_hc("class", car, k=10, epsilon=0, rng=RoundingDraws(0))
     assert len(bnc.features(t)) == 6 and bnc.narcs(t) == 11
-    sp = bnc.tan_hcsp("class", car, k=10, epsilon=0, random_state=RoundingDraws(0))
+    sp = bnc.tan_hcsp("class", car, k=10, epsilon=0, rng=RoundingDraws(0))
     assert len(bnc.features(sp)) == 6 and bnc.narcs(sp) == 11
     assert max(len(f) for f in bnc.families(sp).values()) < 5
-    k1 = bnc.kdb("class", car, kdbk=1, k=10, epsilon=0, random_state=RoundingDraws(0))
+    k1 = bnc.kdb("class", car, kdbk=1, k=10, epsilon=0, rng=RoundingDraws(0))
     assert bnc.families(k1) == bnc.families(t)
 
 

@@ -14,7 +14,7 @@ import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import stratified_folds
 from pystagedtrees.bnc._predict import compute_log_joint, map_random
-from pystagedtrees.rng._draws import resolve_rng
+from pystagedtrees.rng import resolve_source
 from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._search import _Dag
 from pystagedtrees.bnc._structure import anb_model, ode_scores
@@ -106,7 +106,7 @@ def test_posterior_equals_brute_force(data, structure):
 @given(categorical_frames(min_features=3, max_features=5), st.sampled_from(["tan_cl", "kdb"]),
        st.data())
 def test_missing_values_are_summed_out(data, structure, draw):
-    args = {"k": 2, "kdbk": 2, "epsilon": 0, "random_state": 0} if structure == "kdb" else {}
+    args = {"k": 2, "kdbk": 2, "epsilon": 0, "seed": 0} if structure == "kdb" else {}
     model = bnc.bnc(structure, "c", data, smooth=1, dag_args=args)
     features = list(data.columns[1:])
     rows = data.iloc[:3].copy()
@@ -163,7 +163,7 @@ def test_labels_follow_the_maximum():
     d = pd.DataFrame({"c": list("aaab"), "x": list("uuvv")})
     m = bnc.lp(bnc.nb("c", d), d, smooth=1)
     post = bnc.predict(m, d, prob=True)
-    labels = bnc.predict(m, d, random_state=0)
+    labels = bnc.predict(m, d, seed=0)
     assert list(labels) == [m.classes[i] for i in post.to_numpy().argmax(axis=1)]
 
 
@@ -171,7 +171,7 @@ def test_predictions_are_labelled_as_r_labels_them():
     # R: a factor of the classes, and a matrix with a column per class
     d = pd.DataFrame({"c": list("aaab"), "x": list("uuvv")}, index=[10, 11, 12, 13])
     m = bnc.lp(bnc.nb("c", d), d, smooth=1)
-    labels = bnc.predict(m, d.iloc[::-1], random_state=0)
+    labels = bnc.predict(m, d.iloc[::-1], seed=0)
     assert isinstance(labels, pd.Categorical) and list(labels.categories) == ["a", "b"]
     post = bnc.predict(m, d.iloc[::-1], prob=True)
     assert list(post.columns) == ["a", "b"] and post.columns.name == "c"
@@ -200,7 +200,7 @@ def test_tan_cl_is_a_tree_and_penalised_scores_a_forest(data):
 @SETTINGS
 @given(categorical_frames(max_features=5), st.integers(0, 2**31))
 def test_parents_list_is_topological(data, seed):
-    model = bnc.kdb("c", data, k=2, kdbk=2, epsilon=0, random_state=seed)
+    model = bnc.kdb("c", data, k=2, kdbk=2, epsilon=0, seed=seed)
     parents = bnc.as_parentslist(model)
     order = list(parents)
     assert order[0] == "c" and parents["c"] == []
@@ -222,7 +222,7 @@ def test_nb_families_and_model_string():
 @given(categorical_frames(max_features=4), st.integers(1, 3), st.integers(0, 2**31))
 def test_kdb_respects_kdbk(data, kdbk, seed):
     kdbk = min(kdbk, data.shape[1] - 1)
-    model = bnc.kdb("c", data, k=2, kdbk=kdbk, epsilon=0, random_state=seed)
+    model = bnc.kdb("c", data, k=2, kdbk=kdbk, epsilon=0, seed=seed)
     assert all(len(f) - 2 <= kdbk for v, f in bnc.families(model).items() if v != "c")
 
 
@@ -235,7 +235,7 @@ def test_the_score_cache_may_forget_without_changing_searches(monkeypatch, learn
 
     data = pst.datasets.titanic()
     run = getattr(bnc, learner)
-    expected = run("Survived", data, k=3, smooth=1, random_state=0)
+    expected = run("Survived", data, k=3, smooth=1, seed=0)
     kept = []
     shrink = FoldScorer._shrink_pool
 
@@ -245,7 +245,7 @@ def test_the_score_cache_may_forget_without_changing_searches(monkeypatch, learn
 
     monkeypatch.setattr(scoring, "POOL_BUDGET", 0)
     monkeypatch.setattr(FoldScorer, "_shrink_pool", shrink_and_look)
-    got = run("Survived", data, k=3, smooth=1, random_state=0)
+    got = run("Survived", data, k=3, smooth=1, seed=0)
     assert kept and all(not extra for extra in kept)
     assert got.families == expected.families
     assert got.greedy_scores_log == expected.greedy_scores_log
@@ -257,8 +257,8 @@ def test_wrappers_are_reproducible_and_scores_increase(learner):
     d = pd.DataFrame({c: rng.choice(["p", "q", "r"], 60) for c in ["c", "x", "y", "z"]})
     d["y"] = np.where(rng.random(60) < 0.7, d["c"], d["y"])
     args = dict(k=3, epsilon=0, smooth=1)
-    first = getattr(bnc, learner)("c", d, random_state=7, **args)
-    again = getattr(bnc, learner)("c", d, random_state=7, **args)
+    first = getattr(bnc, learner)("c", d, seed=7, **args)
+    again = getattr(bnc, learner)("c", d, seed=7, **args)
     assert bnc.families(first) == bnc.families(again)
     assert first.greedy_scores_log == again.greedy_scores_log
     log = first.greedy_scores_log
@@ -273,7 +273,7 @@ def test_folds_partition_and_balance(classes, k, seed):
     codes = np.array(classes)
     if (codes >= 0).sum() < k:
         return
-    folds = stratified_folds(codes, 3, k, resolve_rng(seed))
+    folds = stratified_folds(codes, 3, k, resolve_source(seed))
     rows = np.concatenate(folds)
     assert sorted(rows.tolist()) == np.flatnonzero(codes >= 0).tolist()
     for level in range(3):
@@ -289,9 +289,9 @@ def test_cv_matrix_and_means():
     rng = np.random.default_rng(0)
     d = pd.DataFrame({c: rng.choice(["p", "q"], 50) for c in ["c", "x", "y"]})
     models = {"nb": bnc.bnc("nb", "c", d, smooth=1), "tan": bnc.bnc("tan_cl", "c", d, smooth=1)}
-    matrix = bnc.cv(models, d, k=5, mean=False, random_state=3)
+    matrix = bnc.cv(models, d, k=5, mean=False, seed=3)
     assert matrix.shape == (5, 2)
-    means = bnc.cv(models, d, k=5, random_state=3)
+    means = bnc.cv(models, d, k=5, seed=3)
     assert list(means) == ["nb", "tan"]
     np.testing.assert_allclose(list(means.values()), matrix.mean(axis=0))
 
@@ -311,7 +311,7 @@ def test_max_col_ties_consume_r_stream():
     r_matrix = "matrix(c({}), nrow={}, byrow=TRUE)".format(",".join(map(str, m.ravel())),
                                                           m.shape[0])
     expected = _rscript(f"set.seed(11); cat(max.col({r_matrix}) - 1, sprintf('%.17g', runif(1)))")
-    draws = resolve_rng(rng="R", seed=11)
+    draws = resolve_source(11, "R")
     assert map_random(m, draws).tolist() == expected[:-1]
     assert draws.unif_rand() == pytest.approx(expected[-1], rel=1e-15)
 
@@ -325,7 +325,7 @@ def test_folds_replay_r():
         "fold[idx] <- sample(nums, n) }}; cat(fold)"
     ).format(",".join(map(str, classes)))
     expected = np.array(_rscript(code), dtype=int)
-    folds = stratified_folds(classes, 3, 4, resolve_rng(rng="R", seed=2020))
+    folds = stratified_folds(classes, 3, 4, resolve_source(2020, "R"))
     ours = np.zeros(len(classes), dtype=int)
     for number, rows in enumerate(folds, start=1):
         ours[rows] = number
@@ -394,8 +394,8 @@ def test_wrappers_check_cache_reset_as_a_count_of_steps(small, learner, cache_re
 
 def test_wrappers_take_the_cache_reset_r_takes(small):
     for cache_reset in (None, 1, 3, 2.0):
-        model = bnc.tan_hc("c", small, k=2, cache_reset=cache_reset, random_state=0)
-        assert bnc.narcs(model) == bnc.narcs(bnc.tan_hc("c", small, k=2, random_state=0))
+        model = bnc.tan_hc("c", small, k=2, cache_reset=cache_reset, seed=0)
+        assert bnc.narcs(model) == bnc.narcs(bnc.tan_hc("c", small, k=2, seed=0))
 
 
 def test_other_argument_errors(small):
@@ -432,16 +432,16 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
         data = data.mask(blank)
     enc = encode_dataset("c", data)
     codes = enc.codes[:, enc.class_index]
-    folds = stratified_folds(codes, len(enc.levels["c"]), 3, resolve_rng(seed))
+    folds = stratified_folds(codes, len(enc.levels["c"]), 3, resolve_source(seed))
     f0, f1, f2 = enc.features[:3]
     # the empty model is where fssj starts
     dags = [_Dag([], {}), _Dag(enc.features, {}), _Dag(enc.features, {f1: (f0,)}),
             _Dag(enc.features, {f1: (f0,), f2: (f1, f0)})]
     scorer = FoldScorer(enc, folds, smooth=1.0)
     scorer.set_current(dags[1])
-    ours = scorer.scores(dags, resolve_rng(seed + 1))
+    ours = scorer.scores(dags, resolve_source(seed + 1))
 
-    draws = resolve_rng(seed + 1)
+    draws = resolve_source(seed + 1)
     frame = enc.as_frame()
     columns = [enc.columns.index(f) for f in enc.features]
     accuracy = np.empty((len(folds), len(dags)))
@@ -461,7 +461,7 @@ def test_wrappers_search_data_with_missing_values(learner):
     d = pd.DataFrame({col: rng.choice(["p", "q"], 40) for col in ["c", "x", "y", "z"]})
     d["y"] = np.where(rng.random(40) < 0.8, d["c"], d["y"])
     d = d.mask(rng.random(d.shape) < 0.1).assign(c=d["c"])
-    model = getattr(bnc, learner)("c", d, k=3, epsilon=0, random_state=2)
+    model = getattr(bnc, learner)("c", d, k=3, epsilon=0, seed=2)
     log = model.greedy_scores_log
     assert all(b >= a for a, b in zip(log, log[1:]))
     prob = bnc.predict(bnc.lp(model, d, smooth=1), d, prob=True)
@@ -755,8 +755,8 @@ def test_nb_and_aode_take_their_features_from_the_data_or_the_names(small):
 
 def test_bnc_passes_the_parameter_options_to_lp(small):
     # nb draws nothing, so bnc's stream reaches lp's AWNB untouched
-    model = bnc.bnc("nb", "c", small, smooth=1, awnb_trees=3, random_state=7)
-    expected = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=3, random_state=7)
+    model = bnc.bnc("nb", "c", small, smooth=1, awnb_trees=3, seed=7)
+    expected = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=3, seed=7)
     assert bnc.awnb_weights(model) == bnc.awnb_weights(expected)
     manb = bnc.bnc("nb", "c", small, smooth=1, manb_prior=0.3)
     assert bnc.manb_arc_posterior(manb) == bnc.manb_arc_posterior(
@@ -818,10 +818,12 @@ def test_wanbia_warns_when_the_optimiser_stops_early(monkeypatch):
         bnc.lp(bnc.nb("c", data), data, smooth=1, wanbia=True)
 
 
+@pytest.mark.filterwarnings("ignore:`random_state` is deprecated:FutureWarning")
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"random_state": "abc"}, TypeError, "`random_state`"),
     ({"rng": "mt"}, ValueError, "`rng` must be one of"),
-    ({"seed": 3}, ValueError, "`seed` is for rng='R'"),
+    # `seed` seeds numpy too now (it was R's only, beside numpy's `random_state`)
+    ({"seed": -1}, ValueError, "`seed` must be an integer >= 0"),
 ])
 def test_lp_checks_its_randomness_even_when_nothing_is_drawn(small, kwargs, error, match):
     with pytest.raises(error, match=match):

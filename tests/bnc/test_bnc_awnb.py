@@ -122,7 +122,7 @@ def _weights_or_empty(data, trees, bootstrap, **kw):
 @given(weighted_problems(), st.integers(0, 2**31 - 1))
 def test_weights_are_means_of_inverse_root_depths(problem, seed):
     data, trees, bootstrap = problem
-    weights = _weights_or_empty(data, trees, bootstrap, random_state=seed)
+    weights = _weights_or_empty(data, trees, bootstrap, seed=seed)
     if weights is None:
         return
     assert list(weights) == [c for c in data.columns if c != "c"]
@@ -131,7 +131,7 @@ def test_weights_are_means_of_inverse_root_depths(problem, seed):
     assert max(weights.values()) >= 1 / trees - 1e-12
     if trees == 1:  # each weight is 0 or 1/sqrt(depth)
         assert all(w == 0 or math.isclose(w ** -2, round(w ** -2)) for w in weights.values())
-    assert _weights_or_empty(data, trees, bootstrap, random_state=seed) == weights
+    assert _weights_or_empty(data, trees, bootstrap, seed=seed) == weights
 
 
 def test_constant_and_unused_features_weigh_zero():
@@ -139,7 +139,7 @@ def test_constant_and_unused_features_weigh_zero():
     y = rng.integers(0, 2, 50)
     data = frame({"constant": np.zeros(50, dtype=int), "always_missing": np.full(50, -1),
                   "signal": y, "c": y})
-    weights = compute_awnb_weights("c", data, trees=5, bootstrap=0.5, random_state=1)
+    weights = compute_awnb_weights("c", data, trees=5, bootstrap=0.5, seed=1)
     assert weights == {"constant": 0.0, "always_missing": 0.0, "signal": 1.0}
 
 
@@ -148,7 +148,7 @@ def test_r_seed_reproduces_the_same_stream():
     y = rng.integers(0, 3, 40)
     data = frame({"a": (y + rng.integers(0, 2, 40)) % 3, "b": rng.integers(0, 2, 40), "c": y})
     by_seed = compute_awnb_weights("c", data, trees=4, bootstrap=0.5, rng="R", seed=11)
-    by_stream = compute_awnb_weights("c", data, trees=4, bootstrap=0.5, random_state=RRandom(11))
+    by_stream = compute_awnb_weights("c", data, trees=4, bootstrap=0.5, rng=RRandom(11))
     assert by_seed == by_stream
 
 
@@ -164,8 +164,8 @@ def small():
 def test_lp_weights_the_feature_cpts(small):
     plain = bnc.lp(bnc.tan_cl("c", small), small, smooth=1)
     weighted = bnc.lp(bnc.tan_cl("c", small), small, smooth=1, awnb_trees=3, awnb_bootstrap=0.8,
-                      random_state=4)
-    expected = compute_awnb_weights("c", small, 3, 0.8, random_state=4)
+                      seed=4)
+    expected = compute_awnb_weights("c", small, 3, 0.8, seed=4)
     assert bnc.awnb_weights(weighted) == expected
     for f in weighted.features:
         np.testing.assert_allclose(weighted.params[f],
@@ -176,18 +176,18 @@ def test_lp_weights_the_feature_cpts(small):
 
 
 def test_lp_uses_bnclassify_defaults(small):
-    by_trees = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=10, random_state=2)
-    by_bootstrap = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=0.5, random_state=2)
+    by_trees = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_trees=10, seed=2)
+    by_bootstrap = bnc.lp(bnc.nb("c", small), small, smooth=1, awnb_bootstrap=0.5, seed=2)
     assert bnc.awnb_weights(by_trees) == bnc.awnb_weights(by_bootstrap)
 
 
 def test_lp_features_follow_data_order_and_ignore_other_columns(small):
     # ties between features are broken by data column order, as R's class ~ .
     model = bnc.nb("c", small[["z", "c"]])
-    fitted = bnc.lp(model, small, smooth=1, awnb_trees=2, random_state=0)
+    fitted = bnc.lp(model, small, smooth=1, awnb_trees=2, seed=0)
     assert list(bnc.awnb_weights(fitted)) == ["z"]
     reordered = small[["c", "w", "z", "x"]]
-    weighted = bnc.lp(bnc.nb("c", small), reordered, smooth=1, awnb_trees=2, random_state=0)
+    weighted = bnc.lp(bnc.nb("c", small), reordered, smooth=1, awnb_trees=2, seed=0)
     assert list(weighted.weights) == ["w", "z", "x"]
     # R's awnb_weights lists them in the model's feature order
     assert list(bnc.awnb_weights(weighted)) == list(weighted.features) == ["x", "z", "w"]
@@ -276,19 +276,19 @@ def test_bad_rng_arguments(small):
 # ------------------------------------------- bnclassify's tests (car, voting)
 # test-learn-params-awnb.R; bnclassify's tests run under RNGversion("3.5.0").
 def test_awnb_one_tree_car(car):
-    a = compute_awnb_weights("class", car, trees=1, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("class", car, trees=1, bootstrap=0.5, rng=RoundingDraws(0))
     assert a["buying"] == pytest.approx(0.5773503, abs=1e-5)
     assert a["doors"] == pytest.approx(0.3779645, abs=1e-5)
     assert a["persons"] == 1
 
 
 def test_awnb_two_and_ten_trees(car, voting):
-    a = compute_awnb_weights("class", car, trees=2, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("class", car, trees=2, bootstrap=0.5, rng=RoundingDraws(0))
     assert sorted(a) == sorted(c for c in car.columns if c != "class")
     assert a["buying"] == pytest.approx(0.5773503, abs=1e-5)
     assert a["doors"] == pytest.approx(0.3931064, abs=1e-5)
     assert a["persons"] == 1
-    a = compute_awnb_weights("Class", voting, trees=10, bootstrap=0.5, random_state=RoundingDraws(0))
+    a = compute_awnb_weights("Class", voting, trees=10, bootstrap=0.5, rng=RoundingDraws(0))
     assert a["superfund_right_to_sue"] == pytest.approx(0.21019141, abs=1e-5)
     assert a["mx_missile"] == pytest.approx(0.30487476, abs=1e-5)
     assert a["immigration"] == pytest.approx(0.39963413, abs=1e-7)
@@ -301,22 +301,22 @@ def test_awnb_no_tree(voting):
 
 def test_awnb_without_features_says_where_they_are_missing(car):
     with pytest.raises(ValueError, match="`dataset` has no feature besides the class"):
-        compute_awnb_weights("class", car[["class"]], trees=1, bootstrap=1, random_state=0)
+        compute_awnb_weights("class", car[["class"]], trees=1, bootstrap=1, seed=0)
     # a structure of the class alone, on data with features (R stops too)
     with pytest.raises(ValueError, match="the structure has no features"):
-        bnc.lp(bnc.nb("class", features=[]), car, smooth=1, awnb_trees=2, random_state=0)
+        bnc.lp(bnc.nb("class", features=[]), car, smooth=1, awnb_trees=2, seed=0)
 
 
 def test_awnb_weights_for_features_not_in_tree(car):
     draws = RoundingDraws(0)
     rows = draws.sample_int(1000, 10)  # R: car[sample(1:1000, 10), ]
-    a = compute_awnb_weights("class", car.iloc[rows], trees=1, bootstrap=1, random_state=draws)
+    a = compute_awnb_weights("class", car.iloc[rows], trees=1, bootstrap=1, rng=draws)
     assert sorted(a) == sorted(c for c in car.columns if c != "class")
 
 
 def test_lp_awnb_on_car(car):
     m = bnc.lp(bnc.nb("class", car), car, smooth=1, awnb_trees=1, awnb_bootstrap=0.5,
-               random_state=RoundingDraws(0))
+               rng=RoundingDraws(0))
     assert bnc.awnb_weights(m)["doors"] == pytest.approx(0.3779645, abs=1e-5)
     # persons is the root: weight 1 leaves its CPT as it was
     plain = bnc.lp(bnc.nb("class", car), car, smooth=1)

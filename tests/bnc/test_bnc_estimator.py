@@ -67,7 +67,7 @@ def test_matches_the_functional_api(structure):
     frame = X.assign(__class__=pd.Categorical.from_codes(
         np.searchsorted(clf.classes_, y), categories=["0", "1"]))
     args = {} if structure in ("nb", "tan_cl", "aode") else dict(k=3, epsilon=0, smooth=1)
-    model = bnc.bnc(structure, "__class__", frame, smooth=1, dag_args=args, random_state=4)
+    model = bnc.bnc(structure, "__class__", frame, smooth=1, dag_args=args, seed=4)
     np.testing.assert_allclose(clf.predict_proba(X), bnc.predict(model, frame, prob=True))
     assert list(clf.classes_) == ["no", "yes"]
 
@@ -128,7 +128,7 @@ def test_kdbk_is_at_least_one_and_at_most_the_features():
     frame = one.assign(__class__=pd.Categorical.from_codes(
         np.searchsorted(capped.classes_, y), categories=["0", "1"]))
     model = bnc.bnc("kdb", "__class__", frame, smooth=1, dag_args=dict(k=3, kdbk=1),
-                    random_state=0)
+                    seed=0)
     np.testing.assert_allclose(capped.predict_proba(one), bnc.predict(model, frame, prob=True))
     with pytest.raises(ValueError, match="exceeds the number of features"):
         bnc.kdb("__class__", frame, k=3, kdbk=2)  # as bnclassify

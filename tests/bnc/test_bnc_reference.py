@@ -45,7 +45,7 @@ def test_matches_r(name, key):
         )
     prob = bnc.predict(model, test, prob=True)
     np.testing.assert_allclose(prob, expected["test_prob"], rtol=0, atol=1e-9)
-    labels = bnc.predict(model, test, random_state=0)
+    labels = bnc.predict(model, test, seed=0)
     assert np.mean(labels == test["answer"].astype(str).to_numpy()) == pytest.approx(
         expected["test_accuracy"], abs=1e-12
     )

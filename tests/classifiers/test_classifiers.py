@@ -147,7 +147,7 @@ def test_naive_staged_tree_learns_xor_where_nb_and_tan_cannot():
         for scores, structure in ((nb, bnc.nb("answer", train)),
                                   (tan, bnc.tan_cl("answer", train))):
             fitted = bnc.lp(structure, train, smooth=1)
-            scores.append(np.mean(bnc.predict(fitted, test, random_state=seed) == truth))
+            scores.append(np.mean(bnc.predict(fitted, test, seed=seed) == truth))
     naive, best_bnc = np.array(naive), np.maximum(nb, tan)
     assert np.all(naive > 0.88)
     assert np.all(naive - best_bnc > 0.05)

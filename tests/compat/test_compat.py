@@ -416,7 +416,7 @@ def test_bnc_round_trip_and_r_validity(learner):
 
 def test_greedy_classifier_keeps_its_search_record():
     data = _titanic_rows()
-    model = bnc.lp(bnc.tan_hc("Survived", data, k=2, epsilon=0, random_state=np.random.default_rng(1)),
+    model = bnc.lp(bnc.tan_hc("Survived", data, k=2, epsilon=0, seed=np.random.default_rng(1)),
                    data, smooth=1)
     back = from_r(to_r(model))
     assert_same_bnc(model, back)

@@ -825,7 +825,7 @@ def test_bnc_inspection_equals_r(seed):
             cpt = np.asarray(cpt)
             np.testing.assert_allclose(
                 cpt, np.asarray(r_params[v]).reshape(cpt.shape, order="F"), rtol=1e-12)
-        predicted = pd.Categorical(bnc.predict(fit, data, random_state=0),
+        predicted = pd.Categorical(bnc.predict(fit, data, seed=0),
                                    categories=bnc.classes(fit))
         assert bnc.accuracy(predicted, data["class"]) == pytest.approx(
             float(np.asarray(r_call("bnclassify::accuracy", predicted, data["class"])).ravel()[0]))
