@@ -148,10 +148,10 @@ assert st.stages(in_order) == st.stages(shuffled)
 # %% [markdown]
 # ## R's random numbers on demand
 #
-# The stagedtrees functions take `seed=` with numpy's generator by default,
-# or `rng="R", seed=s` to draw what R draws after `set.seed(s)`.
-# `pystagedtrees.bnc` and the scikit-learn estimators take `random_state=`
-# (numpy), and `seed=` only as R's seed with `rng="R"`.
+# Every random function takes `seed=` with numpy's generator by default,
+# or `rng="R", seed=s` to draw what R draws after `set.seed(s)`
+# (`rng="R-rounding"` under `RNGversion("3.5.0")`); the scikit-learn
+# estimators call the seed `random_state=`, as scikit-learn does.
 
 # %%
 sample_numpy = st.sample_from(tree, 5, seed=2024)
