@@ -159,8 +159,8 @@ def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
 
     A random learner (``stages_kmeans``) draws afresh in every call.  To
     replay an R search, pass one R generator for the whole search, e.g.
-    ``rng=RRandom(seed)`` from :mod:`pystagedtrees.random._random`; ``rng="R",
-    seed=s`` would restart the stream at every call, unlike R.
+    ``rng=RRandom(seed)`` from :mod:`pystagedtrees.rng` (a source in use);
+    ``rng="R", seed=s`` would restart the stream at every call, unlike R.
 
     Parameters
     ----------
