@@ -25,6 +25,7 @@ from pystagedtrees.learners import stages_hclust, stages_kmeans
 from pystagedtrees.learners import search_best, search_greedy
 from pystagedtrees.learners import sevt_fit_em, stages_em
 from pystagedtrees.stage_ops import (
+    SevtSummary,
     get_path,
     get_stage,
     join_stages,
@@ -113,6 +114,7 @@ __all__ = [
     "rename_stage",
     "stndnaming",
     "summary",
+    "SevtSummary",
     "path_probability",
     "prob",
     "predict",

@@ -92,10 +92,19 @@ def test_every_part_has_a_layer():
 DELEGATIONS = "pystagedtrees.model._methods"
 
 
+def is_type_checking_block(node):
+    """``if TYPE_CHECKING:``, whose imports only type checkers run."""
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
+        and node.test.id == "TYPE_CHECKING"
+
+
 def module_level_imports(path, module):
-    """The package modules that ``path`` imports when it is loaded (not inside functions)."""
+    """The package modules that ``path`` imports when it is loaded (not inside functions,
+    nor, in the delegations' module, for type checkers only)."""
     def outside_functions(node):
         for child in ast.iter_child_nodes(node):
+            if module == DELEGATIONS and is_type_checking_block(child):
+                continue
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 yield child
                 yield from outside_functions(child)
@@ -154,6 +163,20 @@ def test_only_the_model_touches_its_storage():
                  for line in path.read_text().splitlines() if pattern.search(line)]
     assert not offenders, "private fields of Sevt used outside the model part:\n" + "\n".join(
         offenders)
+
+
+def test_the_delegations_name_types_of_higher_parts_for_type_checkers_only():
+    """The methods' annotations name the types their functions return (``Ceg``, ...):
+    imported under ``if TYPE_CHECKING:`` from each part's public ``__init__`` (or
+    the model's own modules), never when the model loads."""
+    tree = ast.parse(MODULES[DELEGATIONS].read_text())
+    blocks = [n for n in tree.body if is_type_checking_block(n)]
+    assert len(blocks) == 1 and not blocks[0].orelse
+    for node in blocks[0].body:
+        assert isinstance(node, (ast.Import, ast.ImportFrom)), ast.dump(node)
+        if isinstance(node, ast.ImportFrom) and node.module.startswith("pystagedtrees"):
+            public = node.module.count(".") == 1 and node.module.split(".")[1] in RANK
+            assert public or node.module.startswith("pystagedtrees.model."), node.module
 
 
 def test_the_delegations_import_only_the_function_they_call():

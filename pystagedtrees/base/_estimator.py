@@ -6,8 +6,11 @@ read categorical features once, add the class as a column of their model,
 match a DataFrame's columns by name at prediction and predict the most
 probable class.
 """
+from __future__ import annotations
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -88,12 +91,12 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
             )
         return X[self._columns]
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """The most probable class of each row; on ties the first in ``classes_``."""
         post = self.predict_proba(X)
         return self.classes_[np.argmax(post, axis=1)]

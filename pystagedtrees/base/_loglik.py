@@ -3,6 +3,8 @@
 Staged trees and Bayesian network classifiers both return it, so it lives
 below both.
 """
+from __future__ import annotations
+
 import math
 import numbers
 
@@ -26,7 +28,7 @@ class LogLik(float):
     (-10.5, 3, 20)
     """
 
-    def __new__(cls, value, df, nobs):
+    def __new__(cls, value: float, df: int, nobs: int) -> LogLik:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise TypeError(f"`value` must be a number (a log-likelihood); got {value!r}.")
         df = check_int(df, "df")

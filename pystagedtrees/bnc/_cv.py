@@ -1,8 +1,12 @@
 """Cross-validation of fitted classifiers and the one-shot ``bnc`` learner."""
+from __future__ import annotations
+
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.kernels._bnc_counts import col_means
@@ -11,7 +15,7 @@ from pystagedtrees.bnc._folds import check_folds, stratified_folds
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
-from pystagedtrees.rng import Rng, Seed, resolve_source
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 
@@ -54,9 +58,11 @@ def learn_structure(name, class_, dataset, args, draws=None):
     return learner(class_, dataset, **args)
 
 
-def bnc(dag_learner, class_, dataset, smooth, dag_args=None, awnb_trees=None,
-        awnb_bootstrap=None, manb_prior=None, wanbia=None, seed: Seed = None,
-        rng: Rng = "numpy", random_state=None) -> BNCModel:
+def bnc(dag_learner: str, class_: str, dataset: pd.DataFrame, smooth: float,
+        dag_args: Mapping[str, Any] | None = None, awnb_trees: int | None = None,
+        awnb_bootstrap: float | None = None, manb_prior: float | None = None,
+        wanbia: bool | None = None, seed: Seed = None, rng: Rng = "numpy",
+        random_state: Seed | RandomSource = None) -> BNCModel:
     """Learn a structure with ``dag_learner`` and then its parameters with :func:`lp`.
 
     Parameters
@@ -123,8 +129,9 @@ def _refit(model, train, dag, draws):
     return lp(structure, train, rng=draws, **args)
 
 
-def cv(x, dataset, k, dag=True, mean=True, seed: Seed = None, rng: Rng = "numpy",
-       random_state=None) -> float | np.ndarray | dict:
+def cv(x: BNCModel | Sequence[BNCModel] | Mapping[str, BNCModel], dataset: pd.DataFrame, k: int,
+       dag: bool = True, mean: bool = True, seed: Seed = None, rng: Rng = "numpy",
+       random_state: Seed | RandomSource = None) -> float | np.ndarray | dict[str, Any]:
     """Stratified k-fold cross-validated accuracy of fitted classifiers.
 
     Parameters

@@ -1,4 +1,12 @@
 """scikit-learn estimator over the bnclassify learners."""
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
 from pystagedtrees.base._data import HANDLE_UNKNOWN, check_sample_weight
 from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
@@ -8,7 +16,7 @@ from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
-from pystagedtrees.rng import check_seed, resolve_source
+from pystagedtrees.rng import Seed, check_seed, resolve_source
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
 
 __all__ = ["BNClassifier"]
@@ -87,8 +95,11 @@ class BNClassifier(CategoricalClassifier):
     ['p', 'p', 'q', 'q', 'p', 'q']
     """
 
-    def __init__(self, structure="nb", smooth=1.0, edge_score="loglik", k=5, epsilon=0.01,
-                 kdbk=2, search_smooth=None, random_state=None, handle_unknown="error"):
+    def __init__(self, structure: str = "nb", smooth: float = 1.0,
+                 edge_score: Literal["loglik", "bic", "aic"] = "loglik", k: int = 5,
+                 epsilon: float = 0.01, kdbk: int = 2, search_smooth: float | None = None,
+                 random_state: Seed = None,
+                 handle_unknown: Literal["error", "missing"] = "error") -> None:
         self.structure = structure
         self.smooth = smooth
         self.edge_score = edge_score
@@ -132,7 +143,8 @@ class BNClassifier(CategoricalClassifier):
         check_seed(self.random_state, name="random_state")
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike | pd.Series,
+            sample_weight: ArrayLike | None = None) -> BNClassifier:
         """Learn the structure and the parameters from ``X`` and labels ``y``.
 
         Parameters
@@ -174,7 +186,7 @@ class BNClassifier(CategoricalClassifier):
             structure = (nb if self.structure == "nb" else aode)(self.class_name_, frame)
         return fit_structure(structure, enc, lp_arguments(check_smoothing(self.smooth, "smooth")))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """Class posteriors, columns in ``classes_`` order."""
         frame = self._prediction_frame(X)
         codes = encode_for_model(self.model_, frame, name="X")

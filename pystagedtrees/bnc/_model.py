@@ -1,8 +1,11 @@
 """The classifier object and its read-only accessors (R's ``inspect_bnc_*``)."""
+from __future__ import annotations
+
 import copy
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -75,8 +78,14 @@ class BNCModel:
     ('Survived', ('Class', 'Sex', 'Age'))
     """
 
-    def __init__(self, class_var, features, families, levels=None, params=None,
-                 models=None, learner=None, lp_args=None, greedy_scores_log=()):
+    def __init__(self, class_var: str, features: Sequence[str],
+                 families: Mapping[str, Sequence[str]],
+                 levels: Mapping[str, Sequence[str]] | None = None,
+                 params: Mapping[str, np.ndarray] | None = None,
+                 models: Sequence[BNCModel] | None = None,
+                 learner: tuple[str, dict[str, Any]] | None = None,
+                 lp_args: dict[str, Any] | None = None,
+                 greedy_scores_log: Sequence[float] = ()) -> None:
         if not isinstance(class_var, str):
             raise TypeError(f"`class_var` must be a variable name (a string); got {class_var!r}.")
         self.class_var = class_var
@@ -105,11 +114,11 @@ class BNCModel:
         self.manb_arc_posterior = None
 
     @property
-    def levels(self):
+    def levels(self) -> dict[str, list[str]] | None:
         return self._levels
 
     @levels.setter
-    def levels(self, levels):
+    def levels(self, levels: Mapping[str, Sequence[str]] | None) -> None:
         if levels is not None:
             levels = _checked_levels(levels, self.families)
         self._levels = levels
@@ -117,11 +126,11 @@ class BNCModel:
             self.params = dict(self._params)  # checked against the new levels
 
     @property
-    def params(self):
+    def params(self) -> Mapping[str, np.ndarray] | None:
         return self._params
 
     @params.setter
-    def params(self, tables):
+    def params(self, tables: Mapping[str, np.ndarray] | None) -> None:
         # read-only copies, so the log-tables cached for prediction stay right;
         # checked here, as the compiled prediction trusts their shapes
         if tables is None:
@@ -143,23 +152,23 @@ class BNCModel:
         self.params = params  # checked, and read-only again
 
     @property
-    def is_fitted(self):
+    def is_fitted(self) -> bool:
         """Whether the model has parameters (every SPODE's, for an AODE)."""
         if self.models is not None:
             return all(m.is_fitted for m in self.models)
         return self.params is not None
 
     @property
-    def is_aode(self):
+    def is_aode(self) -> bool:
         """Whether the model is an AODE (an average of one-dependence models)."""
         return self.models is not None
 
     @property
-    def classes(self):
+    def classes(self) -> list[str]:
         """The class levels (fitted models only)."""
         return list(self.levels[self.class_var])
 
-    def copy_structure(self, **changes):
+    def copy_structure(self, **changes: Any) -> BNCModel:
         """A new model with the same structure and the given fields replaced."""
         fields = dict(
             class_var=self.class_var, features=self.features,
@@ -315,7 +324,7 @@ def _check_not_ensemble(x, what, name="x"):
         )
 
 
-def families(x):
+def families(x: BNCModel) -> dict[str, tuple[str, ...]]:
     """The family of each variable: ``(var, parents...)``, class family last.
 
     Examples
@@ -329,7 +338,7 @@ def families(x):
     return _families(x, "families()")
 
 
-def features(x):
+def features(x: BNCModel) -> list[str]:
     """The features of the model, in model order.
 
     Examples
@@ -342,7 +351,7 @@ def features(x):
     return list(_check_model(x).features)
 
 
-def class_var(x):
+def class_var(x: BNCModel) -> str:
     """The name of the class variable.
 
     Examples
@@ -355,7 +364,7 @@ def class_var(x):
     return _check_model(x).class_var
 
 
-def params(x):
+def params(x: BNCModel) -> dict[str, np.ndarray]:
     """The CPTs of a fitted model, in families order (class last).
 
     Examples
@@ -371,7 +380,7 @@ def params(x):
     return dict(x.params)
 
 
-def narcs(x):
+def narcs(x: BNCModel) -> int:
     """The number of arcs of the network.
 
     Examples
@@ -386,7 +395,7 @@ def narcs(x):
     return sum(len(f) - 1 for f in x.families.values())
 
 
-def nparams(x):
+def nparams(x: BNCModel) -> int:
     """Number of free parameters, ``sum_i (r_i - 1) * prod r_parents``.
 
     Examples
@@ -418,7 +427,7 @@ def _topological_order(fams):
     return order
 
 
-def modelstring(x):
+def modelstring(x: BNCModel) -> str:
     """The network in bnlearn's model-string format, families separated by spaces.
 
     Examples
@@ -437,7 +446,7 @@ def modelstring(x):
     return " ".join(parts)
 
 
-def as_parentslist(x):
+def as_parentslist(x: BNCModel) -> dict[str, list[str]]:
     """The parents of each variable, in a topological order (class first).
 
     This is the form a staged tree builder takes (``as_sevt``): keys are the
@@ -456,7 +465,7 @@ def as_parentslist(x):
     return {v: list(x.families[v][1:]) for v in _topological_order(x.families)}
 
 
-def feature_families(x):
+def feature_families(x: BNCModel) -> dict[str, tuple[str, ...]]:
     """The family of each feature, ``(feature, feature parents..., class)``.
 
     Examples
@@ -470,7 +479,7 @@ def feature_families(x):
     return {f: fams[f] for f in x.features}
 
 
-def vars(x):  # noqa: A001 (R's name)
+def vars(x: BNCModel) -> list[str]:  # noqa: A001 (R's name)
     """All the variables, features in model order then the class (R: ``vars``).
 
     Named as in R, so ``from pystagedtrees.bnc import *`` hides Python's
@@ -486,7 +495,7 @@ def vars(x):  # noqa: A001 (R's name)
     return list(_families(x, "vars()"))
 
 
-def values(x):
+def values(x: BNCModel) -> dict[str, list[str]]:
     """The levels of every variable of a fitted model, in :func:`vars` order.
 
     Examples
@@ -501,7 +510,7 @@ def values(x):
     return {v: list(x.levels[v]) for v in _families(x, "values()")}
 
 
-def classes(x):
+def classes(x: BNCModel) -> list[str]:
     """The levels of the class of a fitted model (also of an AODE ensemble).
 
     Examples
@@ -515,7 +524,7 @@ def classes(x):
     return _check_model(x, fitted=True).classes
 
 
-def is_anb(x):
+def is_anb(x: Any) -> bool:
     """True if ``x`` is an augmented naive Bayes: a single network in which
     the class has no parents and is a parent of every feature.
 
@@ -537,7 +546,7 @@ def _max_feature_parents(x):
     return max((len(x.families[f]) - 2 for f in x.features), default=0)
 
 
-def is_nb(x):
+def is_nb(x: Any) -> bool:
     """True if ``x`` is a naive Bayes: an augmented naive Bayes whose
     features have no feature parents.
 
@@ -552,7 +561,7 @@ def is_nb(x):
     return is_anb(x) and _max_feature_parents(x) == 0
 
 
-def is_ode(x):
+def is_ode(x: Any) -> bool:
     """True if ``x`` is a one-dependence estimator: an augmented naive Bayes
     whose features have at most one feature parent (naive Bayes included).
 
@@ -567,7 +576,7 @@ def is_ode(x):
     return is_anb(x) and _max_feature_parents(x) <= 1
 
 
-def is_semi_naive(x):
+def is_semi_naive(x: Any) -> bool:
     """True if ``x`` is a semi-naive Bayes: an augmented naive Bayes whose
     features, linked by their arcs, form groups ("supernodes") in which
     every two features are joined by an arc.
@@ -612,7 +621,7 @@ def _per_feature(x, stored, what):
     return {f: stored[f] for f in x.features}
 
 
-def awnb_weights(x):
+def awnb_weights(x: BNCModel) -> dict[str, float] | None:
     """The AWNB or WANBIA feature weights of ``x``, in feature order.
 
     Warns and returns None, as R does, when :func:`lp` computed none.
@@ -630,7 +639,7 @@ def awnb_weights(x):
     return _per_feature(x, x.weights, "AWNB weights")
 
 
-def manb_arc_posterior(x):
+def manb_arc_posterior(x: BNCModel) -> dict[str, float] | None:
     """MANB's posterior probability of each class-to-feature arc of ``x``.
 
     Warns and returns None, as R does, when :func:`lp` computed none.

@@ -1,16 +1,19 @@
 """Parameter learning: smoothed maximum likelihood, AWNB, MANB and WANBIA."""
+from __future__ import annotations
+
 import math
 import numbers
 import warnings
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
 from pystagedtrees.kernels._bnc_counts import family_counts
-from pystagedtrees.rng import Rng, Seed, resolve_source
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel, _check_model
 
@@ -86,8 +89,10 @@ def _is_naive_bayes(model):
     return all(len(model.families[f]) == 2 for f in model.features)
 
 
-def lp(x, dataset, smooth, awnb_trees=None, awnb_bootstrap=None, manb_prior=None,
-       wanbia=None, seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def lp(x: BNCModel, dataset: pd.DataFrame, smooth: float, awnb_trees: int | None = None,
+       awnb_bootstrap: float | None = None, manb_prior: float | None = None,
+       wanbia: bool | None = None, seed: Seed = None, rng: Rng = "numpy",
+       random_state: Seed | RandomSource = None) -> BNCModel:
     """Learn the parameters of a classifier structure.
 
     Parameters

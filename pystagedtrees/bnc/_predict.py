@@ -1,16 +1,19 @@
 """Prediction: log-joint per class, posteriors, MAP with R's random ties."""
+from __future__ import annotations
+
 import math
 import string
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from pystagedtrees.base._data import category_string, encode_frame
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
-from pystagedtrees.bnc._model import _check_model, _check_not_ensemble, nparams
-from pystagedtrees.rng import Rng, Seed, resolve_source
+from pystagedtrees.bnc._model import BNCModel, _check_model, _check_not_ensemble, nparams
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.base._loglik import LogLik
 
 __all__ = [
@@ -218,8 +221,9 @@ def map_random(scores, draws, take_exp=False):
     return pred
 
 
-def predict(x, newdata, prob: bool = False, seed: Seed = None, rng: Rng = "numpy",
-            random_state=None) -> pd.Categorical | pd.DataFrame:
+def predict(x: BNCModel, newdata: pd.DataFrame, prob: bool = False, seed: Seed = None,
+            rng: Rng = "numpy",
+            random_state: Seed | RandomSource = None) -> pd.Categorical | pd.DataFrame:
     """Predict the class of each row of ``newdata``.
 
     Parameters
@@ -298,7 +302,7 @@ def _log_lik(object, dataset, what):
     return float(lj[np.arange(len(classes)), classes].sum()), len(classes)
 
 
-def logLik(object, dataset):  # noqa: N802 (R's name)
+def logLik(object: BNCModel, dataset: pd.DataFrame) -> LogLik:  # noqa: N802 (R's name)
     """Log-likelihood ``sum_n ln P(c_n, x_n)`` of a fitted model on ``dataset``.
 
     Returns
@@ -320,7 +324,7 @@ def logLik(object, dataset):  # noqa: N802 (R's name)
     return LogLik(value, df=nparams(object), nobs=n)
 
 
-def AIC(object, dataset):  # noqa: N802
+def AIC(object: BNCModel, dataset: pd.DataFrame) -> float:  # noqa: N802
     """``logLik - nparams`` (bnclassify's sign convention: larger is better).
 
     Examples
@@ -334,7 +338,7 @@ def AIC(object, dataset):  # noqa: N802
     return _log_lik(object, dataset, "AIC()")[0] - nparams(object)
 
 
-def BIC(object, dataset):  # noqa: N802
+def BIC(object: BNCModel, dataset: pd.DataFrame) -> float:  # noqa: N802
     """``logLik - ln(N)/2 * nparams`` (larger is better).
 
     Examples
@@ -349,7 +353,7 @@ def BIC(object, dataset):  # noqa: N802
     return ll - math.log(n) / 2 * nparams(object)
 
 
-def cLogLik(object, dataset):  # noqa: N802 (R's name)
+def cLogLik(object: BNCModel, dataset: pd.DataFrame) -> float:  # noqa: N802 (R's name)
     """Conditional log-likelihood ``sum_n ln P(c_n | x_n)`` on ``dataset``.
 
     Missing feature values are summed out, as in :func:`predict`.
@@ -368,7 +372,7 @@ def cLogLik(object, dataset):  # noqa: N802 (R's name)
         return float(np.log(post[np.arange(len(classes)), classes]).sum())
 
 
-def accuracy(x, y):
+def accuracy(x: ArrayLike | pd.Categorical, y: ArrayLike | pd.Categorical) -> float:
     """The share of predicted labels ``x`` equal to the true labels ``y``.
 
     Labels are compared by their level names, as R's ``factor`` names them

@@ -6,9 +6,12 @@ candidate order, folds, stopping rule and random tie breaking.
 
 Candidates are scored by :class:`~pystagedtrees.bnc._scoring.FoldScorer`.
 """
+from __future__ import annotations
+
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.base._validation import check_int, check_number, check_smoothing
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -277,8 +280,9 @@ _WRAPPER_DOC = """
 """
 
 
-def tan_hc(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-           seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def tan_hc(class_: str, dataset: pd.DataFrame, k: int, epsilon: float = 0.01, smooth: float = 0,
+           cache_reset: int | None = None, seed: Seed = None, rng: Rng = "numpy",
+           random_state: Seed | RandomSource = None) -> BNCModel:
     """Tree augmented naive Bayes by hill-climbing on CV accuracy.
 
     Starting from naive Bayes, each step adds the arc (between features that
@@ -289,8 +293,9 @@ def tan_hc(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
                         draws, _naive_bayes, lambda feats: _augment_ode, {})
 
 
-def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-             seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def tan_hcsp(class_: str, dataset: pd.DataFrame, k: int, epsilon: float = 0.01, smooth: float = 0,
+             cache_reset: int | None = None, seed: Seed = None, rng: Rng = "numpy",
+             random_state: Seed | RandomSource = None) -> BNCModel:
     """Tree augmented naive Bayes by hill-climbing with super-parents.
 
     Each step first picks the best super-parent (a feature made parent of
@@ -302,8 +307,9 @@ def tan_hcsp(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
                         lambda feats: _augment_superparent, {})
 
 
-def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
-        seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def kdb(class_: str, dataset: pd.DataFrame, k: int, kdbk: int = 2, epsilon: float = 0.01,
+        smooth: float = 0, cache_reset: int | None = None, seed: Seed = None,
+        rng: Rng = "numpy", random_state: Seed | RandomSource = None) -> BNCModel:
     """k-dependence Bayesian classifier by hill-climbing on CV accuracy.
 
     Like :func:`tan_hc`, but a feature may take up to ``kdbk`` feature
@@ -316,8 +322,9 @@ def kdb(class_, dataset, k, kdbk=2, epsilon=0.01, smooth=0, cache_reset=None,
                         lambda feats: _augment_kdb(int(kdbk)), dict(kdbk=int(kdbk)))
 
 
-def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-         seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def fssj(class_: str, dataset: pd.DataFrame, k: int, epsilon: float = 0.01, smooth: float = 0,
+         cache_reset: int | None = None, seed: Seed = None, rng: Rng = "numpy",
+         random_state: Seed | RandomSource = None) -> BNCModel:
     """Forward sequential selection and joining (Pazzani, 1996).
 
     Starts from the class alone; each step adds a feature, either on its own
@@ -328,8 +335,9 @@ def fssj(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
                         draws, lambda feats: _Dag((), {}), _forward_join, {})
 
 
-def bsej(class_, dataset, k, epsilon=0.01, smooth=0, cache_reset=None,
-         seed: Seed = None, rng: Rng = "numpy", random_state=None) -> BNCModel:
+def bsej(class_: str, dataset: pd.DataFrame, k: int, epsilon: float = 0.01, smooth: float = 0,
+         cache_reset: int | None = None, seed: Seed = None, rng: Rng = "numpy",
+         random_state: Seed | RandomSource = None) -> BNCModel:
     """Backward sequential elimination and joining (Pazzani, 1996).
 
     Starts from naive Bayes; each step removes a feature or joins two groups.

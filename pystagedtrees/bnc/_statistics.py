@@ -1,7 +1,11 @@
 """Data statistics of bnclassify: (conditional) mutual information."""
+from __future__ import annotations
+
 import math
+from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.base._data import check_column, check_frame
 from pystagedtrees.base._validation import check_choice
@@ -37,7 +41,8 @@ def cmi_table(counts, unit="log"):
             - entropy(counts) - entropy(counts.sum(axis=(0, 1))))
 
 
-def cmi(x, y, dataset, z=None, unit="log"):
+def cmi(x: str, y: str, dataset: pd.DataFrame, z: str | None = None,
+        unit: Literal["log", "log2", "log10"] = "log") -> float:
     """Mutual information ``I(x; y)``, or ``I(x; y | z)`` given ``z``.
 
     The plug-in (maximum-likelihood) estimate from the rows of ``dataset``

@@ -1,8 +1,14 @@
 """Structure learners that need no search: naive Bayes, Chow-Liu TAN, AODE."""
+from __future__ import annotations
+
 import heapq
 import math
 import warnings
+from collections.abc import Sequence
 from itertools import combinations
+from typing import Literal
+
+import pandas as pd
 
 from pystagedtrees.base._validation import check_choice, check_names
 from pystagedtrees.bnc._dataset import encode_dataset
@@ -26,7 +32,8 @@ def anb_model(class_var, features, feature_parents, learner=None):
     return BNCModel(class_var, features, fams, learner=learner)
 
 
-def nb(class_, dataset=None, features=None):
+def nb(class_: str, dataset: pd.DataFrame | None = None,
+       features: str | Sequence[str] | None = None) -> BNCModel:
     """Naive Bayes structure: the class is the only parent of each feature.
 
     Parameters
@@ -165,7 +172,8 @@ def _direct_forest(nodes, edges):
     return order, parent
 
 
-def tan_cl(class_, dataset, score="loglik", root=None):
+def tan_cl(class_: str, dataset: pd.DataFrame, score: Literal["loglik", "bic", "aic"] = "loglik",
+           root: str | None = None) -> BNCModel:
     """Tree augmented naive Bayes by Chow-Liu's algorithm (Friedman et al., 1997).
 
     The augmenting tree is the maximum-weight spanning tree of the
@@ -231,7 +239,8 @@ def _spode(class_var, features, superparent):
     return anb_model(class_var, [superparent, *others], {f: [superparent] for f in others})
 
 
-def aode(class_, dataset=None, features=None):
+def aode(class_: str, dataset: pd.DataFrame | None = None,
+         features: str | Sequence[str] | None = None) -> BNCModel:
     """Averaged one-dependence estimators (Webb et al., 2005).
 
     One SPODE per feature (that feature a parent of all the others); their

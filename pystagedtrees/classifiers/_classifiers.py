@@ -1,9 +1,13 @@
 """The staged tree classifiers and their scikit-learn estimator (see the package docstring)."""
+from __future__ import annotations
+
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from pystagedtrees import bnc
@@ -25,7 +29,7 @@ from pystagedtrees.graphs._as_sevt import as_sevt
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import class_log_posterior, encode_rows
 from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
-from pystagedtrees.graphs._parentslist import as_parentslist
+from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
 
 __all__ = [
     "ordering_mi",
@@ -138,7 +142,7 @@ def _normalised_cmi(c, kc):
     return score
 
 
-def ordering_mi(data, class_=None):
+def ordering_mi(data: pd.DataFrame, class_: str | None = None) -> list[str]:
     """Class first, then the features by decreasing normalised mutual information with it.
 
     The score of a feature ``X`` is ``I(C; X) / H(X)`` (empirical, in any
@@ -177,7 +181,7 @@ def ordering_mi(data, class_=None):
     return order
 
 
-def ordering_cmi(data, class_=None):
+def ordering_cmi(data: pd.DataFrame, class_: str | None = None) -> list[str]:
     """Class first, then greedily the feature most informative about the class given those chosen.
 
     Step by step, the next feature maximises the normalised conditional
@@ -207,7 +211,7 @@ def ordering_cmi(data, class_=None):
     return _greedy_order(data, class_, _normalised_cmi, True, False)
 
 
-def ordering_ch(data, class_=None):
+def ordering_ch(data: pd.DataFrame, class_: str | None = None) -> list[str]:
     """Class first, then greedily the feature of least conditional entropy given those before it.
 
     Step by step, the next feature minimises ``H(X | C, S)``, ``S`` being
@@ -278,7 +282,8 @@ def _refine(model, refine):
     return model if refine is None else REFINERS[refine](model)
 
 
-def sevt_refine(x, data, lambda_=1, refine="bhc"):
+def sevt_refine(x: bnc.BNCModel, data: pd.DataFrame, lambda_: float = 1,
+                refine: Literal["bhc", "fbhc"] | None = "bhc") -> Sevt:
     """The staged tree of a Bayesian network classifier, fitted and refined.
 
     Parameters
@@ -353,7 +358,9 @@ def _bnc_structure(method, data, class_, k=3, folds=5, epsilon=0.01, smooth=1,
     raise ValueError(f"unknown classifier structure {method!r}.")
 
 
-def sevt_tan_cl(data, class_=None, score="loglik", lambda_=1, refine="bhc"):
+def sevt_tan_cl(data: pd.DataFrame, class_: str | None = None,
+                score: Literal["loglik", "bic", "aic"] = "loglik", lambda_: float = 1,
+                refine: Literal["bhc", "fbhc"] | None = "bhc") -> Sevt:
     """Staged tree refinement of the Chow-Liu TAN (R: ``st_bhc_tan_cl``).
 
     ``bnc.tan_cl`` learns the TAN, :func:`sevt_refine` turns it into a
@@ -386,8 +393,10 @@ def sevt_tan_cl(data, class_=None, score="loglik", lambda_=1, refine="bhc"):
     return sevt_refine(_bnc_structure("tan_cl", data, class_, score=score), data, lambda_, refine)
 
 
-def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
-                seed: Seed = None, rng: Rng = "numpy") -> Sevt:
+def sevt_tan_hc(data: pd.DataFrame, class_: str | None = None, folds: int = 5,
+                epsilon: float = 0.01, smooth: float = 1, lambda_: float = 1,
+                refine: Literal["bhc", "fbhc"] | None = "bhc", seed: Seed = None,
+                rng: Rng = "numpy") -> Sevt:
     """Staged tree refinement of the hill-climbing TAN (R: ``st_bhc_tan_hc``).
 
     Parameters
@@ -429,8 +438,10 @@ def sevt_tan_hc(data, class_=None, folds=5, epsilon=0.01, smooth=1, lambda_=1, r
     return sevt_refine(structure, data, lambda_, refine)
 
 
-def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1, refine="bhc",
-             seed: Seed = None, rng: Rng = "numpy") -> Sevt:
+def sevt_kdb(data: pd.DataFrame, class_: str | None = None, k: int = 3, folds: int = 5,
+             epsilon: float = 0.01, smooth: float = 1, lambda_: float = 1,
+             refine: Literal["bhc", "fbhc"] | None = "bhc", seed: Seed = None,
+             rng: Rng = "numpy") -> Sevt:
     """Staged tree refinement of a k-dependence classifier (R: ``st_bhc_3db``, ``st_bhc_5db``).
 
     Parameters
@@ -466,8 +477,11 @@ def sevt_kdb(data, class_=None, k=3, folds=5, epsilon=0.01, smooth=1, lambda_=1,
 
 # -- naive staged tree ---------------------------------------------------------------
 
-def sevt_naive(data, class_=None, ordering="cmi", cluster="kmeans", k=None, lambda_=1,
-               seed: Seed = None, rng: Rng = "numpy") -> Sevt:
+def sevt_naive(data: pd.DataFrame, class_: str | None = None,
+               ordering: str | Sequence[str] | Callable[[pd.DataFrame, str], Sequence[str]]
+               | None = "cmi", cluster: Literal["kmeans", "hclust"] = "kmeans",
+               k: int | None = None, lambda_: float = 1, seed: Seed = None,
+               rng: Rng = "numpy") -> Sevt:
     """The naive staged tree: every variable's situations clustered into ``k`` stages.
 
     The full tree with the class first and the features in ``ordering`` is
@@ -690,9 +704,15 @@ class StagedTreeClassifier(CategoricalClassifier):
     ('Age', 'Class', '__class__')
     """
 
-    def __init__(self, method="tan_cl", k=3, ordering="cmi", lambda_=1.0, refine="bhc",
-                 cluster="kmeans", n_stages=None, folds=5, epsilon=0.01, search_smooth=1.0,
-                 tan_score="loglik", random_state=None, rng="numpy", handle_unknown="error"):
+    def __init__(self, method: str = "tan_cl", k: int = 3,
+                 ordering: str | Sequence[str] | Callable[[pd.DataFrame, str], Sequence[str]]
+                 | None = "cmi", lambda_: float = 1.0,
+                 refine: Literal["bhc", "fbhc"] | None = "bhc",
+                 cluster: Literal["kmeans", "hclust"] = "kmeans", n_stages: int | None = None,
+                 folds: int = 5, epsilon: float = 0.01, search_smooth: float = 1.0,
+                 tan_score: Literal["loglik", "bic", "aic"] = "loglik", random_state: Seed = None,
+                 rng: Literal["numpy", "R", "R-rounding"] = "numpy",
+                 handle_unknown: Literal["error", "missing"] = "error") -> None:
         self.method = method
         self.k = k
         self.ordering = ordering
@@ -782,7 +802,7 @@ class StagedTreeClassifier(CategoricalClassifier):
         """Whether ``ordering`` lists the features (a list, tuple, array, Index or Series)."""
         return isinstance(self.ordering, (list, tuple, np.ndarray, pd.Index, pd.Series))
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike | pd.Series) -> StagedTreeClassifier:
         """Learn the staged tree from features ``X`` and labels ``y``."""
         self._check_params()
         data = self._training_frame(X, y)
@@ -792,13 +812,14 @@ class StagedTreeClassifier(CategoricalClassifier):
         return self
 
     @property
-    def dag_(self):
+    def dag_(self) -> ParentsList:
+        """The DAG of the fitted tree: its minimal Bayesian network (:func:`as_parentslist`)."""
         check_is_fitted(self)
         if self._dag is None:
             self._dag = as_parentslist(self.model_, silent=True)
         return self._dag
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """Class posteriors, columns in ``classes_`` order.
 
         Rows the model gives probability zero under every class (possible

@@ -5,6 +5,11 @@ R/potential_outcomes.R).
 Stage partitions are compared through integer stage ids, so the result
 never depends on how stages are labelled.
 """
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
@@ -17,7 +22,7 @@ from pystagedtrees.base._validation import (
 from pystagedtrees.fitting._construct import sevt as sevt_structure
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import prob
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.graphs._parentslist import as_parentslist
 from pystagedtrees.random._random import randomize_sevt
 from pystagedtrees.fitting._scores import logLik
@@ -61,7 +66,7 @@ def _single_valued(a, b):
     return distinct[a] == 1
 
 
-def diff_stages(object1, object2):
+def diff_stages(object1: Sevt, object2: Sevt) -> dict[str, np.ndarray]:
     """Situations whose stages differ between two trees (R: ``diff_stages``).
 
     Returns
@@ -87,7 +92,7 @@ def diff_stages(object1, object2):
     return out
 
 
-def inclusions_stages(object1, object2):
+def inclusions_stages(object1: Sevt, object2: Sevt) -> dict[str, pd.DataFrame]:
     """How the stages of two trees include each other (R: ``inclusions_stages``).
 
     Returns
@@ -150,7 +155,9 @@ def _sum_of(FUN, flags_per_variable):
     return total
 
 
-def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
+def hamming_stages(object1: Sevt, object2: Sevt, return_tree: bool = False,
+                   FUN: Callable[[np.ndarray], float] = np.sum,
+                   ) -> float | dict[str, np.ndarray]:
     """Hamming distance between stage partitions (R: ``hamming_stages``).
 
     Per variable, stages of the tree with fewer stages are matched to
@@ -195,7 +202,10 @@ def hamming_stages(object1, object2, return_tree=False, FUN=np.sum):
     return _sum_of(FUN, difftree.values())
 
 
-def compare_stages(object1, object2, method="naive", return_tree=False, plot=False, **plot_args):
+def compare_stages(object1: Sevt, object2: Sevt,
+                   method: Literal["naive", "hamming", "stages"] = "naive",
+                   return_tree: bool = False, plot: bool = False,
+                   **plot_args: Any) -> bool | dict[str, np.ndarray]:
     """Whether two staged trees have the same stages (R: ``compare_stages``).
 
     Parameters
@@ -275,7 +285,7 @@ def _difference_tree(object1, object2, difftree):
 
 # -- sub-models ------------------------------------------------------------------
 
-def subtree(object, path):
+def subtree(object: Sevt, path: Mapping[str, str] | Sequence[str] | pd.DataFrame) -> Sevt:
     """The staged tree below a situation (R: ``subtree``).
 
     Parameters
@@ -347,7 +357,8 @@ def subtree(object, path):
     return out
 
 
-def depsubtree(object, var, other_stages="NA"):
+def depsubtree(object: Sevt, var: str,
+               other_stages: Literal["NA", "indep", "full"] = "NA") -> Sevt:
     """The staged tree of a variable over its minimal parents (R: ``depsubtree``).
 
     Parameters
@@ -421,7 +432,10 @@ def _r_percent_labels(probs):
     return [t.rjust(width) + " %" for t in texts]
 
 
-def confint(object, parm=None, level=0.95, method="wald", ignore=None):
+def confint(object: Sevt, parm: str | Sequence[str] | None = None, level: float = 0.95,
+            method: Literal["wald", "waldcc", "wilson", "goodman",
+                            "quesenberry-hurst"] = "wald",
+            ignore: Sequence[str] | None = None) -> pd.DataFrame:
     """Confidence intervals for the stage probabilities (R: ``confint.sevt``).
 
     Parameters
@@ -508,7 +522,7 @@ def confint(object, parm=None, level=0.95, method="wald", ignore=None):
     return pd.DataFrame(values, index=rows, columns=columns)
 
 
-def lr_test(object, *others):
+def lr_test(object: Sevt, *others: Sevt) -> pd.DataFrame:
     """Likelihood-ratio tests of nested staged trees (R: ``lr_test``).
 
     Parameters
@@ -585,7 +599,7 @@ def lr_test(object, *others):
     return frame
 
 
-def ci_matrices(object, var):
+def ci_matrices(object: Sevt, var: str) -> dict[str, pd.DataFrame]:
     """The stages of a variable arranged by each predecessor (R: ``ci_matrices``).
 
     Starting from the immediate predecessor, each matrix has a row per
@@ -664,7 +678,8 @@ def _split_stage_flags(cfg1, stage1, cfg2, stage2):
     return np.isin(cfg1, configs[at[split[group]]]).astype(int)
 
 
-def cid(object1, object2, FUN=np.mean):
+def cid(object1: Sevt, object2: Sevt,
+        FUN: Callable[[np.ndarray], float] = np.mean) -> dict[str, Any]:
     """Context-specific interventional discrepancy (R: ``cid``).
 
     For every variable and every stage of ``object2``, the situations of
@@ -724,7 +739,7 @@ def cid(object1, object2, FUN=np.mean):
     return {"wrong": wrong, "cid": _sum_of(FUN, wrong.values())}
 
 
-def potential_outcomes(object, outcome, treatment):
+def potential_outcomes(object: Sevt, outcome: str, treatment: str) -> pd.DataFrame:
     """Distributions of an outcome under interventions on a treatment (R: ``potential_outcomes``).
 
     The treatment's stages are replaced by a uniform randomised stage

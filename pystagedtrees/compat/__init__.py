@@ -27,11 +27,14 @@ Examples
 >>> isinstance(compat.r_available(), bool)
 True
 """
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["to_r", "from_r", "r_call", "set_seed", "r_available", "has_r_package"]
 
 
-def to_r(x, **options):
+def to_r(x: Any, **options: Any) -> Any:
     """Convert a Python object to R (see :func:`pystagedtrees.compat._convert.to_r`).
 
     Raises
@@ -44,28 +47,28 @@ def to_r(x, **options):
     return convert(x, **options)
 
 
-def from_r(x):
+def from_r(x: Any) -> Any:
     """Convert an R object to Python (see :func:`pystagedtrees.compat._convert.from_r`)."""
     from pystagedtrees.compat._convert import from_r as convert
 
     return convert(x)
 
 
-def r_call(name, *args, **kwargs):
+def r_call(name: str, *args: Any, **kwargs: Any) -> Any:
     """Call an R function on converted arguments (see :func:`pystagedtrees.compat._call.r_call`)."""
     from pystagedtrees.compat._call import r_call as call
 
     return call(name, *args, **kwargs)
 
 
-def set_seed(seed):
+def set_seed(seed: int) -> None:
     """R's ``set.seed(seed)``."""
     from pystagedtrees.compat._call import set_seed as seed_r
 
     seed_r(seed)
 
 
-def r_available():
+def r_available() -> bool:
     """Whether rpy2 can start R here."""
     try:
         import pystagedtrees.compat._session  # noqa: F401
@@ -74,7 +77,7 @@ def r_available():
     return True
 
 
-def has_r_package(name):
+def has_r_package(name: str) -> bool:
     """Whether R and the R package ``name`` are available."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"`name` must be the name of an R package (a non-empty str); "

@@ -1,6 +1,10 @@
 """Building staged trees: ``sevt``, ``full`` and ``indep`` (R: R/sevt.R, R/full_indep.R)."""
+from __future__ import annotations
+
 import math
 import warnings
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -127,7 +131,8 @@ def _levels_of(x, order, name):
     return tree
 
 
-def sevt(x, full=False, order=None):
+def sevt(x: Mapping[str, Sequence[str]] | Sequence[Sequence[str]] | pd.DataFrame | pd.Series,
+         full: bool = False, order: Sequence[str] | None = None) -> Sevt:
     """A staged tree structure, without data (R: ``sevt``).
 
     Parameters
@@ -217,7 +222,9 @@ def _fit_marginals(model, codes, lambda_):
     return model
 
 
-def full(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNOBSERVED"):
+def full(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
+         join_unobserved: bool = True, lambda_: float = 0,
+         name_unobserved: str | None = "UNOBSERVED") -> Sevt:
     """The saturated staged tree fitted to data (R: ``full``).
 
     Every situation is its own stage; with ``join_unobserved`` the
@@ -263,7 +270,9 @@ def full(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNO
     return _from_data(data, order, join_unobserved, lambda_, name_unobserved, True)
 
 
-def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UNOBSERVED"):
+def indep(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
+          join_unobserved: bool = True, lambda_: float = 0,
+          name_unobserved: str | None = "UNOBSERVED") -> Sevt:
     """The independence staged tree fitted to data (R: ``indep``).
 
     All situations of a variable share one stage ("1"); with
@@ -287,7 +296,8 @@ def indep(data, order=None, join_unobserved=True, lambda_=0, name_unobserved="UN
     return _from_data(data, order, join_unobserved, lambda_, name_unobserved, False)
 
 
-def sevt_add(object, var, data, join_unobserved=True, useNA="ifany"):
+def sevt_add(object: Sevt, var: str, data: pd.DataFrame | pd.Series, join_unobserved: bool = True,
+             useNA: Literal["ifany", "no", "always"] = "ifany") -> Sevt:
     """Append a variable to a fitted staged tree (R: ``sevt_add``).
 
     The new last variable starts saturated, every situation in its own
@@ -376,7 +386,7 @@ def append_from_codes(object, var, levels, codes, weights, join_unobserved):
 
 
 
-def copy_sevt(object, extra=None):
+def copy_sevt(object: Sevt, extra: str | Sequence[str] | None = None) -> Sevt:
     """A copy of the structure of a staged tree, plus chosen fields (R: ``copy_sevt``).
 
     Parameters

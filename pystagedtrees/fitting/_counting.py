@@ -5,7 +5,10 @@ variable), so counting costs time and memory linear in the data, whatever
 the size of the full tree.  Missing values count as in R: a row counts for
 the variables before its first missing value.
 """
+from __future__ import annotations
+
 import numbers
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -14,7 +17,7 @@ from pystagedtrees.kernels._counts import situation_level_counts, next_situation
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
-from pystagedtrees.model._sevt import check_sevt, dense_ctables
+from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
 
 __all__ = ["make_ctables", "read_data", "count_situations"]
 
@@ -175,7 +178,8 @@ USE_NA = ("ifany", "no", "always")
 """R's ``useNA`` choices of ``make_ctables`` and ``sevt_add``."""
 
 
-def make_ctables(object, data, useNA="ifany"):
+def make_ctables(object: Sevt, data: pd.DataFrame | pd.Series,
+                 useNA: Literal["ifany", "no", "always"] = "ifany") -> dict[str, pd.DataFrame]:
     """Contingency tables of ``data`` over the situations of ``object``.
 
     Parameters

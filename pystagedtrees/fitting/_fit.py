@@ -1,13 +1,17 @@
 """Fitting stage probabilities: ``sevt_fit`` and ``join_unobserved`` (R: R/sevt_fit.R)."""
+from __future__ import annotations
+
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.base._data import own_copy
 from pystagedtrees.kernels._counts import sum_rows_by_stage
 from pystagedtrees.model._stagevec import new_label
 from pystagedtrees.fitting._counting import count_situations, read_data
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
     check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
@@ -52,7 +56,9 @@ def refitted_stage_prob(model, i):
     return prob, by_stage.sum(axis=1)
 
 
-def sevt_fit(object, data=None, lambda_=None, scope=None, compute_logLik=True):
+def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | None = None,
+             lambda_: float | None = None, scope: Sequence[str] | None = None,
+             compute_logLik: bool = True) -> Sevt:
     """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
 
     Parameters
@@ -134,7 +140,9 @@ def warn_unobserved_name_taken(var, name):
         stacklevel=user_stacklevel())
 
 
-def join_unobserved(object, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
+def join_unobserved(object: Sevt, fit: bool = True, trace: int = 0,
+                    name: str | None = "UNOBSERVED", scope: Sequence[str] | None = None,
+                    lambda_: float | None = None) -> Sevt:
     """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
 
     Parameters

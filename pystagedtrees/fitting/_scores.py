@@ -1,6 +1,9 @@
 """Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
+from __future__ import annotations
+
 import math
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -8,7 +11,7 @@ import pandas as pd
 from pystagedtrees.kernels._learn import rsum, variable_loglik
 from pystagedtrees.base._validation import check_number
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
 
@@ -20,7 +23,7 @@ def variable_loglik_of(model, i):
     return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
 
 
-def sevt_df(object):
+def sevt_df(object: Sevt) -> int:
     """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
 
     Unobserved stages count, as in R.
@@ -36,7 +39,7 @@ def sevt_df(object):
     return int(sum(len(object.stage_labels(i)) * (k - 1) for i, k in enumerate(object.n_levels)))
 
 
-def sevt_nvar(object):
+def sevt_nvar(object: Sevt) -> int:
     """Number of variables in the tree (R: ``sevt_nvar``).
 
     Examples
@@ -49,7 +52,7 @@ def sevt_nvar(object):
     return len(object.variables)
 
 
-def sevt_varnames(object):
+def sevt_varnames(object: Sevt) -> list[str]:
     """Names of the variables in tree order (R: ``sevt_varnames``).
 
     Examples
@@ -76,7 +79,7 @@ def compute_loglik(model):
     return LogLik(float(total), sevt_df(model), nobs)
 
 
-def logLik(object):
+def logLik(object: Sevt) -> LogLik:
     """Log-likelihood of a fitted staged tree (R: ``logLik.sevt``).
 
     Returns the stored value when there is one, else recomputes it.
@@ -127,7 +130,8 @@ def _information_criterion(name, models, penalty, names):
                         index=None if names is None else list(names))
 
 
-def AIC(object, *others, k=2, names=None):
+def AIC(object: Sevt, *others: Sevt, k: float = 2,
+        names: Sequence[str] | None = None) -> float | pd.DataFrame:
     """Akaike information criterion, ``-2 ll + k df``.
 
     With several models, as R's ``AIC(m1, m2, ...)``: a DataFrame with
@@ -151,7 +155,7 @@ def AIC(object, *others, k=2, names=None):
     return _information_criterion("AIC", (object, *others), lambda ll: k, names)
 
 
-def BIC(object, *others, names=None):
+def BIC(object: Sevt, *others: Sevt, names: Sequence[str] | None = None) -> float | pd.DataFrame:
     """Bayesian information criterion, ``-2 ll + log(nobs) df``.
 
     With several models, a DataFrame as :func:`AIC` gives (``names`` labels

@@ -5,7 +5,13 @@ variable share a stage exactly when they agree on the variable's parents;
 so the stages of a variable are its parents' configurations, and fitting
 the tree gives the network's conditional probability tables.
 """
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_config
 from pystagedtrees.model._stagevec import (
@@ -102,7 +108,8 @@ def parent_stage_vector(n_levels, i, parent_positions, variable):
     return vector, StageLabels.numbered(np.arange(1, n_configs + 1))
 
 
-def as_sevt(x, order=None, values=None):
+def as_sevt(x: Any, order: Sequence[str] | None = None,
+            values: Mapping[str, Sequence[str]] | pd.DataFrame | None = None) -> Sevt:
     """The staged tree of a Bayesian network / DAG (R: ``as_sevt``).
 
     Parameters

@@ -6,6 +6,10 @@ the same stage and their children, level by level, are in the same
 positions: the subtrees rooted there are then indistinguishable.  Positions
 are computed from the last variable back to the root.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -41,7 +45,7 @@ class Ceg(Sevt):
     """
 
     @property
-    def positions(self):
+    def positions(self) -> dict[str, list[str]]:
         """One position label per situation of each variable (the root's is "1")."""
         return {
             v: [str(p + 1) for p in self._positions[i]] for i, v in enumerate(self.variables)
@@ -73,7 +77,7 @@ def compute_positions(model):
     return positions
 
 
-def ceg(object):
+def ceg(object: Sevt) -> Ceg:
     """The chain event graph of a staged tree (R: ``ceg``).
 
     Parameters
@@ -99,7 +103,7 @@ def ceg(object):
     return out
 
 
-def sevt_simplify(object, fit=True):
+def sevt_simplify(object: Sevt, fit: bool = True) -> Sevt:
     """Replace the stages by the positions (R: ``sevt_simplify``).
 
     Unobserved situations keep their unobserved stage.  A fitted model is
@@ -149,7 +153,7 @@ def sevt_simplify(object, fit=True):
     return model
 
 
-def join_positions(object, var, s1, s2):
+def join_positions(object: Sevt, var: str, s1: str, s2: str) -> Sevt:
     """Join two stages and rebuild the downstream stages as positions (R: ``join_positions``).
 
     After joining ``s1`` and ``s2`` of ``var``, every later variable's
@@ -301,7 +305,7 @@ def _ceg_vertices(model, ignore):
     return pd.DataFrame(rows, columns=["name", "stage", "var"])
 
 
-def get_edges(x, ignore=None):
+def get_edges(x: Sevt, ignore: Sequence[str] | None = None) -> pd.DataFrame:
     """Edges of the tree graph of a staged tree, or of a CEG (R: ``get_edges``).
 
     Parameters
@@ -330,7 +334,7 @@ def get_edges(x, ignore=None):
     return _ceg_edges(x, ignore) if isinstance(x, Ceg) else _tree_edges(x, ignore)
 
 
-def get_vertices(x, ignore=None):
+def get_vertices(x: Sevt, ignore: Sequence[str] | None = None) -> pd.DataFrame:
     """Vertices of the tree graph of a staged tree, or of a CEG (R: ``get_vertices``).
 
     Returns

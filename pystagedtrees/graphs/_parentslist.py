@@ -8,12 +8,15 @@ its levels.  It is the bridge between Bayesian networks and staged trees:
 staged tree (Varando, Carli & Leonelli 2024), noting where the tree has
 context-specific, partial or local independences a DAG cannot express.
 """
+from __future__ import annotations
+
 import copy
 import heapq
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +25,9 @@ from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_int, check_levels
 from pystagedtrees.model._sevt import Sevt
 from pystagedtrees.rng import Rng, Seed, resolve_source
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "ParentsEntry",
@@ -80,7 +86,7 @@ class ParentsList(Mapping):
     [('A', 'B'), ('A', 'C'), ('B', 'C')]
     """
 
-    def __init__(self, entries):
+    def __init__(self, entries: Mapping[str, ParentsEntry]) -> None:
         if not isinstance(entries, Mapping) or not all(
                 isinstance(e, ParentsEntry) for e in entries.values()):
             raise TypeError(
@@ -89,7 +95,7 @@ class ParentsList(Mapping):
             )
         self._entries = copy.deepcopy(dict(entries))  # the caller keeps theirs
 
-    def __getitem__(self, var):
+    def __getitem__(self, var: str) -> ParentsEntry:
         # a copy: editing it must not change the DAG behind the list's checks
         return copy.deepcopy(self._entries[var])
 
@@ -100,15 +106,15 @@ class ParentsList(Mapping):
         return len(self._entries)
 
     @property
-    def variables(self):
+    def variables(self) -> list[str]:
         """The variables, in list order."""
         return list(self._entries)
 
-    def edges(self):
+    def edges(self) -> list[tuple[str, str]]:
         """The arcs ``(parent, child)``, children in list order."""
         return [(p, v) for v, e in self._entries.items() for p in e.parents]
 
-    def to_string(self, only_parents=False):
+    def to_string(self, only_parents: bool = False) -> str:
         """R's ``as.character.parentslist``: ``[A][B|A][C|A:B]``.
 
         Unless ``only_parents``, a parent is wrapped in ``( )`` for a partial,
@@ -218,7 +224,8 @@ def _ordered(entries):
     return ParentsList({v: entries[v] for v in topo_sort_parentslist(entries)})
 
 
-def parentslist(parents, values=None):
+def parentslist(parents: Mapping[str, Sequence[str] | Mapping[str, Any]],
+                values: Mapping[str, Sequence[str]] | pd.DataFrame | None = None) -> ParentsList:
     """A DAG from the parents of each variable (R: ``parentslist``).
 
     Parameters
@@ -379,7 +386,8 @@ def _from_sevt(model, silent):
     return ParentsList(entries)
 
 
-def as_parentslist(x, values=None, silent=False):
+def as_parentslist(x: Any, values: Mapping[str, Sequence[str]] | pd.DataFrame | None = None,
+                   silent: bool = False) -> ParentsList:
     """The DAG of ``x`` as a :class:`ParentsList` (R: ``as_parentslist``).
 
     Parameters
@@ -509,7 +517,8 @@ def _all_orders(parents, remaining):
             yield [v] + tail
 
 
-def topo_sort_parentslist(x, all=False):
+def topo_sort_parentslist(x: ParentsList | Mapping[str, Sequence[str]],
+                          all: bool = False) -> list[str] | list[list[str]]:
     """A topological order of a DAG (R: ``topo_sort_parentslist``).
 
     Repeatedly takes the first variable, in list order, whose parents are
@@ -565,7 +574,7 @@ def topo_sort_parentslist(x, all=False):
     return order
 
 
-def all_topo_sort(x):
+def all_topo_sort(x: ParentsList | Mapping[str, Sequence[str]]) -> list[list[str]]:
     """Every topological order of a DAG, in R's order (R: ``all_topo_sort``).
 
     The same as ``topo_sort_parentslist(x, all=True)``: R's rows become
@@ -582,7 +591,7 @@ def all_topo_sort(x):
 
 # -- other representations ---------------------------------------------------------
 
-def as_adj_matrix(x, **kwargs):
+def as_adj_matrix(x: Any, **kwargs: Any) -> pd.DataFrame:
     """Adjacency matrix of a DAG or of a chain event graph (R: ``as_adj_matrix``).
 
     Parameters
@@ -618,7 +627,7 @@ def as_adj_matrix(x, **kwargs):
     return adj
 
 
-def as_bn(x):
+def as_bn(x: Any) -> nx.DiGraph:
     """The DAG of ``x`` as a networkx ``DiGraph`` (R: ``as_bn``, which needs bnlearn).
 
     Parameters
@@ -660,7 +669,7 @@ def _edge_label(e, p):
     return "local" if local else "total"
 
 
-def as_networkx(x, ignore=None):
+def as_networkx(x: Any, ignore: Sequence[str] | None = None) -> nx.DiGraph | nx.MultiDiGraph:
     """A networkx graph of a DAG, a staged tree or a CEG (R: ``as_igraph``).
 
     Parameters
@@ -722,7 +731,7 @@ def as_networkx(x, ignore=None):
 
 
 def random_parentslist(n: int, k: int = 2, maxp: int | None = None, seed: Seed = None,
-                       rng: Rng = None) -> "ParentsList":
+                       rng: Rng = None) -> ParentsList:
     """A random DAG over ``X1..Xn`` with random levels (R: ``random_parentslist``).
 
     Each variable gets levels ``"1".."m"`` with ``m`` uniform in ``2..k``;

@@ -6,8 +6,10 @@ row (before its last observed variable) are summed out by enumerating
 their levels, as R does; a row with more than :data:`MAX_COMPLETIONS`
 completions is refused (ValueError).
 """
+from __future__ import annotations
+
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,7 @@ from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_lo
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.base._validation import check_flag
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = ["path_probability", "prob", "predict"]
 
@@ -295,7 +297,8 @@ def _as_frame(x, name):
     )
 
 
-def path_probability(object, x, log=False):
+def path_probability(object: Sevt, x: Mapping[str, str] | Sequence[str] | pd.DataFrame,
+                     log: bool = False) -> float | np.ndarray:
     """Probability of complete paths (R's internal ``path_probability``).
 
     Parameters
@@ -337,7 +340,9 @@ def path_probability(object, x, log=False):
     return float(result[0]) if single else result
 
 
-def prob(object, x, conditional_on=None, log=False, na0=True):
+def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame,
+         conditional_on: Mapping[str, str] | pd.DataFrame | None = None, log: bool = False,
+         na0: bool = True) -> float | np.ndarray:
     """Probability of events, marginal or conditional (R: ``prob``).
 
     Parameters
@@ -427,7 +432,8 @@ def _all_combinations(model):
     )
 
 
-def predict(object, newdata=None, class_=None, prob=False, log=False, seed: Seed = None,
+def predict(object: Sevt, newdata: pd.DataFrame | None = None, class_: str | None = None,
+            prob: bool = False, log: bool = False, seed: Seed = None,
             rng: Rng = None) -> pd.Categorical | pd.DataFrame:
     """Predict a variable from the others (R: ``predict.sevt``).
 

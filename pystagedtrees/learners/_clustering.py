@@ -6,8 +6,10 @@ clustering itself is R's, step for step (``stats::hclust``/``cutree`` and
 ``stats::kmeans`` with R's Hartigan-Wong), so with the same data and, for
 k-means, the same random numbers (``rng="R"``), the stages are R's.
 """
+from __future__ import annotations
+
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -116,8 +118,11 @@ def _learning_scope(model, scope, limit):
     return model.variables[1:limit]
 
 
-def stages_hclust(object, distance="totvar", k=None, method="complete", ignore=None,
-                  limit=None, scope=None, score=None):
+def stages_hclust(object: Sevt, distance: str = "totvar",
+                  k: int | Sequence[int] | Mapping[str, int] | None = None,
+                  method: str = "complete", ignore: Sequence[str] | None = None,
+                  limit: int | None = None, scope: Sequence[str] | None = None,
+                  score: str | Callable[[Sevt], float] | None = None) -> Sevt:
     """Hierarchical clustering of the stages of each variable (R: ``stages_hclust``).
 
     Parameters
@@ -251,8 +256,11 @@ def _near_best_cuts(model, i, ids, merge, kind):
     return (np.flatnonzero(score >= np.max(score) - 1e-9 * scale) + 1).tolist()
 
 
-def stages_kmeans(object, k=None, algorithm="Hartigan-Wong", transform=np.sqrt, ignore=None,
-                  limit=None, scope=None, nstart=1, seed: Seed = None,
+def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | None = None,
+                  algorithm: str = "Hartigan-Wong",
+                  transform: Callable[[np.ndarray], np.ndarray] | None = np.sqrt,
+                  ignore: Sequence[str] | None = None, limit: int | None = None,
+                  scope: Sequence[str] | None = None, nstart: int = 1, seed: Seed = None,
                   rng: Rng = "numpy") -> Sevt:
     """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
 

@@ -6,6 +6,11 @@ row (:func:`~pystagedtrees.predict` with the current model), then refits
 (and, for ``stages_em``, relearns the stages) on the completed data.  This
 is the "hard" EM of R: there is no convergence test on the probabilities.
 """
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import pandas as pd
 
 from pystagedtrees.base._data import check_frame, encode_frame
@@ -62,8 +67,9 @@ def impute(data, model, chain_impute=False, source=None):
     return filled
 
 
-def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_impute=False,
-                seed: Seed = None, rng: Rng = None) -> Sevt:
+def sevt_fit_em(object: Sevt, data: pd.DataFrame | None = None, lambda_: float | None = None,
+                scope: Sequence[str] | None = None, max_iter: int = 5,
+                chain_impute: bool = False, seed: Seed = None, rng: Rng = None) -> Sevt:
     """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
 
     ``max_iter`` times: impute the missing values of ``data`` with the
@@ -127,8 +133,10 @@ def sevt_fit_em(object, data=None, lambda_=None, scope=None, max_iter=5, chain_i
     return model
 
 
-def stages_em(object, data=None, stages_alg=stages_bhc, max_iter_em=5, incremental=False,
-              chain_impute=False, seed: Seed = None, rng: Rng = None, **alg_args) -> Sevt:
+def stages_em(object: Sevt, data: pd.DataFrame | None = None,
+              stages_alg: Callable[..., Sevt] = stages_bhc, max_iter_em: int = 5,
+              incremental: bool = False, chain_impute: bool = False, seed: Seed = None,
+              rng: Rng = None, **alg_args: Any) -> Sevt:
     """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).
 
     Each round imputes the missing values with the current model, refits

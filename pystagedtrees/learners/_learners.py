@@ -7,7 +7,9 @@ and ``"aic"``) runs in compiled kernels that update the log-likelihood
 locally; any other callable ``score(model) -> float`` (larger is better) goes
 through a generic path that rescores every candidate model, as R does.
 """
+from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -272,7 +274,9 @@ def _backward_join(object, score, max_iter, scope, ignore, trace, first_improvem
     return model
 
 
-def stages_bhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+def stages_bhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+               max_iter: int | None = None, scope: Sequence[str] | None = None,
+               ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
     """Backward hill-climbing: join pairs of stages while the score improves (R: ``stages_bhc``).
 
     For each variable in ``scope``, every pair of stages is tried (in R's
@@ -312,7 +316,9 @@ def stages_bhc(object, score=None, max_iter=None, scope=None, ignore=None, trace
     return _backward_join(object, score, max_iter, scope, ignore, trace, False)
 
 
-def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+def stages_fbhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+                max_iter: int | None = None, scope: Sequence[str] | None = None,
+                ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
     """Fast backward hill-climbing: take the first join that does not lower the score (R: ``stages_fbhc``).
 
     Same arguments as :func:`stages_bhc`; pairs are visited in the same
@@ -328,7 +334,9 @@ def stages_fbhc(object, score=None, max_iter=None, scope=None, ignore=None, trac
     return _backward_join(object, score, max_iter, scope, ignore, trace, True)
 
 
-def stages_bj(object, distance="kullback", thr=0.1, scope=None, ignore=None, trace=0):
+def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
+              scope: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+              trace: int = 0) -> Sevt:
     """Backward joining: join the two closest stages while closer than ``thr`` (R: ``stages_bj``).
 
     Parameters
@@ -464,7 +472,9 @@ def _set_situation_labels(model, i, situations, labels):
     fit_variable(model, i)
 
 
-def stages_hc(object, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+              max_iter: int | None = None, scope: Sequence[str] | None = None,
+              ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
     """Hill climbing: move single situations between stages while the score improves (R: ``stages_hc``).
 
     In each iteration every situation of every (non-ignored) stage is tried
@@ -618,7 +628,8 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
     return model
 
 
-def stages_bhcr(object, score=None, max_iter=100, trace=0, seed: Seed = None,
+def stages_bhcr(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+                max_iter: int = 100, trace: int = 0, seed: Seed = None,
                 rng: Rng = "numpy") -> Sevt:
     """Random backward hill climbing (R: ``stages_bhcr``).
 
@@ -681,7 +692,9 @@ def stages_bhcr(object, score=None, max_iter=100, trace=0, seed: Seed = None,
     return model
 
 
-def stages_csbhc(object, score=None, max_iter=None, scope=None, ignore=None):
+def stages_csbhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+                 max_iter: int | None = None, scope: Sequence[str] | None = None,
+                 ignore: Sequence[str] | None = None) -> Sevt:
     """Context-specific backward hill climbing (R: ``stages_csbhc``).
 
     For each variable, and each of its predecessors (nearest first), the
@@ -791,7 +804,9 @@ def _join_positions_ids(model, i, keep, drop):
     return join_positions(model, model.variables[i], labels[keep], labels[drop])
 
 
-def stages_simplebhc(object, score=None, scope=None, max_iter=None, ignore=None):
+def stages_simplebhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
+                     scope: Sequence[str] | None = None, max_iter: int | None = None,
+                     ignore: Sequence[str] | None = None) -> Sevt:
     """Backward hill climbing over simple staged trees (R: ``stages_simplebhc``).
 
     As :func:`stages_bhc`, but each candidate joins two stages with

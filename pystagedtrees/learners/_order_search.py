@@ -5,13 +5,19 @@ time with :func:`~pystagedtrees.sevt_add` and learn the stages of the new
 variable only (``alg(..., scope=var)``), so the data are encoded once and
 every candidate tree is counted from the codes.
 """
+from __future__ import annotations
+
 import itertools
 import math
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
 
 from pystagedtrees.base._data import own_copy
 from pystagedtrees.fitting._construct import _check_tree, append_from_codes, model_from_codes
 from pystagedtrees.fitting._counting import read_data
-from pystagedtrees.model._sevt import check_learned
+from pystagedtrees.model._sevt import Sevt, check_learned
 from pystagedtrees.learners._learners import stages_bhc
 from pystagedtrees.fitting._scores import BIC
 from pystagedtrees.base._validation import (
@@ -77,8 +83,9 @@ def _criterion(search_criterion, model):
     return check_score_value(search_criterion(model), "search_criterion")
 
 
-def search_greedy(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
-                  join_unobserved=True, **alg_args):
+def search_greedy(data: pd.DataFrame | pd.Series, alg: Callable[..., Sevt] = stages_bhc,
+                  search_criterion: Callable[[Sevt], float] = BIC, lambda_: float = 0,
+                  join_unobserved: bool = True, **alg_args: Any) -> Sevt:
     """Greedy search of the variable order (R: ``search_greedy``).
 
     The first variable is the one whose one-variable tree has the lowest
@@ -140,8 +147,9 @@ def search_greedy(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
 MAX_BEST_VARIABLES = 20
 
 
-def search_best(data, alg=stages_bhc, search_criterion=BIC, lambda_=0,
-                join_unobserved=True, **alg_args):
+def search_best(data: pd.DataFrame | pd.Series, alg: Callable[..., Sevt] = stages_bhc,
+                search_criterion: Callable[[Sevt], float] = BIC, lambda_: float = 0,
+                join_unobserved: bool = True, **alg_args: Any) -> Sevt:
     """Best variable order by dynamic programming (R: ``search_best``).
 
     The method of Silander & Leong (2013): for every set ``W`` of variables,

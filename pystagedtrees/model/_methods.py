@@ -6,11 +6,30 @@ Each method is a thin delegation to its function, imported when called: the
 parts that implement them (learners, plotting, ...) stand above the model and
 import it, so the model may reach them only at call time (ARCHITECTURE.md).
 ``model.stages_bhc()`` and ``stages_bhc(model)`` are one implementation.
+
+The annotations name the types of those parts too: they are imported for
+type checkers only (``TYPE_CHECKING``), never when the model loads.
 """
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from pystagedtrees.rng import Rng, Seed
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.axes import Axes
+    from matplotlib.text import Text
+
+    from pystagedtrees.base import LogLik
+    from pystagedtrees.graphs import Ceg, ParentsList
+    from pystagedtrees.model._sevt import Sevt
+    from pystagedtrees.stage_ops import SevtSummary
 
 __all__ = ["SevtMethods"]
 
@@ -19,7 +38,8 @@ class SevtMethods:
     """The public methods of :class:`~pystagedtrees.Sevt` (a mixin)."""
 
     # -- construction, fitting and scores (fitting) ---------------------
-    def AIC(self, *others, k=2, names=None):
+    def AIC(self, *others: Sevt, k: float = 2,
+            names: Sequence[str] | None = None) -> float | pd.DataFrame:
         """Akaike information criterion, ``-2 ll + k df``.
 
         See :func:`pystagedtrees.AIC`.
@@ -28,7 +48,7 @@ class SevtMethods:
 
         return AIC(self, *others, k=k, names=names)
 
-    def BIC(self, *others, names=None):
+    def BIC(self, *others: Sevt, names: Sequence[str] | None = None) -> float | pd.DataFrame:
         """Bayesian information criterion, ``-2 ll + log(nobs) df``.
 
         See :func:`pystagedtrees.BIC`.
@@ -37,7 +57,7 @@ class SevtMethods:
 
         return BIC(self, *others, names=names)
 
-    def copy_sevt(self, extra=None):
+    def copy_sevt(self, extra: str | Sequence[str] | None = None) -> Sevt:
         """A copy of the structure of a staged tree, plus chosen fields (R: ``copy_sevt``).
 
         See :func:`pystagedtrees.copy_sevt`.
@@ -46,7 +66,9 @@ class SevtMethods:
 
         return copy_sevt(self, extra=extra)
 
-    def join_unobserved(self, fit=True, trace=0, name="UNOBSERVED", scope=None, lambda_=None):
+    def join_unobserved(self, fit: bool = True, trace: int = 0,
+                        name: str | None = "UNOBSERVED", scope: Sequence[str] | None = None,
+                        lambda_: float | None = None) -> Sevt:
         """Gather the situations that data never reach into one stage (R: ``join_unobserved``).
 
         See :func:`pystagedtrees.join_unobserved`.
@@ -55,7 +77,7 @@ class SevtMethods:
 
         return join_unobserved(self, fit=fit, trace=trace, name=name, scope=scope, lambda_=lambda_)
 
-    def logLik(self):
+    def logLik(self) -> LogLik:
         """Log-likelihood of a fitted staged tree (R: ``logLik.sevt``).
 
         See :func:`pystagedtrees.logLik`.
@@ -64,7 +86,8 @@ class SevtMethods:
 
         return logLik(self)
 
-    def make_ctables(self, data, useNA="ifany"):
+    def make_ctables(self, data: pd.DataFrame | pd.Series,
+                     useNA: Literal["ifany", "no", "always"] = "ifany") -> dict[str, pd.DataFrame]:
         """Contingency tables of ``data`` over the situations of ``object``.
 
         See :func:`pystagedtrees.make_ctables`.
@@ -73,7 +96,8 @@ class SevtMethods:
 
         return make_ctables(self, data=data, useNA=useNA)
 
-    def sevt_add(self, var, data, join_unobserved=True, useNA="ifany"):
+    def sevt_add(self, var: str, data: pd.DataFrame | pd.Series, join_unobserved: bool = True,
+                 useNA: Literal["ifany", "no", "always"] = "ifany") -> Sevt:
         """Append a variable to a fitted staged tree (R: ``sevt_add``).
 
         See :func:`pystagedtrees.sevt_add`.
@@ -82,7 +106,7 @@ class SevtMethods:
 
         return sevt_add(self, var=var, data=data, join_unobserved=join_unobserved, useNA=useNA)
 
-    def sevt_df(self):
+    def sevt_df(self) -> int:
         """Number of free parameters: ``(k1 - 1) + sum_i |stages_i| (k_i - 1)``.
 
         See :func:`pystagedtrees.sevt_df`.
@@ -91,7 +115,9 @@ class SevtMethods:
 
         return sevt_df(self)
 
-    def sevt_fit(self, data=None, lambda_=None, scope=None, compute_logLik=True):
+    def sevt_fit(self, data: pd.DataFrame | pd.Series | None = None,
+                 lambda_: float | None = None, scope: Sequence[str] | None = None,
+                 compute_logLik: bool = True) -> Sevt:
         """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
 
         See :func:`pystagedtrees.sevt_fit`.
@@ -102,7 +128,7 @@ class SevtMethods:
             self, data=data, lambda_=lambda_, scope=scope, compute_logLik=compute_logLik
         )
 
-    def sevt_nvar(self):
+    def sevt_nvar(self) -> int:
         """Number of variables in the tree (R: ``sevt_nvar``).
 
         See :func:`pystagedtrees.sevt_nvar`.
@@ -111,7 +137,7 @@ class SevtMethods:
 
         return sevt_nvar(self)
 
-    def sevt_varnames(self):
+    def sevt_varnames(self) -> list[str]:
         """Names of the variables in tree order (R: ``sevt_varnames``).
 
         See :func:`pystagedtrees.sevt_varnames`.
@@ -121,7 +147,7 @@ class SevtMethods:
         return sevt_varnames(self)
 
     # -- stages (stage_ops) ---------------------------------------------
-    def get_path(self, var, stage):
+    def get_path(self, var: str, stage: str | Sequence[str]) -> pd.DataFrame:
         """The paths (situations) of a variable that lie in given stages (R: ``get_path``).
 
         See :func:`pystagedtrees.get_path`.
@@ -130,7 +156,8 @@ class SevtMethods:
 
         return get_path(self, var=var, stage=stage)
 
-    def get_stage(self, path):
+    def get_stage(self,
+                  path: Mapping[str, str] | Sequence[str] | pd.DataFrame) -> str | list[str]:
         """Stage of the situation reached by a path (R: ``get_stage``).
 
         See :func:`pystagedtrees.get_stage`.
@@ -139,7 +166,7 @@ class SevtMethods:
 
         return get_stage(self, path=path)
 
-    def join_stages(self, var, s1, s2):
+    def join_stages(self, var: str, s1: str, s2: str) -> Sevt:
         """Join two stages of a variable; the result keeps the name ``s1`` (R: ``join_stages``).
 
         See :func:`pystagedtrees.join_stages`.
@@ -148,7 +175,7 @@ class SevtMethods:
 
         return join_stages(self, var=var, s1=s1, s2=s2)
 
-    def rename_stage(self, var, stage, new):
+    def rename_stage(self, var: str, stage: str, new: str) -> Sevt:
         """Rename a stage of a variable (R: ``rename_stage``).
 
         See :func:`pystagedtrees.rename_stage`.
@@ -157,7 +184,8 @@ class SevtMethods:
 
         return rename_stage(self, var=var, stage=stage, new=new)
 
-    def set_stage_prob(self, var, stage, prob):
+    def set_stage_prob(self, var: str, stage: str,
+                       prob: Mapping[str, float] | pd.Series | Sequence[float]) -> Sevt:
         """A copy with one stage's probabilities set by hand (R: ``object$prob[[var]][[stage]] <- prob``).
 
         See :func:`pystagedtrees.set_stage_prob`.
@@ -166,7 +194,8 @@ class SevtMethods:
 
         return set_stage_prob(self, var=var, stage=stage, prob=prob)
 
-    def set_stages(self, var, value, context=None, fit=True):
+    def set_stages(self, var: str, value: str | Sequence[str],
+                   context: Mapping[str, str] | None = None, fit: bool = True) -> Sevt:
         """A copy with some stages of a variable set by hand (R: ``stages(object)[var] <- value``).
 
         See :func:`pystagedtrees.set_stages`.
@@ -175,7 +204,8 @@ class SevtMethods:
 
         return set_stages(self, var=var, value=value, context=context, fit=fit)
 
-    def stages(self, var=None, context=None):
+    def stages(self, var: str | Sequence[str] | None = None,
+               context: Mapping[str, str] | None = None) -> dict[str, list[str]] | list[str]:
         """The stage labels of every situation (R: ``stages``, ``object$stages``).
 
         See :func:`pystagedtrees.stages`.
@@ -184,7 +214,8 @@ class SevtMethods:
 
         return stages(self, var=var, context=context)
 
-    def stndnaming(self, uniq=False, prefix=False, ignore=None):
+    def stndnaming(self, uniq: bool = False, prefix: bool = False,
+                   ignore: Sequence[str] | None = None) -> Sevt:
         """Rename stages "1", "2", ... in order of first appearance (R: ``stndnaming``).
 
         See :func:`pystagedtrees.stndnaming`.
@@ -193,7 +224,7 @@ class SevtMethods:
 
         return stndnaming(self, uniq=uniq, prefix=prefix, ignore=ignore)
 
-    def summary(self):
+    def summary(self) -> SevtSummary:
         """Per-variable tables: stage, number of situations, sample size, probabilities.
 
         See :func:`pystagedtrees.summary`.
@@ -203,7 +234,8 @@ class SevtMethods:
         return summary(self)
 
     # -- inference (inference) ------------------------------------------
-    def path_probability(self, x, log=False):
+    def path_probability(self, x: Mapping[str, str] | Sequence[str] | pd.DataFrame,
+                         log: bool = False) -> float | np.ndarray:
         """Probability of complete paths (R's internal ``path_probability``).
 
         See :func:`pystagedtrees.path_probability`.
@@ -212,8 +244,9 @@ class SevtMethods:
 
         return path_probability(self, x=x, log=log)
 
-    def predict(self, newdata=None, class_=None, prob=False, log=False, seed: Seed = None,
-                rng: Rng = None):
+    def predict(self, newdata: pd.DataFrame | None = None, class_: str | None = None,
+                prob: bool = False, log: bool = False, seed: Seed = None,
+                rng: Rng = None) -> pd.Categorical | pd.DataFrame:
         """Predict a variable from the others (R: ``predict.sevt``).
 
         See :func:`pystagedtrees.predict`.
@@ -222,7 +255,9 @@ class SevtMethods:
 
         return predict(self, newdata=newdata, class_=class_, prob=prob, log=log, seed=seed, rng=rng)
 
-    def prob(self, x, conditional_on=None, log=False, na0=True):
+    def prob(self, x: Mapping[str, str] | pd.DataFrame,
+             conditional_on: Mapping[str, str] | pd.DataFrame | None = None, log: bool = False,
+             na0: bool = True) -> float | np.ndarray:
         """Probability of events, marginal or conditional (R: ``prob``).
 
         See :func:`pystagedtrees.prob`.
@@ -232,16 +267,9 @@ class SevtMethods:
         return prob(self, x=x, conditional_on=conditional_on, log=log, na0=na0)
 
     # -- structure learning (learners) ----------------------------------
-    def sevt_fit_em(
-        self,
-        data=None,
-        lambda_=None,
-        scope=None,
-        max_iter=5,
-        chain_impute=False,
-        seed: Seed = None,
-        rng: Rng = None,
-    ):
+    def sevt_fit_em(self, data: pd.DataFrame | None = None, lambda_: float | None = None,
+                    scope: Sequence[str] | None = None, max_iter: int = 5,
+                    chain_impute: bool = False, seed: Seed = None, rng: Rng = None) -> Sevt:
         """Fit a staged tree to data with missing values by iterated imputation (R: ``sevt_fit_em``).
 
         See :func:`pystagedtrees.sevt_fit_em`.
@@ -259,7 +287,9 @@ class SevtMethods:
             rng=rng,
         )
 
-    def stages_bhc(self, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    def stages_bhc(self, score: str | Callable[[Sevt], float] | None = None,
+                   max_iter: int | None = None, scope: Sequence[str] | None = None,
+                   ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
         """Backward hill-climbing: join pairs of stages while the score improves (R: ``stages_bhc``).
 
         See :func:`pystagedtrees.stages_bhc`.
@@ -270,8 +300,9 @@ class SevtMethods:
             self, score=score, max_iter=max_iter, scope=scope, ignore=ignore, trace=trace
         )
 
-    def stages_bhcr(self, score=None, max_iter=100, trace=0, seed: Seed = None,
-                    rng: Rng = "numpy"):
+    def stages_bhcr(self, score: str | Callable[[Sevt], float] | None = None,
+                    max_iter: int = 100, trace: int = 0, seed: Seed = None,
+                    rng: Rng = "numpy") -> Sevt:
         """Random backward hill climbing (R: ``stages_bhcr``).
 
         See :func:`pystagedtrees.stages_bhcr`.
@@ -280,7 +311,9 @@ class SevtMethods:
 
         return stages_bhcr(self, score=score, max_iter=max_iter, trace=trace, seed=seed, rng=rng)
 
-    def stages_bj(self, distance="kullback", thr=0.1, scope=None, ignore=None, trace=0):
+    def stages_bj(self, distance: str = "kullback", thr: float = 0.1,
+                  scope: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+                  trace: int = 0) -> Sevt:
         """Backward joining: join the two closest stages while closer than ``thr`` (R: ``stages_bj``).
 
         See :func:`pystagedtrees.stages_bj`.
@@ -289,7 +322,9 @@ class SevtMethods:
 
         return stages_bj(self, distance=distance, thr=thr, scope=scope, ignore=ignore, trace=trace)
 
-    def stages_csbhc(self, score=None, max_iter=None, scope=None, ignore=None):
+    def stages_csbhc(self, score: str | Callable[[Sevt], float] | None = None,
+                     max_iter: int | None = None, scope: Sequence[str] | None = None,
+                     ignore: Sequence[str] | None = None) -> Sevt:
         """Context-specific backward hill climbing (R: ``stages_csbhc``).
 
         See :func:`pystagedtrees.stages_csbhc`.
@@ -298,17 +333,10 @@ class SevtMethods:
 
         return stages_csbhc(self, score=score, max_iter=max_iter, scope=scope, ignore=ignore)
 
-    def stages_em(
-        self,
-        data=None,
-        stages_alg=None,
-        max_iter_em=5,
-        incremental=False,
-        chain_impute=False,
-        seed: Seed = None,
-        rng: Rng = None,
-        **alg_args,
-    ):
+    def stages_em(self, data: pd.DataFrame | None = None,
+                  stages_alg: Callable[..., Sevt] | None = None, max_iter_em: int = 5,
+                  incremental: bool = False, chain_impute: bool = False, seed: Seed = None,
+                  rng: Rng = None, **alg_args: Any) -> Sevt:
         """Learn stages from data with missing values by iterated imputation (R: ``stages_em``).
 
         See :func:`pystagedtrees.stages_em`; ``stages_alg=None`` is its default,
@@ -329,7 +357,9 @@ class SevtMethods:
             **alg_args,
         )
 
-    def stages_fbhc(self, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    def stages_fbhc(self, score: str | Callable[[Sevt], float] | None = None,
+                    max_iter: int | None = None, scope: Sequence[str] | None = None,
+                    ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
         """Fast backward hill-climbing: take the first join that does not lower the score (R: ``stages_fbhc``).
 
         See :func:`pystagedtrees.stages_fbhc`.
@@ -340,7 +370,9 @@ class SevtMethods:
             self, score=score, max_iter=max_iter, scope=scope, ignore=ignore, trace=trace
         )
 
-    def stages_hc(self, score=None, max_iter=None, scope=None, ignore=None, trace=0):
+    def stages_hc(self, score: str | Callable[[Sevt], float] | None = None,
+                  max_iter: int | None = None, scope: Sequence[str] | None = None,
+                  ignore: Sequence[str] | None = None, trace: int = 0) -> Sevt:
         """Hill climbing: move single situations between stages while the score improves (R: ``stages_hc``).
 
         See :func:`pystagedtrees.stages_hc`.
@@ -351,16 +383,11 @@ class SevtMethods:
             self, score=score, max_iter=max_iter, scope=scope, ignore=ignore, trace=trace
         )
 
-    def stages_hclust(
-        self,
-        distance="totvar",
-        k=None,
-        method="complete",
-        ignore=None,
-        limit=None,
-        scope=None,
-        score=None,
-    ):
+    def stages_hclust(self, distance: str = "totvar",
+                      k: int | Sequence[int] | Mapping[str, int] | None = None,
+                      method: str = "complete", ignore: Sequence[str] | None = None,
+                      limit: int | None = None, scope: Sequence[str] | None = None,
+                      score: str | Callable[[Sevt], float] | None = None) -> Sevt:
         """Hierarchical clustering of the stages of each variable (R: ``stages_hclust``).
 
         See :func:`pystagedtrees.stages_hclust`.
@@ -378,18 +405,12 @@ class SevtMethods:
             score=score,
         )
 
-    def stages_kmeans(
-        self,
-        k=None,
-        algorithm="Hartigan-Wong",
-        transform=np.sqrt,
-        ignore=None,
-        limit=None,
-        scope=None,
-        nstart=1,
-        seed: Seed = None,
-        rng: Rng = "numpy",
-    ):
+    def stages_kmeans(self, k: int | Sequence[int] | Mapping[str, int] | None = None,
+                      algorithm: str = "Hartigan-Wong",
+                      transform: Callable[[np.ndarray], np.ndarray] | None = np.sqrt,
+                      ignore: Sequence[str] | None = None, limit: int | None = None,
+                      scope: Sequence[str] | None = None, nstart: int = 1, seed: Seed = None,
+                      rng: Rng = "numpy") -> Sevt:
         """k-means clustering of the stages of each variable (R: ``stages_kmeans``).
 
         See :func:`pystagedtrees.stages_kmeans`.
@@ -409,7 +430,9 @@ class SevtMethods:
             rng=rng,
         )
 
-    def stages_simplebhc(self, score=None, scope=None, max_iter=None, ignore=None):
+    def stages_simplebhc(self, score: str | Callable[[Sevt], float] | None = None,
+                         scope: Sequence[str] | None = None, max_iter: int | None = None,
+                         ignore: Sequence[str] | None = None) -> Sevt:
         """Backward hill climbing over simple staged trees (R: ``stages_simplebhc``).
 
         See :func:`pystagedtrees.stages_simplebhc`.
@@ -419,7 +442,7 @@ class SevtMethods:
         return stages_simplebhc(self, score=score, scope=scope, max_iter=max_iter, ignore=ignore)
 
     # -- graphs, conversions and chain event graphs (graphs) ------------
-    def as_adj_matrix(self, **kwargs):
+    def as_adj_matrix(self, **kwargs: Any) -> pd.DataFrame:
         """Adjacency matrix of a DAG or of a chain event graph (R: ``as_adj_matrix``).
 
         See :func:`pystagedtrees.as_adj_matrix`.
@@ -428,7 +451,7 @@ class SevtMethods:
 
         return as_adj_matrix(self, **kwargs)
 
-    def as_bn(self):
+    def as_bn(self) -> nx.DiGraph:
         """The DAG of ``x`` as a networkx ``DiGraph`` (R: ``as_bn``, which needs bnlearn).
 
         See :func:`pystagedtrees.as_bn`.
@@ -437,7 +460,7 @@ class SevtMethods:
 
         return as_bn(self)
 
-    def as_networkx(self, ignore=None):
+    def as_networkx(self, ignore: Sequence[str] | None = None) -> nx.DiGraph | nx.MultiDiGraph:
         """A networkx graph of a DAG, a staged tree or a CEG (R: ``as_igraph``).
 
         See :func:`pystagedtrees.as_networkx`.
@@ -446,7 +469,8 @@ class SevtMethods:
 
         return as_networkx(self, ignore=ignore)
 
-    def as_parentslist(self, values=None, silent=False):
+    def as_parentslist(self, values: Mapping[str, Sequence[str]] | pd.DataFrame | None = None,
+                       silent: bool = False) -> ParentsList:
         """The DAG of ``x`` as a :class:`ParentsList` (R: ``as_parentslist``).
 
         See :func:`pystagedtrees.as_parentslist`.
@@ -455,7 +479,7 @@ class SevtMethods:
 
         return as_parentslist(self, values=values, silent=silent)
 
-    def ceg(self):
+    def ceg(self) -> Ceg:
         """The chain event graph of a staged tree (R: ``ceg``).
 
         See :func:`pystagedtrees.ceg`.
@@ -464,7 +488,7 @@ class SevtMethods:
 
         return ceg(self)
 
-    def get_edges(self, ignore=None):
+    def get_edges(self, ignore: Sequence[str] | None = None) -> pd.DataFrame:
         """Edges of the tree graph of a staged tree, or of a CEG (R: ``get_edges``).
 
         See :func:`pystagedtrees.get_edges`.
@@ -473,7 +497,7 @@ class SevtMethods:
 
         return get_edges(self, ignore=ignore)
 
-    def get_vertices(self, ignore=None):
+    def get_vertices(self, ignore: Sequence[str] | None = None) -> pd.DataFrame:
         """Vertices of the tree graph of a staged tree, or of a CEG (R: ``get_vertices``).
 
         See :func:`pystagedtrees.get_vertices`.
@@ -482,7 +506,7 @@ class SevtMethods:
 
         return get_vertices(self, ignore=ignore)
 
-    def join_positions(self, var, s1, s2):
+    def join_positions(self, var: str, s1: str, s2: str) -> Sevt:
         """Join two stages and rebuild the downstream stages as positions (R: ``join_positions``).
 
         See :func:`pystagedtrees.join_positions`.
@@ -491,7 +515,7 @@ class SevtMethods:
 
         return join_positions(self, var=var, s1=s1, s2=s2)
 
-    def sevt_simplify(self, fit=True):
+    def sevt_simplify(self, fit: bool = True) -> Sevt:
         """Replace the stages by the positions (R: ``sevt_simplify``).
 
         See :func:`pystagedtrees.sevt_simplify`.
@@ -501,7 +525,8 @@ class SevtMethods:
         return sevt_simplify(self, fit=fit)
 
     # -- random models and data (random) --------------------------------
-    def random_sevt(self, q=0.5, rfun=None, seed: Seed = None, rng: Rng = None):
+    def random_sevt(self, q: float = 0.5, rfun: Callable[[int, Any], Sequence[float]] | None = None,
+                    seed: Seed = None, rng: Rng = None) -> Sevt:
         """A staged tree with random stages and probabilities (R: ``random_sevt``).
 
         See :func:`pystagedtrees.random_sevt`.
@@ -510,7 +535,9 @@ class SevtMethods:
 
         return random_sevt(self, q=q, rfun=rfun, seed=seed, rng=rng)
 
-    def randomize_sevt(self, treatment, p=None, ignore=None):
+    def randomize_sevt(self, treatment: str,
+                       p: Sequence[float] | Mapping[str, float] | pd.Series | None = None,
+                       ignore: str | Sequence[str] | None = None) -> Sevt:
         """Replace a variable's stages by one randomised stage (R: ``randomize_sevt``).
 
         See :func:`pystagedtrees.randomize_sevt`.
@@ -519,7 +546,8 @@ class SevtMethods:
 
         return randomize_sevt(self, treatment=treatment, p=p, ignore=ignore)
 
-    def sample_from(self, size=1, seed: Seed = None, rng: Rng = None):
+    def sample_from(self, size: int = 1, seed: Seed = None,
+                    rng: Rng = None) -> pd.DataFrame:
         """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
 
         See :func:`pystagedtrees.sample_from`.
@@ -529,7 +557,7 @@ class SevtMethods:
         return sample_from(self, size=size, seed=seed, rng=rng)
 
     # -- comparison and tests (compare) ---------------------------------
-    def ci_matrices(self, var):
+    def ci_matrices(self, var: str) -> dict[str, pd.DataFrame]:
         """The stages of a variable arranged by each predecessor (R: ``ci_matrices``).
 
         See :func:`pystagedtrees.ci_matrices`.
@@ -538,7 +566,8 @@ class SevtMethods:
 
         return ci_matrices(self, var=var)
 
-    def cid(self, object2, FUN=np.mean):
+    def cid(self, object2: Sevt,
+            FUN: Callable[[np.ndarray], float] = np.mean) -> dict[str, Any]:
         """Context-specific interventional discrepancy (R: ``cid``).
 
         See :func:`pystagedtrees.cid`.
@@ -547,7 +576,10 @@ class SevtMethods:
 
         return cid(self, object2=object2, FUN=FUN)
 
-    def compare_stages(self, object2, method="naive", return_tree=False, plot=False, **plot_args):
+    def compare_stages(self, object2: Sevt,
+                       method: Literal["naive", "hamming", "stages"] = "naive",
+                       return_tree: bool = False, plot: bool = False,
+                       **plot_args: Any) -> bool | dict[str, np.ndarray]:
         """Whether two staged trees have the same stages (R: ``compare_stages``).
 
         See :func:`pystagedtrees.compare_stages`.
@@ -558,7 +590,10 @@ class SevtMethods:
             self, object2=object2, method=method, return_tree=return_tree, plot=plot, **plot_args
         )
 
-    def confint(self, parm=None, level=0.95, method="wald", ignore=None):
+    def confint(self, parm: str | Sequence[str] | None = None, level: float = 0.95,
+                method: Literal["wald", "waldcc", "wilson", "goodman",
+                                "quesenberry-hurst"] = "wald",
+                ignore: Sequence[str] | None = None) -> pd.DataFrame:
         """Confidence intervals for the stage probabilities (R: ``confint.sevt``).
 
         See :func:`pystagedtrees.confint`.
@@ -567,7 +602,8 @@ class SevtMethods:
 
         return confint(self, parm=parm, level=level, method=method, ignore=ignore)
 
-    def depsubtree(self, var, other_stages="NA"):
+    def depsubtree(self, var: str,
+                   other_stages: Literal["NA", "indep", "full"] = "NA") -> Sevt:
         """The staged tree of a variable over its minimal parents (R: ``depsubtree``).
 
         See :func:`pystagedtrees.depsubtree`.
@@ -576,7 +612,7 @@ class SevtMethods:
 
         return depsubtree(self, var=var, other_stages=other_stages)
 
-    def diff_stages(self, object2):
+    def diff_stages(self, object2: Sevt) -> dict[str, np.ndarray]:
         """Situations whose stages differ between two trees (R: ``diff_stages``).
 
         See :func:`pystagedtrees.diff_stages`.
@@ -585,7 +621,9 @@ class SevtMethods:
 
         return diff_stages(self, object2=object2)
 
-    def hamming_stages(self, object2, return_tree=False, FUN=np.sum):
+    def hamming_stages(self, object2: Sevt, return_tree: bool = False,
+                       FUN: Callable[[np.ndarray], float] = np.sum,
+                       ) -> float | dict[str, np.ndarray]:
         """Hamming distance between stage partitions (R: ``hamming_stages``).
 
         See :func:`pystagedtrees.hamming_stages`.
@@ -594,7 +632,7 @@ class SevtMethods:
 
         return hamming_stages(self, object2=object2, return_tree=return_tree, FUN=FUN)
 
-    def inclusions_stages(self, object2):
+    def inclusions_stages(self, object2: Sevt) -> dict[str, pd.DataFrame]:
         """How the stages of two trees include each other (R: ``inclusions_stages``).
 
         See :func:`pystagedtrees.inclusions_stages`.
@@ -603,7 +641,7 @@ class SevtMethods:
 
         return inclusions_stages(self, object2=object2)
 
-    def lr_test(self, *others):
+    def lr_test(self, *others: Sevt) -> pd.DataFrame:
         """Likelihood-ratio tests of nested staged trees (R: ``lr_test``).
 
         See :func:`pystagedtrees.lr_test`.
@@ -612,7 +650,7 @@ class SevtMethods:
 
         return lr_test(self, *others)
 
-    def potential_outcomes(self, outcome, treatment):
+    def potential_outcomes(self, outcome: str, treatment: str) -> pd.DataFrame:
         """Distributions of an outcome under interventions on a treatment (R: ``potential_outcomes``).
 
         See :func:`pystagedtrees.potential_outcomes`.
@@ -621,7 +659,7 @@ class SevtMethods:
 
         return potential_outcomes(self, outcome=outcome, treatment=treatment)
 
-    def subtree(self, path):
+    def subtree(self, path: Mapping[str, str] | Sequence[str] | pd.DataFrame) -> Sevt:
         """The staged tree below a situation (R: ``subtree``).
 
         See :func:`pystagedtrees.subtree`.
@@ -631,21 +669,12 @@ class SevtMethods:
         return subtree(self, path=path)
 
     # -- plotting and export (plotting) ---------------------------------
-    def barplot(
-        self,
-        var,
-        ignore=None,
-        beside=True,
-        horiz=False,
-        legend=False,
-        col=None,
-        palette=None,
-        xlab=None,
-        ylab=None,
-        ax=None,
-        main=None,
-        width=0.8,
-    ):
+    def barplot(self, var: str, ignore: Sequence[str] | None = None, beside: bool = True,
+                horiz: bool = False, legend: bool = False,
+                col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+                palette: str | Sequence[str] | None = None, xlab: str | None = None,
+                ylab: str | None = None, ax: Axes | None = None, main: str | None = None,
+                width: float = 0.8) -> Axes:
         """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
 
         See :func:`pystagedtrees.barplot`.
@@ -668,7 +697,10 @@ class SevtMethods:
             width=width,
         )
 
-    def make_stages_col(self, col=None, ignore=None, limit=None, palette=None):
+    def make_stages_col(self,
+                        col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+                        ignore: Sequence[str] | None = None, limit: int | None = None,
+                        palette: str | Sequence[str] | None = None) -> dict[str, dict[str, str]]:
         """The colour of every stage (R: ``make_stages_col``).
 
         See :func:`pystagedtrees.make_stages_col`.
@@ -677,33 +709,19 @@ class SevtMethods:
 
         return make_stages_col(self, col=col, ignore=ignore, limit=limit, palette=palette)
 
-    def plot(
-        self,
-        limit=None,
-        xlim=(0, 1),
-        ylim=(0, 1),
-        ax=None,
-        *,
-        main=None,
-        sub=None,
-        asp=None,
-        col=None,
-        palette=None,
-        ignore=None,
-        show_ignored=False,
-        cex_label_nodes=0,
-        cex_label_edges=None,
-        cex_nodes=None,
-        cex_tree_y=0.9,
-        var_names=True,
-        legend=True,
-        col_edges="black",
-        pch_nodes=16,
-        lwd_nodes=1.0,
-        lwd_edges=1.0,
-        layout=None,
-        max_leaves=2000,
-    ):
+    def plot(self, limit: int | None = None, xlim: tuple[float, float] = (0, 1),
+             ylim: tuple[float, float] = (0, 1), ax: Axes | None = None, *,
+             main: str | None = None, sub: str | None = None, asp: float | None = None,
+             col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+             palette: str | Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+             show_ignored: bool = False, cex_label_nodes: float | Sequence[float] = 0,
+             cex_label_edges: float | None = None,
+             cex_nodes: float | Sequence[float] | None = None, cex_tree_y: float = 0.9,
+             var_names: bool = True, legend: bool = True, col_edges: str = "black",
+             pch_nodes: int | str = 16, lwd_nodes: float = 1.0, lwd_edges: float = 1.0,
+             layout: Mapping[Any, tuple[float, float]]
+             | Callable[..., Mapping[Any, tuple[float, float]]] | None = None,
+             max_leaves: int = 2000) -> Axes:
         """Draw a staged event tree, a chain event graph or a DAG (R: ``plot.sevt``,
 
         See :func:`pystagedtrees.plot`.
@@ -737,7 +755,9 @@ class SevtMethods:
             max_leaves=max_leaves,
         )
 
-    def text(self, y=None, limit=None, xlim=(0, 1), ylim=(0, 1), ax=None, **kwargs):
+    def text(self, y: float | None = None, limit: int | None = None,
+             xlim: tuple[float, float] = (0, 1), ylim: tuple[float, float] = (0, 1),
+             ax: Axes | None = None, **kwargs: Any) -> list[Text]:
         """Write the variable names under the columns of a drawn staged tree (R: ``text.sevt``).
 
         See :func:`pystagedtrees.text`.
@@ -746,9 +766,10 @@ class SevtMethods:
 
         return text(self, y=y, limit=limit, xlim=xlim, ylim=ylim, ax=ax, **kwargs)
 
-    def to_dot(
-        self, limit=None, col=None, palette=None, ignore=None, show_ignored=False, rankdir="LR"
-    ):
+    def to_dot(self, limit: int | None = None,
+               col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+               palette: str | Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+               show_ignored: bool = False, rankdir: Literal["LR", "RL", "TB", "BT"] = "LR") -> str:
         """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
 
         See :func:`pystagedtrees.to_dot`.
@@ -765,30 +786,20 @@ class SevtMethods:
             rankdir=rankdir,
         )
 
-    def write_tikz(
-        self,
-        file=None,
-        limit=None,
-        col=None,
-        palette=None,
-        ignore=None,
-        show_ignored=False,
-        node_label=None,
-        edge_label=None,
-        scale=10,
-        xlim=(0, 1),
-        ylim=(0, 1),
-        node_shape="circle",
-        node_inner_sep="1mm",
-        node_minimum_size="0.3cm",
-        node_draw_color="black",
-        node_thickness="very thick",
-        layout=None,
-        edge_options=None,
-        edge_label_options=None,
-        node_text_color=None,
-        normalize_layout=True,
-    ):
+    def write_tikz(self, file: str | os.PathLike[str] | None = None, limit: int | None = None,
+                   col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+                   palette: str | Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+                   show_ignored: bool = False, node_label: Callable[[str, str], str] | None = None,
+                   edge_label: Callable[[str, str], str] | None = None, scale: float = 10,
+                   xlim: tuple[float, float] | None = (0, 1),
+                   ylim: tuple[float, float] | None = (0, 1), node_shape: str = "circle",
+                   node_inner_sep: str = "1mm", node_minimum_size: str = "0.3cm",
+                   node_draw_color: str = "black", node_thickness: str = "very thick",
+                   layout: Mapping[Any, tuple[float, float]]
+                   | Callable[..., Mapping[Any, tuple[float, float]]] | None = None,
+                   edge_options: Callable[[str, str], str | Sequence[str]] | None = None,
+                   edge_label_options: Callable[[str, str], str | Sequence[str]] | None = None,
+                   node_text_color: str | None = None, normalize_layout: bool = True) -> str:
         """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
 
         See :func:`pystagedtrees.write_tikz`.

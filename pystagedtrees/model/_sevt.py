@@ -17,7 +17,9 @@ of :class:`Sevt` (declared in :mod:`._methods`, which delegates to them), so
 section "internal API" of the class is what the other parts use to read and
 change a model.
 """
-from collections.abc import Iterable, Mapping
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -93,7 +95,9 @@ class Sevt(SevtMethods):
     {'B': ['1', '2']}
     """
 
-    def __init__(self, tree, stages, labels):
+    def __init__(self, tree: Mapping[str, Sequence[str]],
+                 stages: Sequence[StageVector | ParentStageVector],
+                 labels: Sequence[StageLabels]) -> None:
         _check_parts(tree, stages, labels)
         self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
         self._vars = list(self._tree)
@@ -115,11 +119,11 @@ class Sevt(SevtMethods):
         self._data_raw = None  # shared by derived models: never edited in place
 
     @property
-    def lambda_(self):
+    def lambda_(self) -> float | None:
         return self._lambda
 
     @lambda_.setter
-    def lambda_(self, value):
+    def lambda_(self, value: float | None) -> None:
         # refits read it: checked as the `lambda_` argument is
         self._lambda = check_smoothing(value, "lambda_", allow_none=True)
 
@@ -130,11 +134,11 @@ class Sevt(SevtMethods):
         self.__dict__.update(state)
 
     @property
-    def name_unobserved(self):
+    def name_unobserved(self) -> list[str] | None:
         return self._name_unobserved
 
     @name_unobserved.setter
-    def name_unobserved(self, value):
+    def name_unobserved(self, value: str | Sequence[str | None] | None) -> None:
         # the learners leave these stages alone: a str must not become its letters
         if value is None:
             self._name_unobserved = None
@@ -146,22 +150,22 @@ class Sevt(SevtMethods):
             self._name_unobserved = check_labels(value, "name_unobserved")
 
     @property
-    def ll(self):
+    def ll(self) -> LogLik | None:
         return self._ll
 
     @ll.setter
-    def ll(self, value):
+    def ll(self, value: LogLik | None) -> None:
         if value is not None and not isinstance(value, LogLik):
             raise TypeError("`ll` must be a LogLik (with df and nobs) or None; got "
                             f"{type(value).__name__}.")
         self._ll = value
 
     @property
-    def data_raw(self):
+    def data_raw(self) -> pd.DataFrame | pd.Series | None:
         return own_copy(self._data_raw)
 
     @data_raw.setter
-    def data_raw(self, value):
+    def data_raw(self, value: pd.DataFrame | pd.Series | None) -> None:
         if value is not None and not isinstance(value, (pd.DataFrame, pd.Series)):
             raise TypeError("`data_raw` must be a pandas DataFrame (rows), a Series "
                             f"(a table of counts) or None; got {type(value).__name__}.")
@@ -169,20 +173,20 @@ class Sevt(SevtMethods):
 
     # -- structure ----------------------------------------------------------
     @property
-    def tree(self):
+    def tree(self) -> dict[str, list[str]]:
         """The variables in tree order with their levels (a copy)."""
         return {v: list(lev) for v, lev in self._tree.items()}
 
     @property
-    def variables(self):
+    def variables(self) -> list[str]:
         """The variable names in tree order."""
         return list(self._vars)
 
-    def n_situations(self, i):
+    def n_situations(self, i: int) -> int:
         """Number of situations of the variable at position ``i``."""
         return int(np.prod(self._k[:i], dtype=object))
 
-    def var_index(self, var, name="var"):
+    def var_index(self, var: str, name: str = "var") -> int:
         """Position of a variable in the tree, with a clear error."""
         # the type first: ``list.index`` compares with ``==``, which pd.NA cannot answer
         if not isinstance(var, str):
@@ -194,7 +198,7 @@ class Sevt(SevtMethods):
             )
         return self._vars.index(var)
 
-    def stage_ids(self, i, labels, name="stage"):
+    def stage_ids(self, i: int, labels: Iterable[str], name: str = "stage") -> list[int]:
         """Ids of the given stage labels of variable ``i``, with a clear error."""
         ids = []
         for lab in labels:
@@ -208,7 +212,7 @@ class Sevt(SevtMethods):
         return ids
 
     @property
-    def is_fitted(self):
+    def is_fitted(self) -> bool:
         """Whether every stage has probabilities."""
         return self._prob is not None and not self._stages_without_prob()
 
@@ -228,7 +232,7 @@ class Sevt(SevtMethods):
             out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
         return out
 
-    def copy(self, only=None, into=None):
+    def copy(self, only: int | None = None, into: type[Sevt] | None = None) -> Sevt:
         """A deep copy (arrays are copied; the raw data, never edited in place, is shared).
 
         With ``only``, a variable's position, only that variable's arrays
@@ -259,7 +263,7 @@ class Sevt(SevtMethods):
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
-    def copy_without(self, fields):
+    def copy_without(self, fields: Iterable[str]) -> Sevt:
         """A copy with the given :data:`OPTIONAL_FIELDS` dropped (R's ``copy_sevt``)."""
         out = self.copy()
         for field in fields:
@@ -273,7 +277,9 @@ class Sevt(SevtMethods):
                 setattr(out, field, None)
         return out
 
-    def restructured(self, tree, stages, labels):
+    def restructured(self, tree: Mapping[str, Sequence[str]],
+                     stages: Sequence[StageVector | ParentStageVector],
+                     labels: Sequence[StageLabels]) -> Sevt:
         """A model over ``tree`` with the given stages, keeping this one's settings
         (``lambda_``, ``name_unobserved``, raw data and the fields its functions set),
         without tables or fit."""
@@ -294,84 +300,86 @@ class Sevt(SevtMethods):
     # the functions (and the methods below) instead.
 
     @property
-    def n_levels(self):
+    def n_levels(self) -> np.ndarray:
         """Number of levels of each variable, in tree order (read-only int64 array)."""
         return self._k
 
-    def levels_of(self, i):
+    def levels_of(self, i: int) -> list[str]:
         """The level names of the variable at position ``i`` (a copy)."""
         return list(self._tree[self._vars[i]])
 
-    def stage_vector(self, i):
+    def stage_vector(self, i: int) -> StageVector | ParentStageVector:
         """The stage id of each situation of variable ``i`` (never edited in place)."""
         return self._stages[i]
 
-    def stage_labels(self, i):
+    def stage_labels(self, i: int) -> StageLabels:
         """The labels of variable ``i``'s stages, aligned with the ids (immutable)."""
         return self._labels[i]
 
     @property
-    def has_counts(self):
+    def has_counts(self) -> bool:
         """Whether the model holds contingency tables."""
         return self._ctab is not None
 
-    def observed_situations(self, i):
+    def observed_situations(self, i: int) -> np.ndarray:
         """Sorted indices of the situations of variable ``i`` that hold counts."""
         return self._ctab_sit[i]
 
-    def situation_counts(self, i):
+    def situation_counts(self, i: int) -> np.ndarray:
         """Counts of variable ``i``'s levels in each observed situation (rows as
         :meth:`observed_situations`)."""
         return self._ctab[i]
 
-    def total_count(self):
+    def total_count(self) -> float:
         """The number of rows (or total weight) the tables count."""
         return float(self._ctab[0].sum())
 
-    def set_counts(self, situations, counts, data_raw):
+    def set_counts(self, situations: Sequence[np.ndarray], counts: Sequence[np.ndarray],
+                   data_raw: pd.DataFrame | pd.Series | None) -> None:
         """Replace the tables (per variable: observed situations and their counts)
         and the data they were counted from (kept, not copied)."""
         self._ctab_sit, self._ctab = list(situations), list(counts)
         self._data_raw = data_raw
 
     @property
-    def shared_data_raw(self):
+    def shared_data_raw(self) -> pd.DataFrame | pd.Series | None:
         """The raw data, not copied: callers never edit it."""
         return self._data_raw
 
     @property
-    def has_probabilities(self):
+    def has_probabilities(self) -> bool:
         """Whether probabilities were fitted or set (some variables may still lack them)."""
         return self._prob is not None
 
-    def stage_probabilities(self, i):
+    def stage_probabilities(self, i: int) -> np.ndarray | None:
         """Variable ``i``'s probabilities, a row per stage id, or None."""
         return None if self._prob is None else self._prob[i]
 
-    def stage_sizes(self, i):
+    def stage_sizes(self, i: int) -> np.ndarray | None:
         """Variable ``i``'s unsmoothed sample size per stage id (NaN where set by hand), or None."""
         return None if self._n is None else self._n[i]
 
-    def start_fit(self):
+    def start_fit(self) -> None:
         """Drop every probability, ready for :meth:`set_stage_probabilities` per variable."""
         self._prob = [None] * len(self._vars)
         self._n = [None] * len(self._vars)
         self.ll = None
 
-    def set_stage_probabilities(self, i, prob, n):
+    def set_stage_probabilities(self, i: int, prob: np.ndarray | None,
+                                n: np.ndarray | None) -> None:
         """Variable ``i``'s probabilities and sample sizes, a row per stage id."""
         if self._prob is None:
             self.start_fit()
         self._prob[i] = prob
         self._n[i] = n
 
-    def erase_fit(self):
+    def erase_fit(self) -> None:
         """Drop probabilities and log-likelihood (the structure changed)."""
         self._prob = None
         self._n = None
         self.ll = None
 
-    def keep_stages(self, i, ids):
+    def keep_stages(self, i: int, ids: Sequence[int] | np.ndarray) -> None:
         """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
 
         Stages not listed must be unused; probabilities follow their stage.
@@ -385,7 +393,8 @@ class Sevt(SevtMethods):
             self._prob[i] = self._prob[i][ids]
             self._n[i] = self._n[i][ids]
 
-    def assign_stages(self, i, vector, labels):
+    def assign_stages(self, i: int, vector: StageVector | ParentStageVector,
+                      labels: StageLabels) -> None:
         """Give variable ``i`` a new stage vector whose ids keep their meaning
         (their probabilities stay); unused ids are dropped."""
         self._stages[i] = vector
@@ -394,7 +403,8 @@ class Sevt(SevtMethods):
         if len(used) < len(labels):
             self.keep_stages(i, used)
 
-    def replace_stages(self, i, vector, labels):
+    def replace_stages(self, i: int, vector: StageVector | ParentStageVector,
+                       labels: StageLabels) -> None:
         """Give variable ``i`` stages whose ids do not follow the old ones.
 
         Its probabilities belong to the old ids, so they are dropped: the
@@ -404,20 +414,23 @@ class Sevt(SevtMethods):
             self._prob[i] = self._n[i] = None
         self.assign_stages(i, vector, labels)
 
-    def merge_stage_ids(self, i, mapping, kept):
+    def merge_stage_ids(self, i: int, mapping: np.ndarray,
+                        kept: Sequence[int] | np.ndarray) -> None:
         """Send every stage id ``s`` of variable ``i`` to ``mapping[s]``, then keep
         the ids ``kept`` (renumbered in that order); the caller refits."""
         self._stages[i] = self._stages[i].remap(mapping)
         self.keep_stages(i, kept)
 
-    def relabel_stages(self, i, labels):
+    def relabel_stages(self, i: int, labels: StageLabels) -> None:
         """Rename variable ``i``'s stages: ``labels`` aligned with the ids."""
         if len(labels) != len(self._labels[i]):
             raise ValueError(f"{len(labels)} labels for the {len(self._labels[i])} stages of "
                              f"{self._vars[i]!r}.")
         self._labels[i] = labels
 
-    def append_variable(self, var, levels, vector, labels, situations, counts):
+    def append_variable(self, var: str, levels: Sequence[str],
+                        vector: StageVector | ParentStageVector, labels: StageLabels,
+                        situations: Sequence[int] | np.ndarray, counts: np.ndarray) -> None:
         """Add ``var`` as the last variable, with its stages and counts.
 
         The other variables keep their fit; the new one has no probabilities
@@ -437,27 +450,27 @@ class Sevt(SevtMethods):
             self._n = self._n + [None]
         self.ll = None
 
-    def stage_label_vector(self, i):
+    def stage_label_vector(self, i: int) -> list[str]:
         """R's ``stages[[v]]`` of variable ``i``: the label of every situation."""
         sv = self._stages[i]
         labels = self._labels[i].as_array()
         return labels[sv.dense(f"stage vector of {self._vars[i]!r}")].tolist()
 
     @property
-    def ctables(self):
+    def ctables(self) -> dict[str, pd.DataFrame] | None:
         """Contingency tables per variable: one row per situation, one column per level."""
         if self._ctab is None:
             return None
         return dense_ctables(self, self._ctab_sit, self._ctab)
 
     @property
-    def stage_prob(self):
+    def stage_prob(self) -> dict[str, dict[str, pd.Series]] | None:
         """Stage probabilities per variable and stage (R's ``prob``), or None."""
         if self._prob is None:
             return None
         return {v: self.stage_prob_of(i) for i, v in enumerate(self._vars)}
 
-    def stage_prob_of(self, i):
+    def stage_prob_of(self, i: int) -> dict[str, pd.Series]:
         """:attr:`stage_prob` of the variable at position ``i`` only."""
         levels = pd.Index(self._tree[self._vars[i]])  # shared: an Index per Series is slow
         labels = ["1"] if i == 0 else self._labels[i].tolist()

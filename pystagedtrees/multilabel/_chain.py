@@ -1,10 +1,14 @@
 """BNClassifierChain: a scikit-learn classifier chain ordered by the label network."""
+from __future__ import annotations
+
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils import get_tags
@@ -262,16 +266,17 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator,
+        estimator: BaseEstimator,
         *,
-        order="bn",
-        chain_method="predict",
-        cv=None,
-        max_children=None,
-        max_parents="log",
-        penalty="bic",
-        random_state=None,
-    ):
+        order: Literal["bn", "random"] | Sequence[int] | Sequence[str] = "bn",
+        chain_method: Literal["predict", "predict_proba"] = "predict",
+        cv: int | Iterable | None = None,
+        max_children: int | None = None,
+        max_parents: Literal["log"] | int | None = "log",
+        penalty: Literal["bic"] | float = "bic",
+        random_state: int | Sequence[int] | np.random.SeedSequence | np.random.Generator
+        | None = None,
+    ) -> None:
         self.estimator = estimator
         self.order = order
         self.chain_method = chain_method
@@ -319,7 +324,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return np.array(order, dtype=int), None
 
-    def fit(self, X, Y):
+    def fit(self, X: ArrayLike | sp.spmatrix, Y: ArrayLike | pd.DataFrame) -> BNClassifierChain:
         """Learn the chain order, then fit one classifier per label along it.
 
         Parameters
@@ -379,7 +384,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimators_ = self.chain_.estimators_
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike | sp.spmatrix) -> np.ndarray:
         """Predict every label, in the original label order.
 
         Parameters
@@ -407,7 +412,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return out
 
     @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike | sp.spmatrix) -> np.ndarray:
         """Probability of each label being 1, in the original label order.
 
         For labels coded with other values, the probability of the larger

@@ -9,9 +9,12 @@ with entropies in bits, so that both lie in [0, 1] for binary labels.  The
 conditional entropy is computed from every cell of the joint table, so
 co-occurrence, co-absence and mutual exclusion all count as dependence.
 """
+from __future__ import annotations
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
 __all__ = ["label_dependence"]
@@ -95,7 +98,7 @@ def _conditional_entropy_bits(child, parents):
     return max(nats / _LN2, 0.0)  # guard against a rounding -0
 
 
-def label_dependence(Y):
+def label_dependence(Y: ArrayLike | pd.DataFrame) -> np.ndarray | pd.DataFrame:
     """Pairwise dependence degrees ``I(l_k -> l_j) = 1 - H(l_j | l_k)``.
 
     Parameters

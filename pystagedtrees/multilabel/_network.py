@@ -5,11 +5,15 @@ cycle-broken complete graph of dependence degrees gives an initial label
 order, a greedy per-label parent search scores parent sets, and the merged
 parent sets, with their cycles broken again, give the chain order.
 """
+from __future__ import annotations
+
 import numbers
+from typing import Literal
 
 import networkx as nx
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
 from pystagedtrees.base._validation import check_int
@@ -67,7 +71,7 @@ def _as_weighted_digraph(weights):
     return graph
 
 
-def break_cycles(weights):
+def break_cycles(weights: ArrayLike | pd.DataFrame | nx.DiGraph) -> nx.DiGraph:
     """Remove the lowest-weight arc of a cycle until the graph is acyclic.
 
     Parameters
@@ -267,7 +271,9 @@ def _learn_label_network(codes, names, max_children, max_parents, penalty):
     return result
 
 
-def label_network(Y, max_children=None, max_parents="log", penalty="bic"):
+def label_network(Y: ArrayLike | pd.DataFrame, max_children: int | None = None,
+                  max_parents: Literal["log"] | int | None = "log",
+                  penalty: Literal["bic"] | float = "bic") -> nx.DiGraph:
     """Learn the label Bayesian network of BNCC and the chain order it gives.
 
     Parameters

@@ -9,7 +9,10 @@ literature (and Mulan/MEKA) counts it as a perfect prediction, which
 scikit-learn does with ``zero_division=1.0``; its default would score such
 rows 0 with a warning.
 """
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, jaccard_score
 
 __all__ = ["MULTILABEL_SCORES", "multilabel_scores"]
@@ -26,7 +29,7 @@ MULTILABEL_SCORES = (
 )
 
 
-def multilabel_scores(Y_true, Y_pred):
+def multilabel_scores(Y_true: ArrayLike, Y_pred: ArrayLike) -> dict[str, float]:
     """Hamming loss, subset accuracy, micro/macro F1 and example-based F1/accuracy.
 
     Parameters

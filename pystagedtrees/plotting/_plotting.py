@@ -13,6 +13,8 @@ matplotlib is optional (``pip install -e ".[plot]"`` from a clone) and only
 needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
 :func:`to_dot`, :func:`write_tikz` and :func:`make_stages_col` write text.
 """
+from __future__ import annotations
+
 import colorsys
 import inspect
 import math
@@ -21,10 +23,10 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Optional, Union
 from pathlib import Path
+from typing import Any, Literal, Optional, TYPE_CHECKING, Union
 
 import numpy as np
 
@@ -32,6 +34,11 @@ from pystagedtrees.base._validation import (
     check_choice, check_flag, check_ignore, check_int, check_number,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
 __all__ = [
     "plot",
@@ -214,7 +221,10 @@ def _check_col_dict(col, x, is_color):
                 _check_color(c, is_color, f"`col`[{var!r}][{s!r}]")
 
 
-def make_stages_col(x, col=None, ignore=None, limit=None, palette=None):
+def make_stages_col(x: Sevt,
+                    col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+                    ignore: Sequence[str] | None = None, limit: int | None = None,
+                    palette: str | Sequence[str] | None = None) -> dict[str, dict[str, str]]:
     """The colour of every stage (R: ``make_stages_col``).
 
     Parameters
@@ -432,32 +442,33 @@ def _check_pair(value, name):
 # -- plot --------------------------------------------------------------------------
 
 def plot(
-    x,
-    limit=None,
-    xlim=(0, 1),
-    ylim=(0, 1),
-    ax=None,
+    x: Any,
+    limit: int | None = None,
+    xlim: tuple[float, float] = (0, 1),
+    ylim: tuple[float, float] = (0, 1),
+    ax: Axes | None = None,
     *,
-    main=None,
-    sub=None,
-    asp=None,
-    col=None,
-    palette=None,
-    ignore=None,
-    show_ignored=False,
-    cex_label_nodes=0,
-    cex_label_edges=None,
-    cex_nodes=None,
-    cex_tree_y=0.9,
-    var_names=True,
-    legend=True,
-    col_edges="black",
-    pch_nodes=16,
-    lwd_nodes=1.0,
-    lwd_edges=1.0,
-    layout=None,
-    max_leaves=MAX_LEAVES,
-):
+    main: str | None = None,
+    sub: str | None = None,
+    asp: float | None = None,
+    col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+    palette: str | Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    show_ignored: bool = False,
+    cex_label_nodes: float | Sequence[float] = 0,
+    cex_label_edges: float | None = None,
+    cex_nodes: float | Sequence[float] | None = None,
+    cex_tree_y: float = 0.9,
+    var_names: bool = True,
+    legend: bool = True,
+    col_edges: str = "black",
+    pch_nodes: int | str = 16,
+    lwd_nodes: float = 1.0,
+    lwd_edges: float = 1.0,
+    layout: (Mapping[Any, tuple[float, float]]
+             | Callable[..., Mapping[Any, tuple[float, float]]] | None) = None,
+    max_leaves: int = MAX_LEAVES,
+) -> Axes:
     """Draw a staged event tree, a chain event graph or a DAG (R: ``plot.sevt``,
     ``plot.ceg``, ``plot.parentslist``).
 
@@ -846,7 +857,9 @@ def _stage_names(ax, view, j, x, ys, fontsize, beside, show_ignored):
                     fontsize=fontsize, color=color, gid="node-label", **align)
 
 
-def text(x, y=None, limit=None, xlim=(0, 1), ylim=(0, 1), ax=None, **kwargs):
+def text(x: Sevt, y: float | None = None, limit: int | None = None,
+         xlim: tuple[float, float] = (0, 1), ylim: tuple[float, float] = (0, 1),
+         ax: Axes | None = None, **kwargs: Any) -> list[Text]:
     """Write the variable names under the columns of a drawn staged tree (R: ``text.sevt``).
 
     :func:`plot` calls it unless ``var_names=False``; call it yourself to
@@ -1091,8 +1104,12 @@ def _plot_dag(x, ax, xlim, ylim, main, col, legend, layout):
 
 # -- barplot -----------------------------------------------------------------------
 
-def barplot(x, var, ignore=None, beside=True, horiz=False, legend=False, col=None, palette=None,
-            xlab=None, ylab=None, ax=None, main=None, width=0.8):
+def barplot(x: Sevt, var: str, ignore: Sequence[str] | None = None, beside: bool = True,
+            horiz: bool = False, legend: bool = False,
+            col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+            palette: str | Sequence[str] | None = None, xlab: str | None = None,
+            ylab: str | None = None, ax: Axes | None = None, main: str | None = None,
+            width: float = 0.8) -> Axes:
     """Bar chart of the probabilities of ``var`` in each of its stages (R: ``barplot.sevt``).
 
     One group of bars per level of ``var``, one bar per stage in order of
@@ -1232,7 +1249,10 @@ def _dot_attrs(**attrs):
     return f" [{inner}]" if inner else ""
 
 
-def to_dot(x, limit=None, col=None, palette=None, ignore=None, show_ignored=False, rankdir="LR"):
+def to_dot(x: Any, limit: int | None = None,
+           col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+           palette: str | Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+           show_ignored: bool = False, rankdir: Literal["LR", "RL", "TB", "BT"] = "LR") -> str:
     """Graphviz DOT text of a staged tree, a chain event graph or a DAG.
 
     No Graphviz binary is needed to produce it; render it with
@@ -1372,12 +1392,20 @@ def _tex_escape(text):
     return _TEX_SPECIAL.sub(repl, str(text))
 
 
-def write_tikz(x, file=None, limit=None, col=None, palette=None, ignore=None, show_ignored=False,
-               node_label=None, edge_label=None, scale=10, xlim=(0, 1), ylim=(0, 1),
-               node_shape="circle", node_inner_sep="1mm", node_minimum_size="0.3cm",
-               node_draw_color="black", node_thickness="very thick", layout=None,
-               edge_options=None, edge_label_options=None, node_text_color=None,
-               normalize_layout=True):
+def write_tikz(x: Sevt, file: str | os.PathLike[str] | None = None, limit: int | None = None,
+               col: str | Callable[..., Sequence[str]] | Mapping[str, Any] | None = None,
+               palette: str | Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+               show_ignored: bool = False, node_label: Callable[[str, str], str] | None = None,
+               edge_label: Callable[[str, str], str] | None = None, scale: float = 10,
+               xlim: tuple[float, float] | None = (0, 1),
+               ylim: tuple[float, float] | None = (0, 1), node_shape: str = "circle",
+               node_inner_sep: str = "1mm", node_minimum_size: str = "0.3cm",
+               node_draw_color: str = "black", node_thickness: str = "very thick",
+               layout: Mapping[Any, tuple[float, float]]
+               | Callable[..., Mapping[Any, tuple[float, float]]] | None = None,
+               edge_options: Callable[[str, str], str | Sequence[str]] | None = None,
+               edge_label_options: Callable[[str, str], str | Sequence[str]] | None = None,
+               node_text_color: str | None = None, normalize_layout: bool = True) -> str:
     """A TikZ picture of a staged tree or a chain event graph (R: ``write_tikz``).
 
     Nodes are placed as :func:`plot` places them (R lays them out with
@@ -1580,7 +1608,8 @@ def _tikz_id(name):
 _SESSION_FOLDER = []
 
 
-def save_figure(obj, name, folder=None, dpi=100):
+def save_figure(obj: Figure | Axes, name: str, folder: str | os.PathLike[str] | None = None,
+                dpi: float = 100) -> Path:
     """Save a figure (or an Axes' figure) as ``folder/name.png``.
 
     Parameters

@@ -8,7 +8,11 @@ simulation can be reproduced number for number; passing an
 :class:`~pystagedtrees.rng.RRandom` as ``rng`` continues its stream,
 like successive calls in one R session (the rule: :mod:`pystagedtrees.rng`).
 """
+from __future__ import annotations
+
 import numbers
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,7 +84,8 @@ def _as_random_base(x):
     return as_sevt(x)
 
 
-def random_sevt(x, q=0.5, rfun=None, seed: Seed = None, rng: Rng = None) -> Sevt:
+def random_sevt(x: Any, q: float = 0.5, rfun: Callable[[int, Any], Sequence[float]] | None = None,
+                seed: Seed = None, rng: Rng = None) -> Sevt:
     """A staged tree with random stages and probabilities (R: ``random_sevt``).
 
     For each variable but the root, each of its stages (in order of first
@@ -144,7 +149,9 @@ def random_sevt(x, q=0.5, rfun=None, seed: Seed = None, rng: Rng = None) -> Sevt
     return model
 
 
-def randomize_sevt(object, treatment, p=None, ignore=None):
+def randomize_sevt(object: Sevt, treatment: str,
+                   p: Sequence[float] | Mapping[str, float] | pd.Series | None = None,
+                   ignore: str | Sequence[str] | None = None) -> Sevt:
     """Replace a variable's stages by one randomised stage (R: ``randomize_sevt``).
 
     Every situation of ``treatment`` whose stage is not in ``ignore`` moves
@@ -263,7 +270,8 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
     return used
 
 
-def sample_from(object, size=1, seed: Seed = None, rng: Rng = None) -> pd.DataFrame:
+def sample_from(object: Sevt, size: int = 1, seed: Seed = None,
+                rng: Rng = None) -> pd.DataFrame:
     """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
 
     The root's levels are drawn for all rows at once, then each variable
@@ -403,7 +411,8 @@ def generate_xor_dataset(p: int, n: int, eps: float = 1.2, seed: Seed = None,
 
 
 def generate_linear_dataset(p: int, n: int, eps: float = 1.2, gamma: float | None = None,
-                            alpha=None, seed: Seed = None, rng: Rng = None) -> pd.DataFrame:
+                            alpha: Sequence[float] | None = None, seed: Seed = None,
+                            rng: Rng = None) -> pd.DataFrame:
     """A noisy linear class over ``p`` random -1/+1 variables (R: ``generate_linear_dataset``).
 
     ``C = sign(sum_j alpha_j X_j + U + gamma)``, ``U ~ Uniform(-eps, eps)``

@@ -1,11 +1,11 @@
 """Reading and editing the stages of a staged tree (R's ``stages``,
 ``join_stages``, ``rename_stage``, ``stndnaming``, ``summary``, ...)."""
 from pystagedtrees.stage_ops._stage_ops import (
-    get_path, get_stage, join_stages, rename_stage, set_stage_prob, set_stages, stages,
-    stndnaming, summary,
+    SevtSummary, get_path, get_stage, join_stages, rename_stage, set_stage_prob, set_stages,
+    stages, stndnaming, summary,
 )
 
 __all__ = [
-    "get_path", "get_stage", "join_stages", "rename_stage", "set_stage_prob", "set_stages",
-    "stages", "stndnaming", "summary",
+    "SevtSummary", "get_path", "get_stage", "join_stages", "rename_stage", "set_stage_prob",
+    "set_stages", "stages", "stndnaming", "summary",
 ]

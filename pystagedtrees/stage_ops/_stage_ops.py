@@ -1,7 +1,9 @@
 """Reading and editing stages: ``stages``, ``get_stage``, ``join_stages``,
 ``rename_stage``, ``stndnaming``, ``summary`` (R: R/stages.R, R/join_stages.R)."""
+from __future__ import annotations
+
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -13,11 +15,11 @@ from pystagedtrees.base._validation import (
     as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
 )
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import check_sevt
+from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._fit import sevt_fit, stage_counts
 
 __all__ = ["stages", "set_stages", "set_stage_prob", "get_stage", "get_path", "join_stages",
-           "rename_stage", "stndnaming", "summary"]
+           "rename_stage", "stndnaming", "summary", "SevtSummary"]
 
 
 def _non_root(model, var, name="var"):
@@ -30,7 +32,8 @@ def _non_root(model, var, name="var"):
     return i
 
 
-def stages(object, var=None, context=None):
+def stages(object: Sevt, var: str | Sequence[str] | None = None,
+           context: Mapping[str, str] | None = None) -> dict[str, list[str]] | list[str]:
     """The stage labels of every situation (R: ``stages``, ``object$stages``).
 
     Parameters
@@ -113,7 +116,8 @@ def _context_situations(model, i, context):
     return situation_index(model, grid)
 
 
-def set_stages(object, var, value, context=None, fit=True):
+def set_stages(object: Sevt, var: str, value: str | Sequence[str],
+               context: Mapping[str, str] | None = None, fit: bool = True) -> Sevt:
     """A copy with some stages of a variable set by hand (R: ``stages(object)[var] <- value``).
 
     Parameters
@@ -210,7 +214,8 @@ def situation_index(model, codes):
     return idx
 
 
-def get_stage(object, path):
+def get_stage(object: Sevt,
+              path: Mapping[str, str] | Sequence[str] | pd.DataFrame) -> str | list[str]:
     """Stage of the situation reached by a path (R: ``get_stage``).
 
     Parameters
@@ -271,7 +276,7 @@ def join_stage_ids(model, i, keep, drop):
     model.merge_stage_ids(i, mapping, [s for s in range(len(mapping)) if s != drop])
 
 
-def get_path(object, var, stage):
+def get_path(object: Sevt, var: str, stage: str | Sequence[str]) -> pd.DataFrame:
     """The paths (situations) of a variable that lie in given stages (R: ``get_path``).
 
     Parameters
@@ -321,7 +326,7 @@ def get_path(object, var, stage):
     )
 
 
-def join_stages(object, var, s1, s2):
+def join_stages(object: Sevt, var: str, s1: str, s2: str) -> Sevt:
     """Join two stages of a variable; the result keeps the name ``s1`` (R: ``join_stages``).
 
     Parameters
@@ -357,7 +362,7 @@ def join_stages(object, var, s1, s2):
     return model
 
 
-def rename_stage(object, var, stage, new):
+def rename_stage(object: Sevt, var: str, stage: str, new: str) -> Sevt:
     """Rename a stage of a variable (R: ``rename_stage``).
 
     Examples
@@ -384,7 +389,8 @@ def rename_stage(object, var, stage, new):
     return model
 
 
-def set_stage_prob(object, var, stage, prob):
+def set_stage_prob(object: Sevt, var: str, stage: str,
+                   prob: Mapping[str, float] | pd.Series | Sequence[float]) -> Sevt:
     """A copy with one stage's probabilities set by hand (R: ``object$prob[[var]][[stage]] <- prob``).
 
     Parameters
@@ -477,7 +483,8 @@ def _refuse_clash(strings, var):
         seen.add(label)
 
 
-def stndnaming(object, uniq=False, prefix=False, ignore=None):
+def stndnaming(object: Sevt, uniq: bool = False, prefix: bool = False,
+               ignore: Sequence[str] | None = None) -> Sevt:
     """Rename stages "1", "2", ... in order of first appearance (R: ``stndnaming``).
 
     Parameters
@@ -553,9 +560,24 @@ def _renamed_prob_order(old, new, renamed):
 
 
 class SevtSummary:
-    """What :func:`summary` returns: per variable, a table of its stages."""
+    """What :func:`summary` returns: per variable, a table of its stages (R: ``summary.sevt``).
 
-    def __init__(self, model, tables):
+    Attributes
+    ----------
+    model : Sevt
+        A copy of the summarised model.
+    tables : dict of str to pandas.DataFrame
+        Per variable, one row per stage (see :func:`summary`).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> s = st.summary(st.indep(st.datasets.titanic_table()))
+    >>> list(s.tables)
+    ['Class', 'Sex', 'Age', 'Survived']
+    """
+
+    def __init__(self, model: Sevt, tables: dict[str, pd.DataFrame]) -> None:
         self.model = model
         self.tables = tables
 
@@ -567,7 +589,7 @@ class SevtSummary:
         return "\n".join(lines)
 
 
-def summary(object):
+def summary(object: Sevt) -> SevtSummary:
     """Per-variable tables: stage, number of situations, sample size, probabilities.
 
     Returns
