@@ -9,7 +9,7 @@ Randomised functions take ``seed=`` (numpy's by default) and ``rng=``, as
 every function of the package (the rule: :mod:`pystagedtrees.rng`):
 ``rng="R", seed=s`` draws exactly what R draws after ``set.seed(s)`` (R >= 3.6
 sampling), and ``rng="R-rounding", seed=s`` or ``rng=RoundingDraws(s)``
-(:class:`RoundingDraws`) what it draws under ``RNGversion("3.5.0")``, as
+(:class:`~pystagedtrees.rng.RRoundingRandom`) what it draws under ``RNGversion("3.5.0")``, as
 bnclassify's own tests run.  ``random_state=`` is a deprecated alias of ``seed``.
 
 Examples

@@ -581,7 +581,7 @@ def _warn_rows_lost(model, data):
     """Warn when some variable is fitted on less than half the rows observing it.
 
     In a staged tree a row counts for each variable only up to its first
-    missing value in the tree's order (R's rule, :mod:`pystagedtrees.fitting._counting`).
+    missing value in the tree's order (R's rule).
     """
     observed = data[model.variables].notna().to_numpy()
     on_path = np.logical_and.accumulate(observed, axis=1)

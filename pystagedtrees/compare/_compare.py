@@ -222,7 +222,7 @@ def compare_stages(object1: Sevt, object2: Sevt,
         Also draw the tree of ``object1`` with the differing situations in
         red, as R does (situations unobserved in both are left out).
     **plot_args
-        Passed on to :func:`~pystagedtrees.plotting._plotting.plot` (``ax``, ``main``,
+        Passed on to :func:`~pystagedtrees.plot` (``ax``, ``main``,
         ...); they need ``plot=True``.
 
     Returns
@@ -366,7 +366,7 @@ def depsubtree(object: Sevt, var: str,
     object : Sevt
     var : str
         A variable with at least one parent in the minimal DAG
-        (:func:`~pystagedtrees.graphs._parentslist.as_parentslist`).
+        (:func:`~pystagedtrees.as_parentslist`).
     other_stages : {"NA", "indep", "full"}
         Stages of the parents: one stage labelled ``"NA"`` per variable (R
         uses missing labels), the independence model, or the full model.
@@ -743,7 +743,7 @@ def potential_outcomes(object: Sevt, outcome: str, treatment: str) -> pd.DataFra
     """Distributions of an outcome under interventions on a treatment (R: ``potential_outcomes``).
 
     The treatment's stages are replaced by a uniform randomised stage
-    (:func:`~pystagedtrees.random._random.randomize_sevt`), then
+    (:func:`~pystagedtrees.randomize_sevt`), then
     ``P(outcome = y | treatment = t)`` is computed in that tree.
 
     Returns

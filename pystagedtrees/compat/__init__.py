@@ -35,10 +35,31 @@ __all__ = ["to_r", "from_r", "r_call", "set_seed", "r_available", "has_r_package
 
 
 def to_r(x: Any, **options: Any) -> Any:
-    """Convert a Python object to R (see :func:`pystagedtrees.compat._convert.to_r`).
+    """Convert a Python object to R.
+
+    Parameters
+    ----------
+    x : object
+        A :class:`~pystagedtrees.Sevt` (to an R ``sevt``), a
+        :class:`~pystagedtrees.bnc.BNCModel` (to a bnclassify ``bnc_bn`` or
+        ``bnc_dag``), a DataFrame (to a data.frame of factors), a Series of
+        counts indexed by levels (to a ``table``), a categorical Series or
+        ``pandas.Categorical`` (to a factor), a :class:`~pystagedtrees.LogLik`,
+        a parents list (to a ``parentslist``), a numpy array, a scalar, None
+        (``NULL``), a list or a dict (named list).
+        rpy2 objects pass through unchanged.
+    **options
+        Passed to the converter of ``x`` (e.g. ``factors=False`` for a
+        DataFrame, ``data_raw=False`` for a Sevt).
+
+    Returns
+    -------
+    rpy2 object
 
     Raises
     ------
+    TypeError
+        An object of a type that is not converted.
     ImportError
         rpy2 or R is not installed (the message says what to install).
     """
@@ -48,17 +69,67 @@ def to_r(x: Any, **options: Any) -> Any:
 
 
 def from_r(x: Any) -> Any:
-    """Convert an R object to Python (see :func:`pystagedtrees.compat._convert.from_r`)."""
+    """Convert an R object to Python.
+
+    An R ``sevt`` becomes a :class:`~pystagedtrees.Sevt`; a bnclassify
+    ``bnc_bn``/``bnc_dag`` a :class:`~pystagedtrees.bnc.BNCModel`; a
+    data.frame a DataFrame; a factor a ``pandas.Categorical``; a ``table`` a
+    Series of counts; a ``logLik`` a :class:`~pystagedtrees.LogLik`; a
+    ``parentslist`` a :class:`~pystagedtrees.ParentsList`; a
+    matrix with dimnames a DataFrame, without a numpy array; a named vector
+    a Series; an unnamed vector of length one a scalar, longer a numpy
+    array; a list a dict (when every element is named) or a list; NULL None.
+    Other R objects (functions, environments) are returned unchanged.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an rpy2 object.
+    ImportError
+        rpy2 or R is not installed (the message says what to install).
+    """
     from pystagedtrees.compat._convert import from_r as convert
 
     return convert(x)
 
 
-def r_call(name: str, *args: Any, **kwargs: Any) -> Any:
-    """Call an R function on converted arguments (see :func:`pystagedtrees.compat._call.r_call`)."""
+def r_call(name: str, *args: Any, convert_result: bool = True, time_limit: float | None = None,
+           **kwargs: Any) -> Any:
+    """Call an R function on converted arguments and convert its result back.
+
+    Parameters
+    ----------
+    name : str
+        The function: ``"pkg::fun"`` (or ``"pkg:::fun"``), or a bare name
+        looked up among the exports of stagedtrees, then bnclassify (those
+        installed), then R's search path (base, stats, ...).  Loading the
+        packages registers their methods, so ``"predict"`` or ``"BIC"``
+        dispatch on staged trees and classifiers.
+    *args, **kwargs
+        Arguments, converted with :func:`~pystagedtrees.compat.to_r`
+        (rpy2 objects pass unchanged).  A trailing underscore is dropped
+        from keyword names, so ``lambda_=1`` is R's ``lambda = 1``.
+    convert_result : bool, default True
+        Convert the result with :func:`~pystagedtrees.compat.from_r`;
+        False returns the rpy2 object.
+    time_limit : float, optional
+        Seconds of elapsed time after which R stops the call with an error
+        (R's ``setTimeLimit``).
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    rpy2.rinterface_lib.embedded.RRuntimeError
+        The R call failed (a RuntimeError, with R's message).
+    ImportError
+        rpy2 or R is not installed (the message says what to install).
+    """
     from pystagedtrees.compat._call import r_call as call
 
-    return call(name, *args, **kwargs)
+    return call(name, *args, convert_result=convert_result, time_limit=time_limit, **kwargs)
 
 
 def set_seed(seed: int) -> None:

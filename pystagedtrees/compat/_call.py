@@ -16,35 +16,7 @@ def r_name(keyword):
 
 
 def r_call(name, *args, convert_result=True, time_limit=None, **kwargs):
-    """Call an R function on converted arguments and convert its result back.
-
-    Parameters
-    ----------
-    name : str
-        The function: ``"pkg::fun"`` (or ``"pkg:::fun"``), or a bare name
-        looked up among the exports of stagedtrees, then bnclassify (those
-        installed), then R's search path (base, stats, ...).  Loading the
-        packages registers their methods, so ``"predict"`` or ``"BIC"``
-        dispatch on staged trees and classifiers.
-    *args, **kwargs
-        Arguments, converted with :func:`~pystagedtrees.compat.to_r`
-        (rpy2 objects pass unchanged).  A trailing underscore is dropped
-        from keyword names, so ``lambda_=1`` is R's ``lambda = 1``.
-    convert_result : bool, default True
-        Convert the result with :func:`~pystagedtrees.compat.from_r`;
-        False returns the rpy2 object.
-    time_limit : float, optional
-        Seconds of elapsed time after which R stops the call with an error
-        (R's ``setTimeLimit``).
-
-    Returns
-    -------
-    object
-
-    Raises
-    ------
-    rpy2.rinterface_lib.embedded.RRuntimeError
-        The R call failed (a RuntimeError, with R's message).
+    """The implementation of :func:`pystagedtrees.compat.r_call`.
 
     Examples
     --------

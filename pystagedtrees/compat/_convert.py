@@ -12,30 +12,7 @@ __all__ = ["to_r", "from_r"]
 
 
 def to_r(x, **options):
-    """Convert a Python object to R.
-
-    Parameters
-    ----------
-    x : object
-        A :class:`~pystagedtrees.Sevt` (to an R ``sevt``), a
-        :class:`~pystagedtrees.bnc.BNCModel` (to a bnclassify ``bnc_bn`` or
-        ``bnc_dag``), a DataFrame (to a data.frame of factors), a Series of
-        counts indexed by levels (to a ``table``), a categorical Series or
-        ``pandas.Categorical`` (to a factor), a :class:`~pystagedtrees.LogLik`,
-        a parents list (to a ``parentslist``), a numpy array, a scalar, None (``NULL``), a list or a dict (named list).
-        rpy2 objects pass through unchanged.
-    **options
-        Passed to the converter of ``x`` (e.g. ``factors=False`` for a
-        DataFrame, ``data_raw=False`` for a Sevt).
-
-    Returns
-    -------
-    rpy2 object
-
-    Raises
-    ------
-    TypeError
-        An object of a type that is not converted.
+    """The implementation of :func:`pystagedtrees.compat.to_r`.
 
     Examples
     --------
@@ -54,22 +31,7 @@ def to_r(x, **options):
 
 
 def from_r(x):
-    """Convert an R object to Python.
-
-    An R ``sevt`` becomes a :class:`~pystagedtrees.Sevt`; a bnclassify
-    ``bnc_bn``/``bnc_dag`` a :class:`~pystagedtrees.bnc.BNCModel`; a
-    data.frame a DataFrame; a factor a ``pandas.Categorical``; a ``table`` a
-    Series of counts; a ``logLik`` a :class:`~pystagedtrees.LogLik`; a
-    ``parentslist`` a :class:`~pystagedtrees.ParentsList`; a
-    matrix with dimnames a DataFrame, without a numpy array; a named vector
-    a Series; an unnamed vector of length one a scalar, longer a numpy
-    array; a list a dict (when every element is named) or a list; NULL None.
-    Other R objects (functions, environments) are returned unchanged.
-
-    Raises
-    ------
-    TypeError
-        ``x`` is not an rpy2 object.
+    """The implementation of :func:`pystagedtrees.compat.from_r`.
 
     Examples
     --------

@@ -279,7 +279,7 @@ def parentslist_to_r(pl):
 
 
 def parentslist_from_r(x):
-    """A :class:`~pystagedtrees.graphs._parentslist.ParentsList` from R's ``parentslist``."""
+    """A :class:`~pystagedtrees.ParentsList` from R's ``parentslist``."""
     entries = {}
     for v, item in zip(_names(x), x):
         fields = dict(zip(_names(item) or [], item))

@@ -115,7 +115,7 @@ def as_sevt(x: Any, order: Sequence[str] | None = None,
     Parameters
     ----------
     x : ParentsList, dict, str, networkx.DiGraph, pgmpy model or object
-        Anything :func:`~pystagedtrees.graphs._parentslist.as_parentslist` accepts:
+        Anything :func:`~pystagedtrees.as_parentslist` accepts:
         a parents list, a dict ``variable -> parents``, a model string
         ``"[A][B|A]"``, a networkx DAG (a pgmpy ``DiscreteBayesianNetwork``
         is one), or an object with an ``as_parentslist()`` method or
@@ -153,7 +153,7 @@ def as_sevt(x: Any, order: Sequence[str] | None = None,
 
     When the full tree would have more than ``DENSE_MAX`` situations for a
     variable, its stages are stored by parent configuration
-    (:class:`~pystagedtrees.model._stagevec.ParentStageVector`): memory grows
+    (an internal ``ParentStageVector``): memory grows
     with the conditional probability tables, not with the tree.
 
     Examples

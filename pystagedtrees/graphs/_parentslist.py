@@ -3,7 +3,7 @@ R/random_parentslist.R, R/as_bn.R, R/igraph_conversion.R).
 
 A :class:`ParentsList` maps each variable to its parents and, when known,
 its levels.  It is the bridge between Bayesian networks and staged trees:
-:func:`~pystagedtrees.graphs._as_sevt.as_sevt` turns one into a staged tree, and
+:func:`~pystagedtrees.as_sevt` turns one into a staged tree, and
 :func:`as_parentslist` recovers the minimal DAG whose model contains a
 staged tree (Varando, Carli & Leonelli 2024), noting where the tree has
 context-specific, partial or local independences a DAG cannot express.
@@ -598,8 +598,10 @@ def as_adj_matrix(x: Any, **kwargs: Any) -> pd.DataFrame:
     ----------
     x : ParentsList (or anything :func:`as_parentslist` accepts) or Ceg
     **kwargs
-        For a :class:`~pystagedtrees.graphs._ceg.Ceg`: ``ignore`` and ``endnode``
-        (see :func:`pystagedtrees.graphs._ceg.ceg_adj_matrix`).
+        For a :class:`~pystagedtrees.Ceg`: ``ignore``, the stages whose
+        positions are dropped (default the unobserved ones), and ``endnode``
+        (default True), whether the edges of the last variable into ``END``
+        count.
 
     Returns
     -------
@@ -684,8 +686,8 @@ def as_networkx(x: Any, ignore: Sequence[str] | None = None) -> nx.DiGraph | nx.
         - a DAG: edges carry ``context``, ``partial``, ``local`` and
           ``label`` (``"total"``, ``"context"``, ...);
         - a staged tree or CEG: vertices and edges of
-          :func:`pystagedtrees.graphs._ceg.get_vertices` and
-          :func:`pystagedtrees.graphs._ceg.get_edges`, with their columns as
+          :func:`pystagedtrees.get_vertices` and
+          :func:`pystagedtrees.get_edges`, with their columns as
           attributes (a CEG is a ``MultiDiGraph``: several levels may lead
           to the same position).
 

@@ -810,7 +810,7 @@ def stages_simplebhc(object: Sevt, score: str | Callable[[Sevt], float] | None =
     """Backward hill climbing over simple staged trees (R: ``stages_simplebhc``).
 
     As :func:`stages_bhc`, but each candidate joins two stages with
-    :func:`~pystagedtrees.graphs._ceg.join_positions`, which also rebuilds the
+    :func:`~pystagedtrees.join_positions`, which also rebuilds the
     stages of the later variables so that the tree stays *simple* (stages
     equal positions).  Every candidate is refitted and rescored, as in R.
 

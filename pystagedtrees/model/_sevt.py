@@ -264,7 +264,7 @@ class Sevt(SevtMethods):
         return out
 
     def copy_without(self, fields: Iterable[str]) -> Sevt:
-        """A copy with the given :data:`OPTIONAL_FIELDS` dropped (R's ``copy_sevt``)."""
+        """A copy with the given optional fields (``OPTIONAL_FIELDS``) dropped (R's ``copy_sevt``)."""
         out = self.copy()
         for field in fields:
             if field == "ctables":

@@ -245,7 +245,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     R. Wang, S. Ye, K. Li, S. Kwong, "Bayesian network based label correlation
     analysis for multi-label classifier chain", Information Sciences 554
-    (2021) 256-275.  :arXiv:`1908.02172`
+    (2021) 256-275.  arXiv:1908.02172.
 
     Examples
     --------

@@ -6,8 +6,8 @@ on the left, one column per variable, edges labelled with the levels and
 every situation coloured by its stage.  Situations in ignored stages (by
 default the unobserved ones) are left out, or drawn light grey with
 ``show_ignored``.  The same function
-draws a chain event graph (:class:`~pystagedtrees.graphs._ceg.Ceg`) and a DAG
-(anything :func:`~pystagedtrees.graphs._parentslist.as_parentslist` accepts).
+draws a chain event graph (:class:`~pystagedtrees.Ceg`) and a DAG
+(anything :func:`~pystagedtrees.as_parentslist` accepts).
 
 matplotlib is optional (``pip install -e ".[plot]"`` from a clone) and only
 needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
@@ -481,10 +481,10 @@ def plot(
     ``max_leaves`` leaves fewer are drawn, with a warning and a note on the
     figure.
 
-    A :class:`~pystagedtrees.graphs._ceg.Ceg` is drawn with one node per position
+    A :class:`~pystagedtrees.Ceg` is drawn with one node per position
     (coloured by its stage), a column per variable and an ``END`` node;
     parallel edges are curved.  Anything else is read with
-    :func:`~pystagedtrees.graphs._parentslist.as_parentslist` and drawn as a DAG,
+    :func:`~pystagedtrees.as_parentslist` and drawn as a DAG,
     layered by topological generation, arcs coloured by kind (R's colours:
     context red, context-partial orange, partial blue, local purple, total
     black).

@@ -100,7 +100,7 @@ def random_sevt(x: Any, q: float = 0.5, rfun: Callable[[int, Any], Sequence[floa
     ----------
     x : dict of levels, ParentsList, Sevt, or a DAG
         A dict ``variable -> levels`` (or a list of level lists, variables
-        ``V1, V2, ...``) starts from the full tree (R's list method); a :class:`~pystagedtrees.graphs._parentslist.ParentsList`, a model
+        ``V1, V2, ...``) starts from the full tree (R's list method); a :class:`~pystagedtrees.ParentsList`, a model
         string or a networkx DAG from its staged tree (``as_sevt``); a staged
         tree from its own stages.
     q : float, default 0.5
@@ -157,7 +157,7 @@ def randomize_sevt(object: Sevt, treatment: str,
     Every situation of ``treatment`` whose stage is not in ``ignore`` moves
     to a single stage, ``"randomized"``, with distribution ``p``; the
     ignored stages keep theirs.  This is the intervention of
-    :func:`pystagedtrees.compare._compare.potential_outcomes`.
+    :func:`pystagedtrees.potential_outcomes`.
 
     Parameters
     ----------
