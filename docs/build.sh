@@ -17,6 +17,6 @@ fi
 
 rm -rf docs/_build/html docs/_build/doctrees
 start=$SECONDS
-sphinx-build -W --keep-going -b html docs docs/_build/html
+python -m sphinx -W --keep-going -b html docs docs/_build/html
 echo "docs/build.sh: site built in $((SECONDS - start)) s"
 python docs/tools/browser_check.py docs/_build/html --screenshots docs/_build/screenshots
