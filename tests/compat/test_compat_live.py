@@ -30,25 +30,15 @@ needs_bnclassify = pytest.mark.skipif(
     not compat.has_r_package("bnclassify"),
     reason="R package bnclassify not installed (in R: install.packages('bnclassify'))",
 )
-# R timed its fast learners on these shared datasets in well under a second
+# R timed its fast learners on these benchmark sets in well under a second
 FAST_DATASETS = ["Asym", "Pokemon", "puffin"]
-
-
-def shared_split(name):
-    from compat import reference
-
-    try:
-        return reference.load_split(name)
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
 
 
 def training_data(name):
     if name == "Titanic_rows":
         data = st.datasets.titanic()
         return data[["Survived", "Class", "Sex", "Age"]], None
-    train, test, _ = shared_split(name)
-    return train, test
+    return st.datasets.train_test(name)
 
 
 def r_without_ll(robj):
@@ -1067,12 +1057,17 @@ def test_aic_and_bic_of_several_models_are_r_tables():
         st.BIC(models[0], smaller)
 
 
+R_DATA = {"Asym": "stagedtrees", "PhDArticles": "stagedtrees", "Pokemon": "stagedtrees",
+          "covid_patients": "stagedtrees", "trajectories": "stagedtrees",
+          "falls_long": "stagedtrees", "car": "bnclassify", "voting": "bnclassify"}
+
+
 @needs_stagedtrees
-@pytest.mark.parametrize("name", st.datasets.names())
+@pytest.mark.parametrize("name", sorted(R_DATA))
 def test_shipped_datasets_are_r_data(name):
-    package = "bnclassify" if name in ("car", "voting") else "stagedtrees"
+    package = R_DATA[name]
     if not compat.has_r_package(package):
-        pytest.skip(f"R package {package} is not installed")
+        pytest.skip(f"R package {package} is not installed (in R: install.packages('{package}'))")
     with r_context():
         r_data = ro.r(f'local({{ data("{name}", package = "{package}"); {name} }})')
     expected = from_r(r_data)
@@ -1090,6 +1085,14 @@ def test_shipped_datasets_are_r_data(name):
     assert got.tree == from_r(r_model).tree
     assert float(st.logLik(got)) == pytest.approx(float(np.ravel(r_call("logLik", r_model))[0]),
                                                   rel=1e-12)
+
+
+def test_titanic_rows_are_r_s_table_expanded():
+    with r_context():
+        expanded = ro.r("local({ d <- as.data.frame(Titanic); "
+                        "d[rep(seq_len(nrow(d)), d$Freq), 1:4] })")
+    expected = from_r(expanded).reset_index(drop=True)
+    pd.testing.assert_frame_equal(st.datasets.load("Titanic"), expected, check_categorical=True)
 
 
 @needs_bnclassify

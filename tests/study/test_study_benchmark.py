@@ -76,6 +76,19 @@ def test_benchmark_command_end_to_end(tmp_path):
     assert len(pd.read_csv(out)) == 8
 
 
+def test_benchmark_command_runs_on_the_shipped_data_by_default(tmp_path):
+    out = tmp_path / "shipped.csv"
+    done = _run_study("benchmark", "--datasets", "Asym", "--methods", "bnc_nb", "--splits", "3",
+                      "--rng", "R", "--out", out, "--n-jobs", "1", "--no-figures")
+    assert done.returncode == 0, done.stderr
+    row = pd.read_csv(out, keep_default_na=False).iloc[0]
+    train, test = pystagedtrees.datasets.train_test("Asym", repetition=3)
+    assert (row["n_train"], row["n_test"], row["error"]) == (len(train), len(test), "")
+    model = pystagedtrees.bnc.lp(pystagedtrees.bnc.nb("answer", train), train, smooth=1)
+    labels = pystagedtrees.bnc.predict(model, test, rng="R", seed=2020)
+    assert row["accuracy"] == pytest.approx(np.mean(labels == test["answer"].astype(str)))
+
+
 def test_resume_runs_only_missing_and_failed_runs(tmp_path):
     data_dir, splits_dir = _write_small_datasets(tmp_path)
     out = tmp_path / "bench.csv"
@@ -107,6 +120,10 @@ def test_other_results_files_and_bad_options_are_refused(tmp_path):
         run_benchmark(data_dir, splits_dir, tmp_path / "r.csv", methods=["svm"])
     with pytest.raises(FileNotFoundError, match="none of the paper"):
         run_benchmark(data_dir, splits_dir, tmp_path / "r.csv")
+    with pytest.raises(ValueError, match="go together"):
+        run_benchmark(data_dir, None, tmp_path / "r.csv")
+    with pytest.raises(ValueError, match=r"\['small_a'\] are not among the shipped data sets"):
+        run_benchmark(None, None, tmp_path / "r.csv", datasets=["small_a"])
     with pytest.raises(ValueError, match="backend"):
         list(run_grid(abs, [1], backend="spark"))
 
