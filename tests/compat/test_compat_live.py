@@ -1050,6 +1050,8 @@ def test_aic_and_bic_of_several_models_are_r_tables():
         r_table = ro.r("function(m1, m2) AIC(m1, m2)")(*r_models[:2])
     assert st.AIC(*models[:2], names=["m1", "m2"]).index.tolist() == list(
         ro.r["rownames"](r_table))
+    m1, m2 = models[:2]  # the same call in Python labels the rows alike
+    assert st.AIC(m1, m2).index.tolist() == list(ro.r["rownames"](r_table))
     assert st.AIC(models[0], k=3.5) == pytest.approx(float(np.ravel(r_call("AIC", r_models[0],
                                                                          k=3.5))[0]))
     smaller = st.full(st.datasets.titanic().iloc[:500], lambda_=1)
