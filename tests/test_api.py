@@ -49,3 +49,11 @@ def test_r_datasets_load_with_their_levels():
         "low", "medium", "high"]
     with pytest.raises(ValueError, match="`name` must be one of"):
         st.datasets.load("Falls")
+
+
+def test_the_version_is_the_installed_distribution_s():
+    import importlib.metadata
+    import re
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+([ab]|rc|\.dev|\.post)?\d*", st.__version__)
+    assert importlib.metadata.version("pystagedtrees") == st.__version__
