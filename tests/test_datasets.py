@@ -1,13 +1,32 @@
-"""The shipped data sets: the papers' splits, and what the documentation says
-of each set's relatives."""
+"""The shipped data sets: the rows and levels R's references were recorded on,
+the papers' splits, and what the documentation says of each set's relatives."""
 import numpy as np
 import pandas as pd
 import pytest
 
 import pystagedtrees as st
+from r_reference import DATASETS, data_check, load_reference
 
 
-@pytest.mark.parametrize("name", st.datasets.names(benchmark=True))
+def test_every_benchmark_set_has_a_reference():
+    assert st.datasets.names(benchmark=True) == DATASETS
+    assert len(DATASETS) == 22
+    assert set(DATASETS) <= set(st.datasets.names())
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_rows_and_levels_are_those_r_was_given(name):
+    ref = load_reference(name)
+    train, test = st.datasets.train_test(name)
+    assert list(train.columns) == ref["order"]
+    assert {v: list(train[v].cat.categories) for v in train} == ref["levels"]
+    assert (len(train), len(test)) == (ref["n_train"], ref["n_test"])
+    # R's own summary of the data it fitted: rows per level and their order
+    assert data_check(train) == ref["data_check"]["train"]
+    assert data_check(test) == ref["data_check"]["test"]
+
+
+@pytest.mark.parametrize("name", DATASETS)
 def test_splits_are_ten_sorted_fifths(name):
     n = len(st.datasets.load(name, benchmark=True))
     every = st.datasets.splits(name)
@@ -15,6 +34,12 @@ def test_splits_are_ten_sorted_fifths(name):
     for rows in every.values():
         assert np.all(np.diff(rows) > 0) and rows[0] >= 0 and rows[-1] < n
         assert len(rows) == pytest.approx(n / 5, abs=1)
+
+
+def test_data_check_counts_rows_levels_and_their_order():
+    frame = pd.DataFrame({"x": pd.Categorical(["b", None, "a", "b"], categories=["a", "b", "c"])})
+    # codes (1-based) 2, NA, 1, 2 at rows 1..4: 2*1 + 1*3 + 2*4
+    assert data_check(frame) == {"x": {"counts": [1, 2, 0], "missing": 1, "code_position_sum": 13}}
 
 
 def _answer_first(data, class_var):

@@ -123,7 +123,7 @@ if not SKIPPED:
 # mean random chain of each split:
 #
 # ```
-# python -m pystagedtrees.study multilabel --data emotions.csv --labels 6 --repeats 10
+# python -m pystagedtrees.study multilabel --repeats 10
 # ```
 #
 # On emotions BNCC comes out a little worse than the mean random order (by
