@@ -7,6 +7,7 @@
 
 Each prints what it checked and exits 1 with the reasons when a check fails.
 """
+import fnmatch
 import importlib
 import re
 import subprocess
@@ -22,9 +23,29 @@ NOT_IN_SDIST = {".gitignore"}
 SDIST_METADATA = re.compile(r"^(PKG-INFO|setup\.cfg|[^/]+\.egg-info/.*)$")
 
 
+def _ignored(path, patterns):
+    """Whether .gitignore's ``patterns`` (plain ones, no negations) ignore ``path``."""
+    parts = PurePosixPath(path).parts
+    for pattern in patterns:
+        anchored = pattern.strip("/")
+        if "/" in anchored:
+            if fnmatch.fnmatch(path, anchored) or fnmatch.fnmatch(path, anchored + "/*"):
+                return True
+        elif any(fnmatch.fnmatch(part, anchored) for part in parts):
+            return True
+    return False
+
+
 def repository_files():
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True,
-                            check=True).stdout.split("\n")
+    """The repository's files: git's list, or (no git checkout) the tree less what .gitignore ignores."""
+    try:
+        listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True,
+                                text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        lines = (ROOT / ".gitignore").read_text().splitlines()
+        patterns = [p for p in lines if p and not p.startswith(("#", "!"))] + [".git"]
+        listed = [str(f.relative_to(ROOT).as_posix()) for f in ROOT.rglob("*") if f.is_file()]
+        listed = [f for f in listed if not _ignored(f, patterns)]
     return {f for f in listed if f and f not in NOT_IN_SDIST}
 
 
