@@ -402,17 +402,17 @@ def merged(path, new, command, keys_recorded):
         details = "; ".join(f"{f}: {a!r} there, {b!r} installed" for f, (a, b) in differs.items())
         raise ValueError(f"{path} was recorded with other versions ({details}): record every "
                          "key into an empty folder (or remove the file) rather than mix them.")
-    if "learners" in new:  # a wrappers file is recorded whole
-        return {**new, "commands": old.get("commands", []) + [command]}
+    # a wrappers file, or every key, replaces what was there
+    if "learners" in new or keys_recorded >= set(MODEL_KEYS + BNC_KEYS):
+        return {**new, "commands": [command]}
     for field in ("order", "levels", "n_train", "n_test", "data_check"):
         if field in old and json_ready(old[field]) != json_ready(new[field]):
             raise ValueError(f"{path} was recorded on other data ({field} differs): "
-                             "record into an empty folder.")
+                             "record every key, into an empty folder.")
     out = {**old, **{k: v for k, v in new.items() if k not in ("models", "bnc")}}
     for section in ("models", "bnc"):
         out[section] = {**old.get(section, {}), **new[section]}
-    everything = keys_recorded >= set(MODEL_KEYS + BNC_KEYS)
-    out["commands"] = [command] if everything else old.get("commands", []) + [command]
+    out["commands"] = old.get("commands", []) + [command]
     return out
 
 

@@ -96,3 +96,7 @@ def test_a_version_mismatch_is_reported_not_mixed(tmp_path):
     record.write_json({**_recording({"full": {"df": 3}}), "n_train": 7, "commands": ["old"]}, path)
     with pytest.raises(ValueError, match="other data"):
         record.merged(path, _recording({"stages_bhc": {"df": 2}}), "new", {"stages_bhc"})
+    # every key recorded again replaces the file, commands and all
+    everything = set(record.MODEL_KEYS + record.BNC_KEYS)
+    again = record.merged(path, _recording({"full": {"df": 4}}), "new", everything)
+    assert (again["n_train"], again["models"], again["commands"]) == (8, {"full": {"df": 4}}, ["new"])
