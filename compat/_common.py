@@ -1,5 +1,8 @@
-"""What the cross-check and the recorder share: reading data, and our R snippets."""
+"""What the cross-check, the recorder and the reference loader share: reading data
+and reference files, and our R snippets."""
 import functools
+import gzip
+import json
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +23,18 @@ function(families, levels, data_order) {
   pl <- pl[order]
   class(pl) <- "parentslist"
   stagedtrees::as_sevt(pl, order = order)
+}
+"""
+
+R_DATA_CHECK = r"""
+function(data) {
+  # what R received, per column: rows per level, missing values, and the sum
+  # of row number times level code (which also pins the order of the rows)
+  lapply(data, function(x) {
+    codes <- as.numeric(as.integer(x))
+    list(counts = as.vector(table(x)), missing = sum(is.na(x)),
+         code_position_sum = sum(codes * seq_along(codes), na.rm = TRUE))
+  })
 }
 """
 
@@ -48,6 +63,13 @@ def read_dataset(path, class_var=None, levels=None):
     return read_categorical_csv(path, class_var, levels, class_arg="--class")
 
 
+def split_at(data, test_positions):
+    """Train and test frames: the rows at the 0-based ``test_positions``, and the others."""
+    is_test = np.zeros(len(data), dtype=bool)
+    is_test[test_positions] = True
+    return data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True)
+
+
 def split_rows(data, split_path=None, repetition=1):
     """Train and test frames: the test rows are column ``V<repetition>`` of the split file
     (1-based row numbers); without a split both are the whole data."""
@@ -60,10 +82,47 @@ def split_rows(data, split_path=None, repetition=1):
     ids = splits[f"V{repetition}"].dropna().to_numpy(dtype=np.int64) - 1
     if ids.min() < 0 or ids.max() >= len(data):
         raise ValueError(f"{split_path}: test row numbers outside 1..{len(data)}.")
-    is_test = np.zeros(len(data), dtype=bool)
-    is_test[ids] = True
-    return data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True)
+    return split_at(data, ids)
+
+
+def shipped_split(name, repetition=1):
+    """``(data, train, test)`` of one of the package's benchmark sets and the papers'
+    split ``repetition`` (``pystagedtrees.datasets``)."""
+    from pystagedtrees import datasets
+
+    test_positions = datasets.splits(name).get(repetition)
+    if test_positions is None:
+        raise ValueError(f"{name} has no split {repetition}; it has {sorted(datasets.splits(name))}.")
+    data = datasets.load(name, benchmark=True)
+    return (data, *split_at(data, test_positions))
+
+
+def add_data_arguments(parser):
+    """The options naming the data: a shipped benchmark set, or a CSV and its split file."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", default=None,
+                        help="one of the package's benchmark sets (pystagedtrees.datasets."
+                             "names(benchmark=True)), with its split --repetition")
+    source.add_argument("--data", default=None, help="CSV of categorical data (class column first)")
+    parser.add_argument("--split", default=None,
+                        help="with --data: CSV of 1-based test row numbers, columns V1, V2, ...")
+    parser.add_argument("--repetition", type=int, default=1,
+                        help="the split: column V<n> of --split, or of the shipped set (default 1)")
+    parser.add_argument("--class", dest="class_var", default=None,
+                        help="with --data: the class column (default: the first)")
 
 
 def data_name(path):
     return Path(path).stem
+
+
+REPOSITORY_REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference"
+"""Where the references the tests compare with live (written by compat.record)."""
+
+
+def read_json(path):
+    """A reference file, gzip-compressed (``.json.gz``) or not."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)

@@ -2,15 +2,17 @@
 
 Usage::
 
-    python -m compat.crosscheck --data FILE.csv [--class answer] [--split IDS.csv]
-                                [--repetition 1] [--functions all] [--lambda 1]
-                                [--seed 2024] [--time-limit 120] [--tol 1e-8]
+    python -m compat.crosscheck --dataset NAME [--repetition 1] [--functions all]
+                                [--lambda 1] [--seed 2024] [--time-limit 120] [--tol 1e-8]
+    python -m compat.crosscheck --data FILE.csv [--class answer] [--split IDS.csv] ...
 
-The data are read as strings (every column categorical), the class column
-first; both sides get the same factors (same level order).  With
-``--split`` the rows listed in column ``V<repetition>`` of IDS.csv (1-based)
-are the test set, the others the training set; without it both are the
-whole data.  Models are learned on the training set; ``predict``,
+``--dataset`` takes one of the package's benchmark sets
+(``pystagedtrees.datasets``, R's level order) and its split
+``--repetition``.  A CSV's data are read as strings (every column
+categorical), the class column first; both sides get the same factors
+(same level order).  With ``--split`` the rows listed in column
+``V<repetition>`` of IDS.csv (1-based) are the test set, the others the
+training set; without it both are the whole data.  Models are learned on the training set; ``predict``,
 ``prob`` and ``sample_from`` use R's ``stages_fbhc`` model (``full`` if
 that failed) converted to Python, so they compare inference on the very
 same model.  The random functions (``stages_kmeans``, ``stages_bhcr``,
@@ -36,7 +38,8 @@ import pandas as pd
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from compat._common import R_SCORES_RECOMPUTED, R_TREE_OF_FAMILIES, r_function, read_dataset, split_rows
+from compat._common import (R_SCORES_RECOMPUTED, R_TREE_OF_FAMILIES, add_data_arguments,
+                            r_function, read_dataset, shipped_split, split_rows)
 from pystagedtrees import compat
 from pystagedtrees.graphs import parentslist, topo_sort_parentslist
 
@@ -180,10 +183,9 @@ def compare_bnc(diff, py, r_model, test, time_limit=None):
 class CrossCheck:
     """Results of each step on both sides, computed once and on demand."""
 
-    def __init__(self, data, class_var, split, repetition, lambda_, seed, time_limit, tol):
-        full_data = read_dataset(data, class_var)
-        self.class_var = full_data.columns[0]
-        self.train, self.test = split_rows(full_data, split, repetition)
+    def __init__(self, train, test, lambda_, seed, time_limit, tol):
+        self.class_var = train.columns[0]
+        self.train, self.test = train, test
         self.features_test = self.test.drop(columns=[self.class_var])
         self.lambda_, self.seed, self.time_limit, self.tol = lambda_, seed, time_limit, tol
         self._py, self._r = {}, {}
@@ -653,10 +655,7 @@ def format_table(rows):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m compat.crosscheck", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="CSV of categorical data")
-    parser.add_argument("--class", dest="class_var", default=None, help="class column (default: the first)")
-    parser.add_argument("--split", default=None, help="CSV of 1-based test row numbers, columns V1, V2, ...")
-    parser.add_argument("--repetition", type=int, default=1, help="column V<n> of --split (default 1)")
+    add_data_arguments(parser)
     parser.add_argument("--functions", default="all", help=f"'all' or a comma list of {ALL_CHECKS}")
     parser.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="smoothing (default 1)")
     parser.add_argument("--seed", type=int, default=2024, help="set.seed of the random learners")
@@ -667,20 +666,30 @@ def parse_args(argv):
     unknown = [n for n in names if n not in ALL_CHECKS]
     if unknown:
         parser.error(f"unknown --functions {unknown}; choose from {ALL_CHECKS}")
+    if args.dataset is not None and (args.split or args.class_var):
+        parser.error("--split and --class go with --data; a shipped --dataset brings its own split")
     return args, names
+
+
+def training_and_test(args):
+    """``(label, train, test)`` of the data the options name."""
+    if args.dataset is not None:
+        _, train, test = shipped_split(args.dataset, args.repetition)
+        return f"{args.dataset} (split {args.repetition})", train, test
+    return args.data, *split_rows(read_dataset(args.data, args.class_var), args.split, args.repetition)
 
 
 def main(argv=None):
     args, names = parse_args(argv)
-    ctx = CrossCheck(args.data, args.class_var, args.split, args.repetition, args.lambda_,
-                     args.seed, args.time_limit, args.tol)
+    label, train, test = training_and_test(args)
+    ctx = CrossCheck(train, test, args.lambda_, args.seed, args.time_limit, args.tol)
     missing = missing_r(names)
     rows = []
     for name in names:
         row = Row(name, "R missing", missing[name]) if name in missing else run_check(ctx, name)
         rows.append(row)
         print(f"{row.function}: {row.status} {row.detail}", file=sys.stderr, flush=True)
-    print(f"{args.data}: {len(ctx.train)} training rows, {len(ctx.test)} test rows, class {ctx.class_var!r}")
+    print(f"{label}: {len(ctx.train)} training rows, {len(ctx.test)} test rows, class {ctx.class_var!r}")
     print(format_table(rows))
     if any(r.status == "differs" for r in rows):
         return 1

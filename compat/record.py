@@ -1,44 +1,63 @@
-"""Record R's results as reference JSON, in the format of ``../shared/reference/r/*.json``.
+"""Record R's results as reference JSON: the files the tests compare with.
 
 Usage::
 
-    python -m compat.record --data FILE.csv --split IDS.csv [--repetition 1]
-                            [--class answer] [--out DIR] [--keys all]
-                            [--levels-from OLD.json] [--time-limit 120] [--wrappers]
+    python -m compat.record --dataset NAME|all [--wrappers] [--keys all]
+                            [--time-limit 120] [--repetition 1] [--out tests/reference]
+    python -m compat.record --data FILE.csv --split IDS.csv [--class answer]
+                            [--levels-from OLD.json] ... --out DIR
 
 Everything is computed by R (stagedtrees and bnclassify, through rpy2) on
-the training rows, and evaluated on the test rows (column ``V<repetition>``
-of the split file, 1-based row numbers).  ``DIR/<name>.json`` gets
-``dataset, n_train, n_test, order, levels``, the R and package versions,
+the training rows, and evaluated on the test rows: with ``--dataset``, one
+of the package's benchmark sets (``pystagedtrees.datasets``, ``all`` for
+every one) and its split ``--repetition``; with ``--data``, a CSV and
+column ``V<repetition>`` of the split file (1-based row numbers).
+``DIR/<name>.json.gz`` gets ``dataset, n_train, n_test, order, levels``,
+the R and package versions, the commands that recorded it, ``data_check``
+(per column of the training and test rows, as R received them: the rows
+per level, the missing values and the sum of row number times level code),
 ``models.<key>`` (``full``, ``indep``, the learners, ``sevt_tan_cl`` and
 ``stages_bhc_tan_cl``: ``seconds, loglik, df, nobs, BIC, stages,
 test_prob, test_accuracy``, or ``error`` and ``seconds`` when R failed or
 ran past ``--time-limit``) and ``bnc.<key>`` (``nb``, ``tan_cl_<score>``:
 ``seconds, families, params, test_prob, test_accuracy``).  With
-``--wrappers``, ``DIR/wrappers/<name>.json`` gets bnclassify's randomised
+``--wrappers``, ``DIR/wrappers/<name>.json.gz`` gets bnclassify's randomised
 learners run right after ``set.seed(2020)`` and their ``stages_bhc``
 refinements.
 
-Levels are R's own sort of each column's values (R's collation), unless
-``--levels-from`` gives an earlier reference whose levels to keep, so a
-refreshed file lines up with the old one.  Numbers are written with 15
-significant digits, as R's jsonlite writes them.
+A file already in ``DIR`` is updated: the keys recorded replace its own
+(``--keys stages_bhc --time-limit 1500`` gives a slow learner more time)
+and the command joins its ``commands``; when it was recorded with other
+versions of R or of the R packages the recorder stops and says so, rather
+than mix the two (record into an empty folder instead).
+
+Levels are R's own sort of each column's values (R's collation): a shipped
+set's levels must be that, or the recorder stops; a CSV gets them, unless
+``--levels-from`` gives an earlier reference whose levels to keep.  Numbers
+are written with 15 significant digits, as R's jsonlite writes them.
 """
 import argparse
+import gzip
+import io
 import json
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from compat._common import R_TREE_OF_FAMILIES, data_name, r_function, read_dataset, split_rows
+from compat._common import (R_DATA_CHECK, R_TREE_OF_FAMILIES, REPOSITORY_REFERENCE,
+                            add_data_arguments, data_name, r_function, read_dataset, read_json,
+                            shipped_split, split_rows)
 from pystagedtrees import compat
+from pystagedtrees import datasets
 
 TIME_LIMIT_DEFAULT = 120.0
 WRAPPER_SEED = 2020
 KMEANS_SEED = 2024
+VERSION_FIELDS = ("r_version", "stagedtrees_version", "bnclassify_version")
 
 
 class Recorder:
@@ -255,20 +274,11 @@ def r_levels(column):
     return list(compat.r_call("sort", np.array(sorted(levels), dtype=object)))
 
 
-def r_versions():
-    version = compat.r_call("base::get", "R.version.string", envir=compat.r_call("baseenv", convert_result=False))
-    packages = {}
-    for pkg in ("stagedtrees", "bnclassify"):
-        packages[pkg] = (compat.r_call("base::as.character", compat.r_call(
-            "utils::packageVersion", pkg, convert_result=False)) if compat.has_r_package(pkg) else None)
-    return version, packages
-
-
 def json_ready(value):
     """Numbers as R's jsonlite writes them: 15 significant digits, integral values as integers."""
     if isinstance(value, dict):
         return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):
         return [json_ready(v) for v in value]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -285,14 +295,26 @@ def json_ready(value):
     return value
 
 
+def r_versions():
+    version = compat.r_call("base::get", "R.version.string", envir=compat.r_call("baseenv", convert_result=False))
+    packages = {}
+    for pkg in ("stagedtrees", "bnclassify"):
+        packages[pkg] = (compat.r_call("base::as.character", compat.r_call(
+            "utils::packageVersion", pkg, convert_result=False)) if compat.has_r_package(pkg) else None)
+    return version, packages
+
+
+def _require_r_packages():
+    from pystagedtrees.compat._session import require_package
+
+    for pkg in ("stagedtrees", "bnclassify"):
+        require_package(pkg)
+
+
 def record(data, split, repetition=1, class_var=None, keys=None, levels_from=None,
            time_limit=TIME_LIMIT_DEFAULT, wrappers=False):
-    """The reference dicts ``(main, wrappers or None)`` of one dataset."""
-    for pkg in ("stagedtrees", "bnclassify"):
-        from pystagedtrees.compat._session import require_package
-
-        require_package(pkg)
-    keys = set(MODEL_KEYS + BNC_KEYS) if keys is None else set(keys)
+    """The reference dicts ``(main, wrappers or None)`` of a CSV and its split file."""
+    _require_r_packages()
     raw = read_dataset(data, class_var)
     if levels_from is not None:
         with open(levels_from) as fh:
@@ -301,24 +323,49 @@ def record(data, split, repetition=1, class_var=None, keys=None, levels_from=Non
         levels = {c: r_levels(raw[c]) for c in raw.columns}
     frame = read_dataset(data, raw.columns[0], levels=levels)
     train, test = split_rows(frame, split, repetition)
+    return record_split(Path(data).name, frame, train, test, keys, time_limit, wrappers)
+
+
+def record_shipped(name, repetition=1, keys=None, time_limit=TIME_LIMIT_DEFAULT, wrappers=False):
+    """The reference dicts ``(main, wrappers or None)`` of a shipped benchmark set.
+
+    Its levels must be those R's ``read.csv`` gives its values (R's
+    collation): the references are to hold R's own level order."""
+    _require_r_packages()
+    frame, train, test = shipped_split(name, repetition)
+    as_text = read_dataset(io.StringIO(frame.astype(str).to_csv(index=False)), frame.columns[0])
+    for column in frame.columns:
+        shipped, r_order = list(frame[column].cat.categories), r_levels(as_text[column])
+        if shipped != r_order:
+            raise ValueError(f"the shipped {name} has levels {shipped} in column {column!r}; "
+                             f"R's read.csv sorts them {r_order}.")
+    return record_split(name, frame, train, test, keys, time_limit, wrappers)
+
+
+def record_split(dataset, frame, train, test, keys=None, time_limit=TIME_LIMIT_DEFAULT,
+                 wrappers=False):
+    keys = set(MODEL_KEYS + BNC_KEYS) if keys is None else set(keys)
     recorder = Recorder(train, test, frame.columns[0], time_limit)
     version, packages = r_versions()
+    versions = {"r_version": version, "stagedtrees_version": packages["stagedtrees"],
+                "bnclassify_version": packages["bnclassify"]}
     main = {
-        "dataset": Path(data).name,
+        "dataset": dataset,
         "n_train": len(train),
         "n_test": len(test),
         "order": list(frame.columns),
         "levels": {c: list(frame[c].cat.categories) for c in frame.columns},
-        "r_version": version,
-        "stagedtrees_version": packages["stagedtrees"],
-        "bnclassify_version": packages["bnclassify"],
+        **versions,
+        "data_check": {part: compat.from_r(r_function(R_DATA_CHECK)(rows))
+                       for part, rows in (("train", recorder.train_r), ("test", recorder.test_r))},
         "models": recorder.models(keys),
         "bnc": recorder.bnc(keys),
     }
     extra = None
     if wrappers:
         extra = {
-            "dataset": Path(data).name,
+            "dataset": dataset,
+            **versions,
             "rng": "set.seed(SEED) immediately before each learner call; R defaults "
                    "(Mersenne-Twister, Inversion, Rejection)",
             "learners": recorder.wrappers(),
@@ -327,21 +374,73 @@ def record(data, split, repetition=1, class_var=None, keys=None, levels_from=Non
 
 
 def write_json(obj, path):
+    """``obj`` as R's jsonlite writes it; gzip-compressed (reproducibly) when ``path`` ends in .gz."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        json.dump(json_ready(obj), fh, separators=(",", ":"))
-        fh.write("\n")
+    text = json.dumps(json_ready(obj), separators=(",", ":")) + "\n"
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
+    else:
+        path.write_text(text)
+
+
+def version_mismatch(old, new):
+    """The version fields in which an existing reference and a new recording differ."""
+    return {f: (old.get(f), new.get(f)) for f in VERSION_FIELDS if old.get(f) != new.get(f)}
+
+
+def merged(path, new, command, keys_recorded):
+    """``new`` joined with the reference already at ``path``, if any.
+
+    Raises ValueError when the two were recorded with other versions of R or
+    of the R packages, or on other data."""
+    if not path.exists():
+        return {**new, "commands": [command]}
+    old = read_json(path)
+    differs = version_mismatch(old, new)
+    if differs:
+        details = "; ".join(f"{f}: {a!r} there, {b!r} installed" for f, (a, b) in differs.items())
+        raise ValueError(f"{path} was recorded with other versions ({details}): record every "
+                         "key into an empty folder (or remove the file) rather than mix them.")
+    # a wrappers file, or every key, replaces what was there
+    if "learners" in new or keys_recorded >= set(MODEL_KEYS + BNC_KEYS):
+        return {**new, "commands": [command]}
+    for field in ("order", "levels", "n_train", "n_test", "data_check"):
+        if field in old and json_ready(old[field]) != json_ready(new[field]):
+            raise ValueError(f"{path} was recorded on other data ({field} differs): "
+                             "record every key, into an empty folder.")
+    out = {**old, **{k: v for k, v in new.items() if k not in ("models", "bnc")}}
+    for section in ("models", "bnc"):
+        out[section] = {**old.get(section, {}), **new[section]}
+    out["commands"] = old.get("commands", []) + [command]
+    return out
+
+
+def command_line(args, dataset):
+    """The command that records ``dataset`` as ``args`` did (the file keeps it)."""
+    words = ["python", "-m", "compat.record"]
+    if args.dataset is not None:
+        words += ["--dataset", dataset]
+    else:
+        words += ["--data", args.data] + (["--split", args.split] if args.split else [])
+        words += (["--class", args.class_var] if args.class_var else [])
+        words += (["--levels-from", args.levels_from] if args.levels_from else [])
+    words += ["--repetition", str(args.repetition)] if args.repetition != 1 else []
+    words += ["--keys", args.keys] if args.keys != "all" else []
+    words += ["--time-limit", f"{args.time_limit:g}"]
+    words += ["--wrappers"] if args.wrappers else []
+    words += ["--out", str(args.out)] if args.out != REPOSITORY_REFERENCE else []
+    return shlex.join(words)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m compat.record", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="CSV of categorical data (class column first)")
-    parser.add_argument("--split", required=True, help="CSV of 1-based test row numbers, columns V1, ...")
-    parser.add_argument("--repetition", type=int, default=1)
-    parser.add_argument("--class", dest="class_var", default=None)
-    parser.add_argument("--out", default="reference-r", help="output folder (default ./reference-r)")
+    add_data_arguments(parser)
+    parser.add_argument("--out", type=Path, default=REPOSITORY_REFERENCE,
+                        help="output folder (default: the repository's tests/reference)")
     parser.add_argument("--keys", default="all", help=f"'all' or a comma list of {MODEL_KEYS + BNC_KEYS}")
-    parser.add_argument("--levels-from", default=None, help="earlier reference JSON whose levels to keep")
+    parser.add_argument("--levels-from", default=None,
+                        help="with --data: an earlier reference JSON whose levels to keep")
     parser.add_argument("--time-limit", type=float, default=TIME_LIMIT_DEFAULT)
     parser.add_argument("--wrappers", action="store_true", help="also record bnclassify's wrappers")
     args = parser.parse_args(argv)
@@ -349,15 +448,44 @@ def main(argv=None):
     unknown = sorted(set(keys or []) - set(MODEL_KEYS + BNC_KEYS))
     if unknown:
         parser.error(f"unknown --keys {unknown}")
-    name = data_name(args.data)
-    print(f"recording {name}", file=sys.stderr)
-    main_ref, wrappers_ref = record(args.data, args.split, args.repetition, args.class_var, keys,
-                                    args.levels_from, args.time_limit, args.wrappers)
-    out = Path(args.out)
-    write_json(main_ref, out / f"{name}.json")
-    if wrappers_ref is not None:
-        write_json(wrappers_ref, out / "wrappers" / f"{name}.json")
-    print(f"wrote {out / (name + '.json')}")
+    if args.dataset is not None and (args.split or args.class_var or args.levels_from):
+        parser.error("--split, --class and --levels-from go with --data; a shipped --dataset "
+                     "brings its own split and R's levels")
+    if args.dataset is None:
+        names = [data_name(args.data)]
+    elif args.dataset == "all":
+        names = datasets.names(benchmark=True)
+    else:
+        names = [args.dataset]
+    _require_r_packages()
+    version, packages = r_versions()
+    installed = {"r_version": version, "stagedtrees_version": packages["stagedtrees"],
+                 "bnclassify_version": packages["bnclassify"]}
+    for name in names:
+        for path in (args.out / f"{name}.json.gz", args.out / "wrappers" / f"{name}.json.gz"):
+            if path.exists() and version_mismatch(read_json(path), installed):
+                parser.exit(2, f"{parser.prog}: error: {path} was recorded with other versions "
+                               f"than the installed {installed}: record into an empty folder "
+                               "(or remove the file) rather than mix them.\n")
+        print(f"recording {name}", file=sys.stderr)
+        if args.dataset is None:
+            main_ref, wrappers_ref = record(args.data, args.split, args.repetition, args.class_var,
+                                            keys, args.levels_from, args.time_limit, args.wrappers)
+        else:
+            main_ref, wrappers_ref = record_shipped(name, args.repetition, keys, args.time_limit,
+                                                    args.wrappers)
+        command = command_line(args, name)
+        recorded = set(keys or MODEL_KEYS + BNC_KEYS)
+        outputs = [(args.out / f"{name}.json.gz", main_ref)]
+        if wrappers_ref is not None:
+            outputs.append((args.out / "wrappers" / f"{name}.json.gz", wrappers_ref))
+        try:  # check both before writing either
+            outputs = [(path, merged(path, ref, command, recorded)) for path, ref in outputs]
+        except ValueError as exc:
+            parser.exit(2, f"{parser.prog}: error: {exc}\n")
+        for path, ref in outputs:
+            write_json(ref, path)
+            print(f"wrote {path}")
     return 0
 
 

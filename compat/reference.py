@@ -1,25 +1,26 @@
-"""Loading the R reference results and the shared data they were computed on.
+"""Loading the R reference results and the data they were computed on.
 
-The reference lives beside the repository, in ``../shared`` (or wherever
-the environment variable ``PYSTAGEDTREES_SHARED`` points):
-``reference/r/<name>.json`` (written by R, or by :mod:`compat.record`),
-``reference/r/wrappers/<name>.json``, ``data/single-label/<name>.csv`` and
-``data/splits/<name>_test_ids.csv``.  Functions raise FileNotFoundError
-naming the missing path; tests turn that into a skip.
+The references live in the repository, ``tests/reference/<name>.json.gz``
+and ``tests/reference/wrappers/<name>.json.gz``, written from live R by
+``python -m compat.record --dataset <name>``; the data are the package's
+benchmark sets (``pystagedtrees.datasets``).  ``folder=`` reads another
+folder of such files (``.json`` or ``.json.gz``), for instance the older
+recordings in ``../shared/reference/r`` (:func:`shared_dir`).  Functions
+raise FileNotFoundError naming a missing file.
 
 Examples
 --------
 >>> from compat import reference
->>> names = reference.available()            # doctest: +SKIP
->>> train, test, ref = reference.load_split("Titanic")  # doctest: +SKIP
->>> ref["models"]["full"]["df"]              # doctest: +SKIP
-31
+>>> "Titanic" in reference.available()
+True
+>>> train, test, ref = reference.load_split("Titanic")
+>>> ref["models"]["full"]["df"], ref["n_test"] == len(test)
+(31, True)
 """
-import json
 import os
 from pathlib import Path
 
-from compat._common import read_dataset, split_rows
+from compat._common import REPOSITORY_REFERENCE, read_json
 
 __all__ = [
     "shared_dir",
@@ -31,51 +32,46 @@ __all__ = [
 
 
 def shared_dir():
-    """The shared folder: ``$PYSTAGEDTREES_SHARED``, else ``../shared`` beside the repository."""
+    """The shared folder beside the repository (``$PYSTAGEDTREES_SHARED``, else ``../shared``):
+    an extra source of material, never needed by the tests."""
     env = os.environ.get("PYSTAGEDTREES_SHARED")
     return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared"
 
 
-def _existing(path):
-    if not path.exists():
-        raise FileNotFoundError(f"reference material not found: {path}")
-    return path
+def _reference_file(folder, name):
+    for suffix in (".json.gz", ".json"):
+        if (folder / f"{name}{suffix}").exists():
+            return folder / f"{name}{suffix}"
+    raise FileNotFoundError(f"no reference for {name!r} in {folder} ({name}.json.gz or {name}.json)")
 
 
-def available(shared=None):
-    """Names of the datasets that have a reference JSON."""
-    folder = (Path(shared) if shared else shared_dir()) / "reference" / "r"
-    return sorted(p.stem for p in folder.glob("*.json")) if folder.exists() else []
+def available(folder=None):
+    """Names of the data sets that have a reference in ``folder`` (default: the repository's)."""
+    folder = Path(folder) if folder else REPOSITORY_REFERENCE
+    found = {p.name.removesuffix(".gz").removesuffix(".json") for p in folder.glob("*.json*")}
+    return sorted(found, key=str.lower)
 
 
-def load_reference(name, wrappers=False, shared=None):
-    """The reference JSON of dataset ``name`` as a dict (``wrappers``: bnclassify's wrappers)."""
-    folder = (Path(shared) if shared else shared_dir()) / "reference" / "r"
-    if wrappers:
-        folder = folder / "wrappers"
-    with open(_existing(folder / f"{name}.json")) as fh:
-        return json.load(fh)
+def load_reference(name, wrappers=False, folder=None):
+    """The reference of data set ``name`` as a dict (``wrappers``: bnclassify's wrappers)."""
+    folder = Path(folder) if folder else REPOSITORY_REFERENCE
+    return read_json(_reference_file(folder / "wrappers" if wrappers else folder, name))
 
 
-def load_split(name, repetition=1, shared=None):
-    """``(train, test, reference)`` of dataset ``name``, with the reference's levels.
+def load_split(name, repetition=1, folder=None):
+    """``(train, test, reference)`` of the shipped benchmark set ``name``.
 
-    Columns follow the reference's ``order`` (the class first) and the
+    Columns follow the papers' order (the class, ``answer``, first) and the
     levels are R's (its collation, which Python's sorting does not always
-    reproduce).
+    reproduce); the test suite checks them against the reference.
     """
-    root = Path(shared) if shared else shared_dir()
-    ref = load_reference(name, shared=root)
-    data = read_dataset(_existing(root / "data" / "single-label" / f"{name}.csv"),
-                        class_var=ref["order"][0], levels=ref["levels"])
-    data = data[ref["order"]]
-    split = _existing(root / "data" / "splits" / f"{name}_test_ids.csv")
-    train, test = split_rows(data, split, repetition)
-    return train, test, ref
+    from pystagedtrees import datasets
+
+    train, test = datasets.train_test(name, repetition)
+    return train, test, load_reference(name, folder=folder)
 
 
 def model_reference(ref, key):
     """``ref["models"][key]``, or None when R failed on it (an ``error`` entry)."""
     entry = ref["models"].get(key)
     return None if entry is None or "error" in entry else entry
-

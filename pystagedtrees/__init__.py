@@ -5,6 +5,8 @@ same results on the same data.  ``lambda`` and ``class`` are spelled
 ``lambda_`` and ``class_``.  Every function whose first argument is a model
 is also a method of :class:`Sevt`.
 """
+__version__ = "0.1.0"  # the package's one version (pyproject.toml reads it)
+
 from pystagedtrees.base import LogLik
 from pystagedtrees.model import Sevt
 from pystagedtrees.fitting import make_ctables

@@ -1,28 +1,21 @@
-"""The results recorded from R and the data they were computed on: loaders and comparisons for the tests (the reference material in ../shared, skipped when absent).
+"""The results recorded from R and the data they were computed on: loaders and comparisons for the tests.
 
-``$PYSTAGEDTREES_SHARED`` points at another folder of the same layout (as
-:func:`compat.reference.shared_dir`)."""
-import json
-
+The references travel with the repository: ``tests/reference/<name>.json.gz``
+(and ``wrappers/<name>.json.gz``), written from live R by ``python -m
+compat.record --dataset <name>`` (each file names the R and package versions
+that made it and the commands that recorded it; see tests/reference/README.md).
+The data are the package's own benchmark sets (``pystagedtrees.datasets``).
+"""
 import numpy as np
-import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from compat._common import read_dataset
-from compat.reference import shared_dir
+from compat.reference import available, load_reference, load_split
 
-SHARED = shared_dir()
-DATA_DIR = SHARED / "data" / "single-label"
-SPLITS_DIR = SHARED / "data" / "splits"
-REFERENCE_DIR = SHARED / "reference" / "r"
+__all__ = ["DATASETS", "load_reference", "load_split", "load_wrapper_reference", "r_result",
+           "data_check", "assert_matches_r_predict", "assert_matches_r_model", "dataset_params"]
 
-DATASETS = sorted(p.stem for p in DATA_DIR.glob("*.csv")) if DATA_DIR.exists() else []
-
-
-def require_shared():
-    if not REFERENCE_DIR.exists():
-        pytest.skip(f"reference material not found at {SHARED} (only in the project's workspace)")
+DATASETS = available()
 
 
 def r_result(entry, what):
@@ -32,46 +25,25 @@ def r_result(entry, what):
     return entry
 
 
-def require_datasets(*names):
-    """Skip unless each named dataset has its data, splits and R reference.
-
-    The checks also run with other datasets in ../shared; tests written for a
-    particular one then skip."""
-    require_shared()
-    for name in names:
-        for path in (DATA_DIR / f"{name}.csv", SPLITS_DIR / f"{name}_test_ids.csv",
-                     REFERENCE_DIR / f"{name}.json"):
-            if not path.exists():
-                pytest.skip(f"dataset {name!r} is not in the reference material ({path} is missing)")
+def load_wrapper_reference(name):
+    """bnclassify's randomised learners on ``name`` (``learners``)."""
+    return load_reference(name, wrappers=True)
 
 
-def load_reference(name):
-    require_datasets(name)
-    with open(REFERENCE_DIR / f"{name}.json") as fh:
-        return json.load(fh)
-
-
-def _read_as_recorded(name, ref):
-    """The data set's cells as the levels R recorded: the text of the cells
-    (``dtype=str, keep_default_na=False``) when the levels hold every cell,
-    else typed as R's ``read.csv`` types them ("T" is TRUE, "01" is 1, "NA"
-    missing).  A cell neither reading knows is an error, never a silent NaN."""
-    path = DATA_DIR / f"{name}.csv"
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
-    levels = ref["levels"]
-    if all(raw[v].isin(levels[v]).all() for v in ref["order"]):
-        return pd.DataFrame({v: pd.Categorical(raw[v], categories=levels[v]) for v in ref["order"]})
-    return read_dataset(path, class_var=ref["order"][0], levels=ref["levels"])[ref["order"]]
-
-
-def load_split(name, repetition=1):
-    """Train and test frames of a shared dataset, with R's level order."""
-    ref = load_reference(name)
-    data = _read_as_recorded(name, ref)
-    test_ids = pd.read_csv(SPLITS_DIR / f"{name}_test_ids.csv")[f"V{repetition}"].to_numpy() - 1
-    is_test = np.zeros(len(data), dtype=bool)
-    is_test[test_ids] = True
-    return data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True), ref
+def data_check(frame):
+    """What compat.record has R write of the data it received (``data_check``),
+    computed here: per column the rows per level, the missing values and the
+    sum of (1-based) row number times (1-based) level code."""
+    out = {}
+    for column in frame.columns:
+        codes = frame[column].cat.codes.to_numpy().astype(np.int64)
+        observed = codes >= 0
+        out[column] = {
+            "counts": np.bincount(codes[observed], minlength=len(frame[column].cat.categories)).tolist(),
+            "missing": int((~observed).sum()),
+            "code_position_sum": int(((codes + 1) * np.arange(1, len(codes) + 1))[observed].sum()),
+        }
+    return out
 
 
 def assert_matches_r_predict(probs, expected, features, atol=1e-9):
@@ -104,7 +76,5 @@ def assert_matches_r_model(model, ref_model, test, class_var, rtol=1e-9, atol=1e
 
 
 def dataset_params():
-    """Parametrisation over the shared datasets (one skipped case without them)."""
-    if not DATASETS:
-        return [pytest.param("none", marks=pytest.mark.skip(reason=f"no shared datasets at {DATA_DIR}"))]
+    """Parametrisation over the benchmark sets that have a reference."""
     return DATASETS

@@ -41,7 +41,7 @@ def test_r_datasets_load_with_their_levels():
     shapes = {"Asym": (1000, 4), "PhDArticles": (915, 6), "Pokemon": (999, 5),
               "covid_patients": (10000, 4), "trajectories": (10000, 5), "falls_long": (50000, 6),
               "car": (1728, 7), "voting": (435, 17)}
-    assert st.datasets.names() == sorted(shapes)
+    assert set(shapes) <= set(st.datasets.names())
     for name, shape in shapes.items():
         data = st.datasets.load(name)
         assert data.shape == shape
@@ -49,4 +49,12 @@ def test_r_datasets_load_with_their_levels():
     assert list(st.datasets.load("PhDArticles")["Mentor"].cat.categories) == [
         "low", "medium", "high"]
     with pytest.raises(ValueError, match="`name` must be one of"):
-        st.datasets.load("FallEld")
+        st.datasets.load("Falls")
+
+
+def test_the_version_is_the_installed_distribution_s():
+    import importlib.metadata
+    import re
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+([ab]|rc|\.dev|\.post)?\d*", st.__version__)
+    assert importlib.metadata.version("pystagedtrees") == st.__version__

@@ -1,11 +1,14 @@
 """Every vignette runs, writes its figures, and its figures show what they claim."""
 import importlib
+import os
 import runpy
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import pystagedtrees
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -122,8 +125,12 @@ def test_validate_against_r_runs_its_live_part_as_a_script(tmp_path):
             and compat.has_r_package("bnclassify")):
         pytest.skip("R, rpy2 or the R packages stagedtrees and bnclassify are missing")
     script = VIGNETTES / "validate-against-r.py"
+    # the package under test, wherever the interpreter would find another one
+    package_root = str(Path(pystagedtrees.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [package_root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
     result = subprocess.run([sys.executable, str(script), "--figures", str(tmp_path)],
-                            capture_output=True, text=True, cwd=tmp_path, timeout=600)
+                            capture_output=True, text=True, cwd=tmp_path, timeout=600, env=env)
     assert result.returncode == 0, result.stderr
     assert "live cross-check skipped" not in result.stdout
-    assert "cross-check exit status: 0" in result.stdout or "NOTE: no shared" in result.stdout
+    assert "cross-check exit status: 0" in result.stdout

@@ -27,13 +27,11 @@
 #   information heuristic, where the situations of every variable are
 #   clustered into as many stages as the class has levels.
 #
-# The data are `monks1` with the papers' first train/test split from the
-# shared reference folder (`../shared` beside the repository); without it,
-# the vignette uses the xor process of the simulation study.
+# The data are `monks1` with the papers' first train/test split, shipped
+# with the package (`st.datasets.train_test("monks1")`; R's level order).
 
 # %%
 import argparse
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,7 +40,6 @@ import pystagedtrees as st
 
 parser = argparse.ArgumentParser(allow_abbrev=False)
 parser.add_argument("--figures", default=None, help="folder for the figures")
-parser.add_argument("--shared", default=None, help="the shared reference folder")
 args = parser.parse_known_args()[0]
 FIGURES = args.figures
 figures = {}  # name -> (model drawn, axes); saved at the end, checked by the test suite
@@ -60,33 +57,9 @@ except ImportError as exc:  # an optional part of the package is missing
 # ## Data
 
 # %%
-def shared_folder():
-    candidates = [args.shared] if args.shared else []
-    try:
-        candidates.append(Path(__file__).resolve().parents[1].parent / "shared")
-    except NameError:  # in a notebook: run from vignettes/
-        candidates.append(Path.cwd().parent.parent / "shared")
-    return next((Path(c) for c in candidates if c and (Path(c) / "data").exists()), None)
-
-
-def monks1_split(shared):
-    raw = pd.read_csv(shared / "data" / "single-label" / "monks1.csv", dtype=str)
-    test_ids = pd.read_csv(shared / "data" / "splits" / "monks1_test_ids.csv")["V1"].to_numpy() - 1
-    is_test = np.zeros(len(raw), dtype=bool)
-    is_test[test_ids] = True
-    data = raw.astype("category")
-    return "monks1", "answer", data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True)
-
-
 if not SKIPPED:
-    shared = shared_folder()
-    if shared is not None and (shared / "data" / "single-label" / "monks1.csv").exists():
-        name, class_var, train, test = monks1_split(shared)
-    else:
-        print("NOTE: monks1 is not in a shared reference folder; using the xor process instead")
-        name, class_var = "xor", "C"
-        train = st.generate_xor_dataset(4, 1000, seed=1)
-        test = st.generate_xor_dataset(4, 1000, seed=2)
+    name, class_var = "monks1", "answer"
+    train, test = st.datasets.train_test(name, repetition=1)
     print(f"{name}: {len(train)} training rows, {len(test)} test rows, class {class_var!r}")
     print(train.head())
 

@@ -20,13 +20,11 @@
 # (`1 - H(l_j | l_k)`), and chains the labels in a topological order of that
 # network.
 #
-# The data are *emotions* (593 music clips, 72 numeric features, 6 labels)
-# from the shared reference folder; without it, a synthetic multi-label
-# problem from scikit-learn.
+# The data are *emotions* (593 music clips, 72 numeric features, 6 labels),
+# shipped with the package: `st.datasets.load("emotions")`, labels first.
 
 # %%
 import argparse
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,9 +34,10 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import pystagedtrees as st
+
 parser = argparse.ArgumentParser(allow_abbrev=False)
 parser.add_argument("--figures", default=None, help="folder for the figures")
-parser.add_argument("--shared", default=None, help="the shared reference folder")
 args = parser.parse_known_args()[0]
 FIGURES = args.figures
 figures = {}  # name -> (model drawn, axes); saved at the end, checked by the test suite
@@ -56,31 +55,10 @@ except ImportError as exc:
 # ## Data
 
 # %%
-def emotions_file():
-    candidates = [Path(args.shared)] if args.shared else []
-    try:
-        candidates.append(Path(__file__).resolve().parents[1].parent / "shared")
-    except NameError:  # in a notebook: run from vignettes/
-        candidates.append(Path.cwd().parent.parent / "shared")
-    paths = [c / "data" / "multilabel" / "emotions.csv" for c in candidates]
-    return next((p for p in paths if p.exists()), None)
-
-
 if not SKIPPED:
-    path = emotions_file()
-    if path is not None:
-        data = pd.read_csv(path)
-        Y, X = data.iloc[:, :6].astype(int), data.iloc[:, 6:].astype(float)
-        name = "emotions"
-    else:
-        from sklearn.datasets import make_multilabel_classification
-
-        print("NOTE: no shared reference folder; using a synthetic multi-label problem")
-        X_array, Y_array = make_multilabel_classification(n_samples=600, n_features=20, n_classes=6,
-                                                          random_state=0)
-        X = pd.DataFrame(X_array, columns=[f"x{i}" for i in range(20)])
-        Y = pd.DataFrame(Y_array, columns=[f"label{i}" for i in range(6)])
-        name = "synthetic"
+    data = st.datasets.load("emotions")
+    Y, X = data.iloc[:, :6], data.iloc[:, 6:]
+    name = "emotions"
     print(f"{name}: {X.shape[0]} rows, {X.shape[1]} features, labels {list(Y.columns)}")
     print("label frequencies:\n" + Y.mean().round(3).to_string())
 
@@ -145,7 +123,7 @@ if not SKIPPED:
 # mean random chain of each split:
 #
 # ```
-# python -m pystagedtrees.study multilabel --data emotions.csv --labels 6 --repeats 10
+# python -m pystagedtrees.study multilabel --repeats 10
 # ```
 #
 # On emotions BNCC comes out a little worse than the mean random order (by

@@ -15,22 +15,22 @@
 #
 # Two ways to see that the port gives R's answers:
 #
-# 1. **Recorded results.**  The shared reference folder (`../shared` beside
-#    the repository) holds what R stagedtrees computed on each dataset's
-#    first train/test split: the stages of every learner, log-likelihood,
-#    degrees of freedom, BIC and the class probabilities of the test rows.
-#    This part needs no R.
+# 1. **Recorded results.**  The repository holds what R stagedtrees computed
+#    on the first train/test split of each of the papers' data sets
+#    (`tests/reference`, written from live R by `python -m compat.record`):
+#    the stages of every learner, log-likelihood, degrees of freedom, BIC and
+#    the class probabilities of the test rows.  The data ship with the
+#    package.  This part needs no R.
 # 2. **Live cross-check.**  With R, the R packages and rpy2 installed
 #    (`pip install -e ".[r]"` from the clone, then in R
 #    `install.packages(c("stagedtrees", "bnclassify"))`), the compat layer
 #    runs the same pipeline in both languages:
-#    `python -m compat.crosscheck --data FILE.csv --class answer`.
+#    `python -m compat.crosscheck --dataset monks1`.
 #
-# Each part is skipped, with a note, when what it needs is missing.
+# The second part is skipped, with a note, when what it needs is missing.
 
 # %%
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -41,7 +41,6 @@ import pystagedtrees as st
 
 parser = argparse.ArgumentParser(allow_abbrev=False)
 parser.add_argument("--figures", default=None, help="folder for the figures")
-parser.add_argument("--shared", default=None, help="the shared reference folder")
 args = parser.parse_known_args()[0]
 FIGURES = args.figures
 figures = {}  # name -> (model drawn, axes); saved at the end, checked by the test suite
@@ -54,22 +53,17 @@ def repository_root():
         return Path.cwd().parent
 
 
-def shared_folder():
-    candidates = [args.shared] if args.shared else []
-    candidates.append(repository_root().parent / "shared")
-    return next((Path(c) for c in candidates if c and (Path(c) / "reference" / "r").exists()), None)
-
-
-SHARED = shared_folder()
-if SHARED is None:
-    print("NOTE: no shared reference folder: the recorded comparison is skipped")
+# the tools of compat/ sit at the repository's top, which a script run from
+# vignettes/ does not see
+sys.path.append(str(repository_root()))
+from compat import reference  # noqa: E402
 
 # %% [markdown]
 # ## 1. Against R's recorded results
 #
-# The data are read as strings and given R's level order (recorded with the
-# results), then split as R split them.  The learners start from
-# `full(train, lambda = 1)` as R's recording script did.
+# The data are the package's copies, with R's level order, split as R split
+# them.  The learners start from `full(train, lambda = 1)` as R's recording
+# did.
 
 # %%
 LEARNERS = {
@@ -84,19 +78,8 @@ LEARNERS = {
 }
 
 
-def r_split(name):
-    with open(SHARED / "reference" / "r" / f"{name}.json") as fh:
-        ref = json.load(fh)
-    raw = pd.read_csv(SHARED / "data" / "single-label" / f"{name}.csv", dtype=str, keep_default_na=False)
-    data = pd.DataFrame({v: pd.Categorical(raw[v], categories=ref["levels"][v]) for v in ref["order"]})
-    test_ids = pd.read_csv(SHARED / "data" / "splits" / f"{name}_test_ids.csv")["V1"].to_numpy() - 1
-    is_test = np.zeros(len(data), dtype=bool)
-    is_test[test_ids] = True
-    return data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True), ref
-
-
 def compare_with_r(name):
-    train, test, ref = r_split(name)
+    train, test, ref = reference.load_split(name)
     class_var = ref["order"][0]
     full = st.full(train, lambda_=1)
     rows, pairs = [], []
@@ -117,52 +100,35 @@ def compare_with_r(name):
     return rows, pairs
 
 
-def recorded_datasets(preferred=("Titanic", "monks1", "voting", "PhDArticles"), count=4):
-    """Datasets with data, splits and R results: the preferred ones, else the first found."""
-    def complete(name):
-        return all(path.exists() for path in (
-            SHARED / "reference" / "r" / f"{name}.json",
-            SHARED / "data" / "single-label" / f"{name}.csv",
-            SHARED / "data" / "splits" / f"{name}_test_ids.csv"))
-
-    names = [name for name in preferred if complete(name)]
-    if not names:
-        found = sorted(path.stem for path in (SHARED / "reference" / "r").glob("*.json"))
-        names = [name for name in found if complete(name)][:count]
-    return names
-
-
-DATASETS = recorded_datasets() if SHARED is not None else []
-if DATASETS:
-    results, points = [], []
-    for name in DATASETS:
-        rows, pairs = compare_with_r(name)
-        results += rows
-        points += pairs
-    table = pd.DataFrame(results, columns=["dataset", "learner", "status", "BIC rel. gap", "max |P - P_R|"])
-    with pd.option_context("display.width", 200):
-        print(table.to_string(index=False))
-    assert (table["status"] != "differs").all(), "a learner disagrees with R"
+DATASETS = ["Titanic", "monks1", "voting", "PhDArticles"]
+results, points = [], []
+for name in DATASETS:
+    rows, pairs = compare_with_r(name)
+    results += rows
+    points += pairs
+table = pd.DataFrame(results, columns=["dataset", "learner", "status", "BIC rel. gap", "max |P - P_R|"])
+with pd.option_context("display.width", 200):
+    print(table.to_string(index=False))
+assert (table["status"] != "differs").all(), "a learner disagrees with R"
 
 # %% [markdown]
 # Test-set class probabilities, Python against R: every point is on the
 # diagonal.
 
 # %%
-if DATASETS:
-    import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt  # noqa: E402
 
-    from pystagedtrees.plotting import save_figure
+from pystagedtrees.plotting import save_figure  # noqa: E402
 
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
-    r_all = np.concatenate([r for r, _ in points])
-    py_all = np.concatenate([p for _, p in points])
-    ax.plot([0, 1], [0, 1], color="#9E9E9E", lw=1)
-    ax.scatter(r_all, py_all, s=8, color="#2297E6")
-    ax.set_xlabel("R stagedtrees")
-    ax.set_ylabel("pystagedtrees")
-    ax.set_title(f"{len(r_all)} test probabilities, {len(points)} models")
-    figures["python-vs-r-probabilities"] = (None, ax)
+fig, ax = plt.subplots(figsize=(4.5, 4.5))
+r_all = np.concatenate([r for r, _ in points])
+py_all = np.concatenate([p for _, p in points])
+ax.plot([0, 1], [0, 1], color="#9E9E9E", lw=1)
+ax.scatter(r_all, py_all, s=8, color="#2297E6")
+ax.set_xlabel("R stagedtrees")
+ax.set_ylabel("pystagedtrees")
+ax.set_title(f"{len(r_all)} test probabilities, {len(points)} models")
+figures["python-vs-r-probabilities"] = (None, ax)
 
 # %% [markdown]
 # ## 2. Live cross-check through rpy2
@@ -178,24 +144,16 @@ def live_status():
     missing = [p for p in ("stagedtrees", "bnclassify") if not compat.has_r_package(p)]
     if missing:
         return None, f"the R package(s) {missing} are not installed"
-    # the harness sits at the repository's top, which a script run from
-    # vignettes/ does not see
-    sys.path.append(str(repository_root()))
-    try:
-        from compat import crosscheck
-    except ImportError as exc:
-        return None, f"the cross-check harness (compat/ in the repository) is not importable ({exc})"
+    from compat import crosscheck
+
     return crosscheck, None
 
 
 crosscheck, why_not = live_status()
 if crosscheck is None:
     print("NOTE: live cross-check skipped:", why_not)
-elif DATASETS:
-    status = crosscheck.main([
-        "--data", str(SHARED / "data" / "single-label" / f"{DATASETS[0]}.csv"), "--class", "answer",
-        "--split", str(SHARED / "data" / "splits" / f"{DATASETS[0]}_test_ids.csv"),
-    ])
+else:
+    status = crosscheck.main(["--dataset", DATASETS[0]])
     print("cross-check exit status:", status)
 
 # %% [markdown]
@@ -205,4 +163,3 @@ elif DATASETS:
 if figures:
     for fig_name, (_, axes) in figures.items():
         print(save_figure(axes, fig_name, folder=FIGURES))
-SKIPPED = None if (SHARED is not None or crosscheck is not None) else "neither the shared reference nor R"

@@ -1,7 +1,10 @@
 """Scores of a fitted staged tree: log-likelihood, AIC and BIC (as R counts them)."""
 from __future__ import annotations
 
+import ast
+import linecache
 import math
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -104,6 +107,52 @@ def logLik(object: Sevt) -> LogLik:
     return compute_loglik(object)
 
 
+def call_expressions(frame, n_models):
+    """The source text of the models given to the AIC/BIC call running in ``frame``
+    (its caller's), normalised as R's ``deparse`` normalises them, or None.
+
+    R labels the rows of its table with the calls' expressions.  Python 3.11
+    records where each call stands in the source; with the source at hand
+    (a file, a notebook cell, a doctest) its arguments are read back.  None
+    where that fails: Python 3.10, no source (``python -c``), arguments
+    unpacked with ``*``, or two models written alike (R stops there).
+    ``m1.AIC(m2)`` gives ``m1`` and ``m2``.
+    """
+    positions = None if frame is None else getattr(frame.f_code, "co_positions", None)
+    if positions is None:
+        return None
+    try:
+        line, end_line, column, end_column = list(positions())[frame.f_lasti // 2]
+        lines = linecache.getlines(frame.f_code.co_filename, frame.f_globals)
+        if line is None or column is None or not lines:
+            return None
+        # columns count UTF-8 bytes
+        text = "".join(lines[line - 1:end_line]).encode()
+        end = len(text) - len(lines[end_line - 1].encode()) + end_column
+        call = ast.parse(text[column:end].decode(), mode="eval").body
+    except (IndexError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    given = list(call.args)
+    if len(given) == n_models - 1 and isinstance(call.func, ast.Attribute):
+        given = [call.func.value] + given  # m1.AIC(m2)
+    labels = [ast.unparse(a) for a in given]
+    if len(labels) != n_models or len(set(labels)) != n_models:
+        return None
+    return labels
+
+
+def _user_frame():
+    """The frame of the first caller outside this package (a method of Sevt
+    delegates to AIC, which calls this module)."""
+    package = __name__.split(".")[0]
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == package:
+        frame = frame.f_back
+    return frame
+
+
 def _information_criterion(name, models, penalty, names):
     """``-2 ll + penalty(ll) df`` of one model, or R's table of several."""
     if names is not None:
@@ -126,6 +175,8 @@ def _information_criterion(name, models, penalty, names):
     if len({ll.nobs for ll, _ in scores}) > 1:
         warnings.warn("models are not all fitted to the same number of observations",
                       stacklevel=3)
+    if names is None:  # R's labels: the expressions of AIC's or BIC's caller
+        names = call_expressions(_user_frame(), len(models))
     return pd.DataFrame({"df": [ll.df for ll, _ in scores], name: [v for _, v in scores]},
                         index=None if names is None else list(names))
 
@@ -136,9 +187,11 @@ def AIC(object: Sevt, *others: Sevt, k: float = 2,
 
     With several models, as R's ``AIC(m1, m2, ...)``: a DataFrame with
     columns ``df`` and ``AIC``, one row per model in argument order (and a
-    warning if their numbers of observations differ).  R labels the rows
-    with the calls' expressions (``m1``, ``m2``), which Python cannot see:
-    the rows are numbered from 0 unless ``names`` gives one label per model.
+    warning if their numbers of observations differ).  As in R, the rows are
+    labelled with the expressions the models were given as (``m1``,
+    ``st.full(t)``), read from the caller's source; ``names`` gives other
+    labels.  Where the source cannot be read (Python 3.10, ``python -c``,
+    ``AIC(*models)``, the same expression twice) the rows are numbered from 0.
 
     Examples
     --------
@@ -150,6 +203,8 @@ def AIC(object: Sevt, *others: Sevt, k: float = 2,
     indep     7
     full     30
     Name: df, dtype: int64
+    >>> st.AIC(model, st.full(st.datasets.titanic_table())).index.tolist()  # doctest: +SKIP
+    ['model', 'st.full(st.datasets.titanic_table())']
     """
     k = check_number(k, "k")
     return _information_criterion("AIC", (object, *others), lambda ll: k, names)
@@ -158,8 +213,8 @@ def AIC(object: Sevt, *others: Sevt, k: float = 2,
 def BIC(object: Sevt, *others: Sevt, names: Sequence[str] | None = None) -> float | pd.DataFrame:
     """Bayesian information criterion, ``-2 ll + log(nobs) df``.
 
-    With several models, a DataFrame as :func:`AIC` gives (``names`` labels
-    its rows).
+    With several models, a DataFrame as :func:`AIC` gives, its rows labelled
+    as R labels them (or by ``names``).
 
     Examples
     --------

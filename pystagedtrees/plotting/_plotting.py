@@ -9,7 +9,7 @@ default the unobserved ones) are left out, or drawn light grey with
 draws a chain event graph (:class:`~pystagedtrees.Ceg`) and a DAG
 (anything :func:`~pystagedtrees.as_parentslist` accepts).
 
-matplotlib is optional (``pip install -e ".[plot]"`` from a clone) and only
+matplotlib is optional (``pip install "pystagedtrees[plot]"``) and only
 needed by :func:`plot`, :func:`barplot` and :func:`save_figure`;
 :func:`to_dot`, :func:`write_tikz` and :func:`make_stages_col` write text.
 """
@@ -86,8 +86,9 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError(
-            "plotting needs matplotlib, the optional extra of pystagedtrees: "
-            "pip install matplotlib (or, from a clone, pip install -e '.[plot]')"
+            'plotting needs matplotlib, the "plot" extra of pystagedtrees: '
+            'pip install "pystagedtrees[plot]" (or pip install matplotlib; from a clone, '
+            'pip install -e ".[plot]")'
         ) from None
     return plt
 
@@ -98,6 +99,55 @@ def _new_axes(ax, width, height):
             raise TypeError(f"`ax` must be a matplotlib Axes; got {type(ax).__name__}.")
         return ax
     _, ax = _pyplot().subplots(figsize=(width, height))
+    return ax
+
+
+FIGURE_PAD = 0.1
+"""Inches left around what a picture draws in a figure of its own."""
+
+
+def _drawn_extent(ax):
+    """The box, in display units, of what ``ax`` shows: its data with the
+    markers' reach, its texts and arrows, legend, title and (when drawn) axes
+    frame and labels; not its empty background."""
+    from matplotlib.text import Annotation
+    from matplotlib.transforms import Bbox
+
+    boxes = []
+    if np.all(np.isfinite(ax.dataLim.extents)):
+        data = ax.dataLim.transformed(ax.transData)
+        sizes = [float(np.max(c.get_sizes())) for c in ax.collections
+                 if hasattr(c, "get_sizes") and len(c.get_sizes())]
+        reach = (math.sqrt(max(sizes, default=0.0)) / 2 + 1.0) * ax.figure.dpi / 72.0
+        boxes.append(Bbox.from_extents(data.x0 - reach, data.y0 - reach,
+                                       data.x1 + reach, data.y1 + reach))
+    texts = [t for t in [*ax.texts, ax.title] if isinstance(t, Annotation) or t.get_text()]
+    legend = [] if ax.get_legend() is None else [ax.get_legend()]
+    frame = [ax.xaxis, ax.yaxis, *ax.spines.values()] if ax.axison else []
+    for artist in [*texts, *ax.patches, *legend, *frame]:
+        if artist.get_visible():
+            boxes.append(artist.get_tightbbox())
+    return Bbox.union([b for b in boxes if b is not None and np.all(np.isfinite(b.extents))])
+
+
+def _fit_figure(ax, own):
+    """Size a figure made for ``ax`` (``own``) around what it drew, legend and
+    names included, keeping the axes' size: a plain ``savefig`` then keeps
+    everything, without blank bands (matplotlib's margins, the axes' empty
+    edges).  A figure the caller gave is left as it is."""
+    if not own:
+        return ax
+    fig = ax.figure
+    ax.apply_aspect()
+    box = ax.get_position()
+    inches = fig.dpi_scale_trans.inverted()
+    drawn = _drawn_extent(ax).transformed(inches)
+    axes = box.transformed(fig.transFigure).transformed(inches)
+    left, bottom = axes.x0 - drawn.x0 + FIGURE_PAD, axes.y0 - drawn.y0 + FIGURE_PAD
+    width = drawn.width + 2 * FIGURE_PAD
+    height = drawn.height + 2 * FIGURE_PAD
+    fig.set_size_inches(width, height)
+    ax.set_position([left / width, bottom / height, axes.width / width, axes.height / height])
     return ax
 
 
@@ -593,8 +643,8 @@ def plot(
             lwd_edges=check_number(lwd_edges, "lwd_edges", positive=True),
         )
         asp = check_number(asp, "asp", positive=True, allow_none=True)
-        return _plot_tree(x, limit, xlim, ylim, ax, main, sub, asp, col, palette, ignore, legend,
-                          style, max_leaves)
+        return _fit_figure(_plot_tree(x, limit, xlim, ylim, ax, main, sub, asp, col, palette,
+                                      ignore, legend, style, max_leaves), own=ax is None)
     tree_only = dict(
         limit=limit, sub=sub, asp=asp, show_ignored=show_ignored, cex_label_nodes=cex_label_nodes,
         cex_nodes=cex_nodes, cex_tree_y=cex_tree_y, var_names=var_names, col_edges=col_edges,
@@ -609,9 +659,9 @@ def plot(
             f"`x` is drawn as a {'chain event graph' if isinstance(x, Sevt) else 'DAG'}."
         )
     if isinstance(x, Sevt):
-        return _plot_ceg(x, ax, xlim, ylim, main, col, palette, ignore, legend, cex_label_edges,
-                         layout)
-    return _plot_dag(x, ax, xlim, ylim, main, col, legend, layout)
+        return _fit_figure(_plot_ceg(x, ax, xlim, ylim, main, col, palette, ignore, legend,
+                                     cex_label_edges, layout), own=ax is None)
+    return _fit_figure(_plot_dag(x, ax, xlim, ylim, main, col, legend, layout), own=ax is None)
 
 
 _PLOT_DEFAULTS = {name: p.default for name, p in inspect.signature(plot).parameters.items()}
@@ -1180,6 +1230,7 @@ def barplot(x: Sevt, var: str, ignore: Sequence[str] | None = None, beside: bool
     probs = x.stage_prob_of(i)
     levels = x.tree[var]
     groups = len(stages) if beside else 1
+    own = ax is None
     ax = _new_axes(ax, max(4.0, 0.5 + 0.35 * len(levels) * groups), 4.0)
     bar_width = width / max(groups, 1)
     centers = np.arange(len(levels), dtype=float)
@@ -1202,7 +1253,7 @@ def barplot(x: Sevt, var: str, ignore: Sequence[str] | None = None, beside: bool
     if legend:
         ax.legend(title=f"stages of {var}", fontsize="small", frameon=False,
                   loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return ax
+    return _fit_figure(ax, own)
 
 
 # -- text output -------------------------------------------------------------------

@@ -1,13 +1,16 @@
 """Staged tree refinements against Bayesian network classifiers on real data.
 
-``python -m pystagedtrees.study benchmark --data-dir DIR --splits-dir DIR --out results.csv``
-runs every method on every dataset and split, as in Leonelli & Varando
-(2024): the CSV ``<data-dir>/<name>.csv`` holds categorical columns with
-the class (``--class-column``, default ``answer``); the split file
-``<splits-dir>/<name>_test_ids.csv`` has one column per split (``V1``,
-``V2``, ...) of 1-based test row numbers, the other rows being the
-training set.  Levels are the values of the whole file (sorted), or R's
-order when ``--levels-dir`` holds ``<name>.json`` files with ``levels``.
+``python -m pystagedtrees.study benchmark --out results.csv`` runs every
+method on every dataset and split, as in Leonelli & Varando (2024), on the
+papers' data sets and splits shipped with the package
+(:mod:`pystagedtrees.datasets`, R's level order).  Other data: with
+``--data-dir DIR --splits-dir DIR``, the CSV ``<data-dir>/<name>.csv``
+holds categorical columns with the class (``--class-column``, default
+``answer``); the split file ``<splits-dir>/<name>_test_ids.csv`` has one
+column per split (``V1``, ``V2``, ...) of 1-based test row numbers, the
+other rows being the training set.  Levels are the values of the whole file
+(sorted), or R's order when ``--levels-dir`` holds ``<name>.json`` files
+with ``levels``.
 
 Each run records accuracy, balanced accuracy, F1 and precision (the
 positive class is the first class level, as in the paper's scripts), and
@@ -45,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pystagedtrees import datasets as shipped_data
 from pystagedtrees.base._data import read_categorical_csv
 
 __all__ = [
@@ -216,8 +220,9 @@ def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
 
     Parameters
     ----------
-    data_dir : str or Path
-        Holds ``<name>.csv``.
+    data_dir : str or Path or None
+        Holds ``<name>.csv``; None: the package's copy of the papers' data
+        set ``name`` (``levels_dir`` unused: it has R's levels).
     name : str
     class_column : str, default "answer"
     levels_dir : str or Path, optional
@@ -237,6 +242,12 @@ def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
 
 @functools.lru_cache(maxsize=16)
 def _read_dataset(data_dir, name, class_column, levels_dir):
+    if data_dir is None:
+        data = shipped_data.load(name, benchmark=True)
+        if class_column not in data.columns:
+            raise ValueError(f"`class_column` {class_column!r} is not a column of {name}: "
+                             f"{list(data.columns)}.")
+        return data[[class_column] + [c for c in data.columns if c != class_column]]
     path = Path(data_dir) / f"{name}.csv"
     if not path.exists():
         raise FileNotFoundError(f"dataset {name!r} not found: no file {path}.")
@@ -248,16 +259,24 @@ def _read_dataset(data_dir, name, class_column, levels_dir):
 
 
 def load_split(data, splits_dir, name, split):
-    """Training and test rows of split ``split`` (1-based column ``V<split>``)."""
-    path = Path(splits_dir) / f"{name}_test_ids.csv"
-    if not path.exists():
-        raise FileNotFoundError(f"splits of {name!r} not found: no file {path}.")
-    ids = pd.read_csv(path)
-    column = f"V{split}"
-    if column not in ids.columns:
-        raise ValueError(f"{path} has no split {split} (columns {list(ids.columns)}).")
+    """Training and test rows of split ``split`` (1-based column ``V<split>``; with
+    ``splits_dir`` None, the papers' split of the shipped set ``name``)."""
+    if splits_dir is None:
+        shipped = shipped_data.splits(name)
+        if split not in shipped:
+            raise ValueError(f"{name} has no split {split} (it has {sorted(shipped)}).")
+        test_rows = shipped[split]
+    else:
+        path = Path(splits_dir) / f"{name}_test_ids.csv"
+        if not path.exists():
+            raise FileNotFoundError(f"splits of {name!r} not found: no file {path}.")
+        ids = pd.read_csv(path)
+        column = f"V{split}"
+        if column not in ids.columns:
+            raise ValueError(f"{path} has no split {split} (columns {list(ids.columns)}).")
+        test_rows = ids[column].dropna().to_numpy(dtype=np.int64) - 1
     is_test = np.zeros(data.shape[0], dtype=bool)
-    is_test[ids[column].dropna().to_numpy(dtype=np.int64) - 1] = True
+    is_test[test_rows] = True
     return data[~is_test].reset_index(drop=True), data[is_test].reset_index(drop=True)
 
 
@@ -273,7 +292,7 @@ def benchmark_task(task):
 
 # -- running a grid --------------------------------------------------------------------------
 
-def _progress(iterable, total, label):
+def progress_bar(iterable, total, label):
     """tqdm's bar when it is installed, else a counter on stderr."""
     try:
         from tqdm import tqdm
@@ -348,7 +367,7 @@ def run_grid(function, tasks, n_jobs=1, backend="loky", scheduler=None, label="r
         raise ValueError(
             f"`backend` must be 'loky', 'threading', 'sequential' or 'dask'; got {backend!r}."
         )
-    yield from _progress(results, len(tasks), label)
+    yield from progress_bar(results, len(tasks), label)
 
 
 def _complete_part(path):
@@ -416,7 +435,9 @@ def run_benchmark(data_dir, splits_dir, out, datasets=None, methods=DEFAULT_METH
     """Run (or resume) the grid and return every recorded row.
 
     Parameters mirror the command-line options (see the module docstring);
-    ``datasets`` defaults to :data:`PAPER_DATASETS` found in ``data_dir``.
+    ``data_dir`` and ``splits_dir`` None (both) run on the shipped data
+    sets and splits; ``datasets`` defaults to :data:`PAPER_DATASETS` (those
+    found in ``data_dir``).
 
     Returns
     -------
@@ -428,15 +449,26 @@ def run_benchmark(data_dir, splits_dir, out, datasets=None, methods=DEFAULT_METH
         raise ValueError(f"unknown method(s) {unknown}; choose among {list(METHODS)}.")
     if rng not in ("numpy", "R"):
         raise ValueError(f"`rng` must be 'numpy' or 'R'; got {rng!r}.")
-    data_dir, splits_dir = Path(data_dir), Path(splits_dir)
-    if datasets is None:
-        datasets = [d for d in PAPER_DATASETS if (data_dir / f"{d}.csv").exists()]
+    if (data_dir is None) != (splits_dir is None):
+        raise ValueError("`data_dir` and `splits_dir` go together: give both, or neither for "
+                         "the shipped data sets and splits.")
+    shipped = data_dir is None
+    if datasets is None and shipped:
+        datasets = list(PAPER_DATASETS)
+    elif datasets is None:
+        datasets = [d for d in PAPER_DATASETS if (Path(data_dir) / f"{d}.csv").exists()]
         if not datasets:
             raise FileNotFoundError(
                 f"none of the paper's datasets is in {data_dir}; name the ones to run "
                 "(`datasets`, --datasets on the command line)."
             )
-    common = dict(data_dir=str(data_dir), splits_dir=str(splits_dir), class_column=class_column,
+    elif shipped:
+        known = shipped_data.names(benchmark=True)
+        missing = [d for d in datasets if d not in known]
+        if missing:
+            raise ValueError(f"{missing} are not among the shipped data sets {known}.")
+    common = dict(data_dir=None if shipped else str(data_dir),
+                  splits_dir=None if shipped else str(splits_dir), class_column=class_column,
                   levels_dir=None if levels_dir is None else str(levels_dir), seed=seed, rng=rng)
     tasks = [dict(common, dataset=d, split=int(s), method=m)
              for d in datasets for s in splits for m in methods]
@@ -600,14 +632,16 @@ def add_arguments(parser):
     >>> args.splits, len(args.methods), args.backend
     ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 8, 'loky')
     """
-    parser.add_argument("--data-dir", type=Path, required=True,
-                        help="directory of <name>.csv files")
-    parser.add_argument("--splits-dir", type=Path, required=True,
-                        help="directory of <name>_test_ids.csv files")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="directory of <name>.csv files (default: the papers' data sets, "
+                             "shipped with the package)")
+    parser.add_argument("--splits-dir", type=Path, default=None,
+                        help="directory of <name>_test_ids.csv files (with --data-dir; default: "
+                             "the papers' splits, shipped)")
     parser.add_argument("--out", type=Path, required=True,
                         help="results CSV, appended to (an interrupted run resumes)")
     parser.add_argument("--datasets", nargs="+", default=None,
-                        help="dataset names (default: the paper's 14 binary datasets found)")
+                        help="dataset names (default: the paper's 14 binary datasets)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(DEFAULT_METHODS),
                         metavar="METHOD",
                         help=f"methods among {', '.join(METHODS)} (default: the paper's eight)")

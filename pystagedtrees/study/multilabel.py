@@ -1,7 +1,8 @@
 """BNCC against binary relevance, random-order chains and an ensemble of chains.
 
-``python -m pystagedtrees.study multilabel --data emotions.csv --labels 6``
-cross-validates, for each base learner,
+``python -m pystagedtrees.study multilabel`` cross-validates, on the emotions
+data shipped with the package (or ``--data FILE.csv --labels N``), for each
+base learner,
 
 * ``BR``: binary relevance (one independent classifier per label);
 * ``CC-random``: classifier chains in ``--orders`` random orders, reported as
@@ -46,7 +47,9 @@ from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import KBinsDiscretizer, StandardScaler
 from threadpoolctl import threadpool_limits
 
+from pystagedtrees import datasets as shipped_data
 from pystagedtrees.multilabel import BNClassifierChain, label_network
+from pystagedtrees.study.benchmark import progress_bar
 from pystagedtrees.multilabel.metrics import (
     MULTILABEL_SCORES,
     check_indicator_matrix,
@@ -59,6 +62,7 @@ __all__ = [
     "compare",
     "compare_repeated",
     "load_multilabel_csv",
+    "split_labels",
     "network_orders",
     "plot_label_network",
     "run",
@@ -93,7 +97,21 @@ def load_multilabel_csv(path, n_labels, labels_at="start"):
     >>> list(Y.columns), list(X.columns)
     (['a', 'b'], ['x'])
     """
-    data = pd.read_csv(path)
+    return split_labels(pd.read_csv(path), n_labels, labels_at)
+
+
+def split_labels(data, n_labels, labels_at="start"):
+    """Features and 0/1 labels of a table whose first (or last) ``n_labels`` columns
+    are labels (see :func:`load_multilabel_csv`).
+
+    Examples
+    --------
+    >>> import pystagedtrees as st
+    >>> from pystagedtrees.study.multilabel import split_labels
+    >>> X, Y = split_labels(st.datasets.load("emotions"), 6)
+    >>> X.shape, Y.shape
+    ((593, 72), (593, 6))
+    """
     if not 1 <= n_labels < data.shape[1]:
         raise ValueError(
             f"`n_labels` must be between 1 and {data.shape[1] - 1} (the file has "
@@ -196,33 +214,38 @@ def _check_data(X, Y):
     return X, Y
 
 
-def _pooled_predictions(X, Y, n_folds, n_bins, random_state, fold_predictions):
+def _pooled_predictions(X, Y, n_folds, n_bins, random_state, fold_predictions, progress=None):
     """Out-of-fold predictions of every method, per base learner.
 
     ``fold_predictions(estimator, X_train, Y_train, X_test)`` returns a dict
     of method -> 0/1 predictions for one test fold; the preprocessing is
-    fitted on the training fold.  Yields ``(learner, {method: predictions})``
-    with the predictions of all folds pooled in the rows of ``Y``.
+    fitted on the training fold.  Returns ``[(learner, {method:
+    predictions})]`` with the predictions of all folds pooled in the rows of
+    ``Y``.  ``progress`` labels a progress bar over the folds (None: none).
     """
-    folds = KFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-    for learner, (preprocessing, estimator) in base_learners(n_bins).items():
-        pooled = {}
-        for train, test in folds.split(X):
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Bins whose width are too small")
-                prep = clone(preprocessing).fit(X[train])
-            # Thousands of tiny fits: threaded BLAS only adds overhead (the
-            # whole study ran 11x slower with it on a loaded 2-core machine).
-            with threadpool_limits(limits=1, user_api="blas"):
-                fold = fold_predictions(
-                    estimator, prep.transform(X[train]), Y[train], prep.transform(X[test])
-                )
-            for method, predicted in fold.items():
-                pooled.setdefault(method, np.empty_like(Y))[test] = predicted
-        yield learner, pooled
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))
+    learners = base_learners(n_bins)
+    steps = [(learner, fold) for learner in learners for fold in folds]
+    if progress is not None:
+        steps = progress_bar(steps, len(steps), progress)
+    pooled = {learner: {} for learner in learners}
+    for learner, (train, test) in steps:
+        preprocessing, estimator = learners[learner]
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Bins whose width are too small")
+            prep = clone(preprocessing).fit(X[train])
+        # Thousands of tiny fits: threaded BLAS only adds overhead (the
+        # whole study ran 11x slower with it on a loaded 2-core machine).
+        with threadpool_limits(limits=1, user_api="blas"):
+            fold = fold_predictions(
+                estimator, prep.transform(X[train]), Y[train], prep.transform(X[test])
+            )
+        for method, predicted in fold.items():
+            pooled[learner].setdefault(method, np.empty_like(Y))[test] = predicted
+    return list(pooled.items())
 
 
-def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
+def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0, progress=False):
     """Cross-validate BR, random-order chains, ECC and BNCC.
 
     Parameters
@@ -238,6 +261,9 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
         Quantile bins per feature for the naive Bayes learner.
     random_state : int, default=0
         Seed of the fold split and of the random orders.
+    progress : bool, default=False
+        Show the progress over the folds on stderr (tqdm's bar when it is
+        installed, else a counter).
 
     Returns
     -------
@@ -265,7 +291,8 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
 
     rows = []
     for learner, pooled in _pooled_predictions(
-        X, Y, n_folds, n_bins, random_state, fold_predictions
+        X, Y, n_folds, n_bins, random_state, fold_predictions,
+        progress=f"multilabel (seed {random_state})" if progress else None,
     ):
         per_order = pd.DataFrame(
             [multilabel_scores(Y, pooled[("CC-random", r)]) for r in range(n_orders)]
@@ -284,11 +311,12 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0):
     return pd.DataFrame(rows, columns=["learner", "method", "statistic", *MULTILABEL_SCORES])
 
 
-def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_state=0):
+def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_state=0,
+                     progress=False):
     """:func:`compare` with ``n_repeats`` fold splits.
 
     Repeat ``r`` is :func:`compare` with ``random_state + r``, so its folds
-    and its random orders both change.
+    and its random orders both change; ``progress`` shows each repeat's.
 
     Returns
     -------
@@ -309,7 +337,7 @@ def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_
     _check_settings(random_state=(random_state, 0))
     tables = [
         compare(X, Y, n_folds=n_folds, n_orders=n_orders, n_bins=n_bins,
-                random_state=random_state + r).assign(seed=random_state + r)
+                random_state=random_state + r, progress=progress).assign(seed=random_state + r)
         for r in range(n_repeats)
     ]
     table = pd.concat(tables, ignore_index=True)
@@ -372,7 +400,7 @@ def summarise_repeats(table):
     return pd.DataFrame(rows)
 
 
-def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
+def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0, progress=False):
     """Cross-validate classifier chains in given, fixed label orders.
 
     Unlike BNCC in :func:`compare`, which learns its order on each training
@@ -389,6 +417,8 @@ def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
         Chain orders, each a permutation of the label indices.
     n_folds, n_bins, random_state : int
         As in :func:`compare`; the same values give the same folds.
+    progress : bool, default=False
+        As in :func:`compare`.
 
     Returns
     -------
@@ -438,7 +468,8 @@ def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0):
     rows = [
         {"learner": learner, "order": order} | multilabel_scores(Y, pooled[order])
         for learner, pooled in _pooled_predictions(
-            X, Y, n_folds, n_bins, random_state, fold_predictions
+            X, Y, n_folds, n_bins, random_state, fold_predictions,
+            progress="network orders" if progress else None,
         )
         for order in checked
     ]
@@ -562,10 +593,11 @@ def add_arguments(parser):
     >>> args.folds, args.orders, str(args.out)
     (10, 10, '.')
     """
-    parser.add_argument("--data", required=True, type=Path,
-                        help="CSV file with label columns and numeric features")
-    parser.add_argument("--labels", required=True, type=_at_least(1),
-                        help="number of label columns")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="CSV file with label columns and numeric features (default: the "
+                             "emotions data shipped with the package, its 6 labels first)")
+    parser.add_argument("--labels", type=_at_least(1), default=None,
+                        help="number of label columns (needed with --data)")
     parser.add_argument("--labels-at", choices=("start", "end"), default="start",
                         help="where the label columns are (default: start)")
     parser.add_argument("--folds", type=_at_least(2), default=10,
@@ -586,28 +618,44 @@ def add_arguments(parser):
                         help="directory for the plot and the score table (default: .)")
 
 
-def run(args):
-    """Run the study with parsed command-line ``args``; returns the exit status."""
+EMOTIONS_LABELS = 6
+"""Label columns of the shipped emotions data (the first ones)."""
+
+
+def _read_data(args):
+    """``(source, X, Y)`` of the data the options name."""
+    if args.data is None:
+        if args.labels not in (None, EMOTIONS_LABELS) or args.labels_at != "start":
+            raise ValueError(f"the shipped emotions data have their {EMOTIONS_LABELS} labels "
+                             "first: give --data with --labels and --labels-at for other data.")
+        return "emotions (shipped)", *split_labels(shipped_data.load("emotions"), EMOTIONS_LABELS)
+    if args.labels is None:
+        raise ValueError("--labels (the number of label columns) is needed with --data.")
     if args.data.is_dir():
         raise ValueError(f"--data {args.data} is a directory, not a CSV file.")
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"--out {args.out} is a file, not a directory.")
     n_columns = pd.read_csv(args.data, nrows=0).shape[1]
     if args.labels >= n_columns:
         raise ValueError(f"--labels must be less than the {n_columns} columns of {args.data} "
                          f"(at least one feature); got {args.labels}.")
-    X, Y = load_multilabel_csv(args.data, args.labels, args.labels_at)
+    return args.data, *load_multilabel_csv(args.data, args.labels, args.labels_at)
+
+
+def run(args):
+    """Run the study with parsed command-line ``args``; returns the exit status."""
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a directory.")
+    source, X, Y = _read_data(args)
     if args.folds > len(X):
-        raise ValueError(f"--folds must be at most the {len(X)} rows of {args.data}; got {args.folds}.")
+        raise ValueError(f"--folds must be at most the {len(X)} rows of {source}; got {args.folds}.")
     args.out.mkdir(parents=True, exist_ok=True)  # now, not after the work
-    print(f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, {Y.shape[1]} labels")
+    print(f"{source}: {X.shape[0]} rows, {X.shape[1]} features, {Y.shape[1]} labels")
     graph = label_network(Y)
     print("Label network (all rows):")
     for parent, child, weight in graph.edges(data="weight"):
         print(f"  {parent} -> {child}  (dependence {weight:.3f})")
     print("Chain order: " + " > ".join(map(str, graph.graph["order"])))
     repeats = compare_repeated(X, Y, args.repeats, n_folds=args.folds, n_orders=args.orders,
-                               n_bins=args.bins, random_state=args.seed)
+                               n_bins=args.bins, random_state=args.seed, progress=True)
     table = repeats[repeats.seed == args.seed].drop(columns="seed")
     print(f"\n{args.folds}-fold cross-validation, pooled out-of-fold predictions "
           f"(CC-random over {args.orders} orders):")
@@ -623,8 +671,8 @@ def run(args):
         written.append(args.out / "multilabel_repeats.csv")
     if args.network_orders:
         orders = network_orders(graph, limit=args.network_orders)
-        order_table = score_orders(X, Y, orders, n_folds=args.folds,
-                                   n_bins=args.bins, random_state=args.seed)
+        order_table = score_orders(X, Y, orders, n_folds=args.folds, n_bins=args.bins,
+                                   random_state=args.seed, progress=True)
         _print_order_summary(order_table, table)
         order_table.to_csv(args.out / "network_order_scores.csv", index=False)
         written.append(args.out / "network_order_scores.csv")

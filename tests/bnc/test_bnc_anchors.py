@@ -1,10 +1,7 @@
 """The numbers bnclassify's own test suite asserts (tests/testthat, 0.4.8).
 
-They need bnclassify's ``car`` and ``voting`` data (data/*.RData in the
-bnclassify sources, GPL, not shipped here) and ``Rscript`` to read them.  Point
-PYSTAGEDTREES_BNCLASSIFY_DATA at a folder holding car.RData and voting.RData,
-or have a git copy of the bnclassify repository at BNCLASSIFY_GIT (a bare
-repository path); otherwise these tests skip.
+They run on bnclassify's ``car`` and ``voting`` data, which the package ships
+(``st.datasets.load("car")``; see conftest.py).
 
 R's tests call ``RNGversion("3.5.0")``, hence the "Rounding" sampler.
 """

@@ -1,11 +1,9 @@
-"""bnclassify 0.4.8 results on split 1 of every shared dataset: nb and tan_cl
-after lp(smooth=1) (reference/r/<name>.json, ``bnc.*``) and the randomised
-wrappers replayed with R's generator (reference/r/wrappers/<name>.json)."""
-import json
-
+"""bnclassify 0.4.8 results on split 1 of every benchmark set: nb and tan_cl
+after lp(smooth=1) (tests/reference/<name>.json.gz, ``bnc.*``) and the randomised
+wrappers replayed with R's generator (tests/reference/wrappers/<name>.json.gz)."""
 import numpy as np
 import pytest
-from r_reference import REFERENCE_DIR, dataset_params, load_split, r_result
+from r_reference import dataset_params, load_split, load_wrapper_reference, r_result
 
 import pystagedtrees.bnc as bnc
 
@@ -15,14 +13,6 @@ LEARNERS = {
     "tan_cl_bic": lambda d: bnc.tan_cl("answer", d, score="bic"),
     "tan_cl_aic": lambda d: bnc.tan_cl("answer", d, score="aic"),
 }
-
-
-def load_wrapper_reference(name):
-    path = REFERENCE_DIR / "wrappers" / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"no wrapper reference for {name} at {path}")
-    with open(path) as fh:
-        return json.load(fh)
 
 
 def _r_families(ref_families):
@@ -61,7 +51,7 @@ WRAPPERS = {
 @pytest.mark.parametrize("name", dataset_params())
 @pytest.mark.parametrize("key", sorted(WRAPPERS))
 def test_wrappers_match_r(name, key):
-    """R ran each learner right after set.seed(2020) (reference/r/wrappers)."""
+    """R ran each learner right after set.seed(2020) (tests/reference/wrappers)."""
     train, test, _ = load_split(name)
     expected = r_result(load_wrapper_reference(name)["learners"][key], f"{key} on {name}")
     model = WRAPPERS[key](train, train.shape[1] - 1)

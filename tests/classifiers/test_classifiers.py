@@ -1,14 +1,13 @@
 """Staged tree classifiers: refinements of BN classifiers against R, their
 structural guarantees, the naive staged tree and the orderings."""
-import json
 import shutil
 import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
-from r_reference import (REFERENCE_DIR, assert_matches_r_predict, dataset_params, load_split,
-                      r_result, require_datasets)
+from r_reference import (assert_matches_r_predict, dataset_params, load_split,
+                         load_wrapper_reference, r_result)
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import mutual_info_score
@@ -29,14 +28,6 @@ from pystagedtrees.graphs import as_parentslist
 from pystagedtrees.random import generate_xor_dataset
 
 R_SEED = 2020  # the reference wrappers ran right after set.seed(2020)
-
-
-def _wrapper_reference(name):
-    path = REFERENCE_DIR / "wrappers" / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"no wrapper reference for {name} at {path}")
-    with open(path) as fh:
-        return json.load(fh)["learners"]
 
 
 def _assert_same_model(model, expected, test):
@@ -97,7 +88,7 @@ WRAPPERS = {
 @pytest.mark.parametrize("key", sorted(WRAPPERS))
 def test_wrapper_refinements_match_r(name, key):
     train, test, _ = load_split(name)
-    expected = r_result(_wrapper_reference(name)[key], f"{key} on {name}")
+    expected = r_result(load_wrapper_reference(name)["learners"][key], f"{key} on {name}")
     expected_refined = r_result(expected["refined"], f"stages_bhc of {key} on {name}")
     refined = WRAPPERS[key](train, rng="R", seed=R_SEED)
     _assert_same_model(refined, expected_refined, test)
@@ -280,7 +271,6 @@ def test_orderings_equal_a_base_r_computation(tmp_path):
     if shutil.which("Rscript") is None:
         pytest.skip("Rscript is not on PATH")
     names = ["Asym", "Titanic", "puffin", "monks3", "voting", "energy2", "fertility"]
-    require_datasets(*names)
     frames = {}
     for name in names:
         frames[name] = load_split(name)[0]

@@ -5,6 +5,7 @@ Skipped unless R has the packages (``install.packages(c("stagedtrees",
 every expected value here.
 """
 import itertools
+import json
 import re
 
 import numpy as np
@@ -30,25 +31,15 @@ needs_bnclassify = pytest.mark.skipif(
     not compat.has_r_package("bnclassify"),
     reason="R package bnclassify not installed (in R: install.packages('bnclassify'))",
 )
-# R timed its fast learners on these shared datasets in well under a second
+# R timed its fast learners on these benchmark sets in well under a second
 FAST_DATASETS = ["Asym", "Pokemon", "puffin"]
-
-
-def shared_split(name):
-    from compat import reference
-
-    try:
-        return reference.load_split(name)
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
 
 
 def training_data(name):
     if name == "Titanic_rows":
         data = st.datasets.titanic()
         return data[["Survived", "Class", "Sex", "Age"]], None
-    train, test, _ = shared_split(name)
-    return train, test
+    return st.datasets.train_test(name)
 
 
 def r_without_ll(robj):
@@ -260,21 +251,17 @@ def test_predict_on_no_rows_as_r():
 @needs_stagedtrees
 @needs_bnclassify
 def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatch):
-    from compat import crosscheck, reference
+    from compat import crosscheck
 
-    data = reference.shared_dir() / "data" / "single-label" / "Titanic.csv"
-    split = reference.shared_dir() / "data" / "splits" / "Titanic_test_ids.csv"
-    if not data.exists():
-        pytest.skip(f"shared data not found at {data}")
-    assert crosscheck.main(["--data", str(data), "--split", str(split)]) == 0
+    titanic = ["--dataset", "Titanic"]
+    assert crosscheck.main(titanic) == 0
     table = capsys.readouterr().out
     rows = [line.split()[:2] for line in table.splitlines()[2:]]
     assert [name for name, _ in rows] == crosscheck.ALL_CHECKS
     assert {status for _, status in rows} == {"match"}
     # a learner that returns its input differs from R's
     monkeypatch.setattr(crosscheck.st, "stages_fbhc", lambda model: model)
-    assert crosscheck.main(["--data", str(data), "--split", str(split),
-                            "--functions", "full,stages_fbhc"]) == 1
+    assert crosscheck.main([*titanic, "--functions", "full,stages_fbhc"]) == 1
     out = capsys.readouterr().out
     assert re.search(r"^full\s+match", out, re.M)
     assert re.search(r"^stages_fbhc\s+differs\s.*stages of", out, re.M)
@@ -282,8 +269,7 @@ def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatc
     predict = crosscheck.bnc.predict
     monkeypatch.setattr(crosscheck.bnc, "predict",
                         lambda *a, **k: np.sqrt(np.asarray(predict(*a, **k), dtype=float)))
-    assert crosscheck.main(["--data", str(data), "--split", str(split),
-                            "--functions", "bnc_nb"]) == 1
+    assert crosscheck.main([*titanic, "--functions", "bnc_nb"]) == 1
     assert re.search(r"^bnc_nb\s+differs\s.*R's predict", capsys.readouterr().out, re.M)
     monkeypatch.undo()
     # the counts R's refits read are compared too
@@ -298,21 +284,18 @@ def test_crosscheck_matches_on_titanic_and_flags_a_difference(capsys, monkeypatc
         return model
 
     monkeypatch.setattr(crosscheck.st, "full", miscounted)
-    assert crosscheck.main(["--data", str(data), "--split", str(split),
-                            "--functions", "full"]) == 1
+    assert crosscheck.main([*titanic, "--functions", "full"]) == 1
     assert re.search(r"^full\s+differs\s.*counts of", capsys.readouterr().out, re.M)
     monkeypatch.undo()
     # Python failing on R's result is no R failure
     monkeypatch.setattr(crosscheck.compat, "from_r",
                         lambda x: (_ for _ in ()).throw(ValueError("conversion bug")))
-    assert crosscheck.main(["--data", str(data), "--split", str(split),
-                            "--functions", "predict"]) == 1
+    assert crosscheck.main([*titanic, "--functions", "predict"]) == 1
     assert re.search(r"^predict\s+differs\s.*Python raised on R's result.*conversion bug",
                      capsys.readouterr().out, re.M)
     monkeypatch.undo()
     # the scores check computes the R models it scores, whatever the order of checks
-    assert crosscheck.main(["--data", str(data), "--split", str(split),
-                            "--functions", "logLik_BIC"]) == 0
+    assert crosscheck.main([*titanic, "--functions", "logLik_BIC"]) == 0
     assert re.search(r"^logLik_BIC\s+match\s.*\(13 models\)", capsys.readouterr().out, re.M)
 
 
@@ -330,27 +313,48 @@ def test_r_call_errors_name_the_call_and_an_aode_is_not_read():
 
 @needs_stagedtrees
 @needs_bnclassify
-def test_recorder_reproduces_the_shared_reference(tmp_path):
+def test_recorder_reproduces_the_repository_reference(tmp_path):
     from compat import record, reference
 
-    root = reference.shared_dir()
-    old = root / "reference" / "r" / "Titanic.json"
-    if not old.exists():
-        pytest.skip(f"shared reference not found at {old}")
-    main, wrappers = record.record(
-        root / "data" / "single-label" / "Titanic.csv", root / "data" / "splits" / "Titanic_test_ids.csv",
-        levels_from=old, wrappers=True,
-    )
+    main, wrappers = record.record_shipped("Titanic", wrappers=True)
     record.write_json(main, tmp_path / "Titanic.json")
     record.write_json(wrappers, tmp_path / "wrappers" / "Titanic.json")
 
-    def without_timings(path):
-        return re.sub(r'"seconds":[^,}]*', '"seconds":0', path.read_text())
+    def without_timings(recorded):
+        text = json.dumps({k: v for k, v in record.json_ready(recorded).items() if k != "commands"},
+                          separators=(",", ":"))
+        return re.sub(r'"seconds":[^,}]*', '"seconds":0', text)
 
-    # the recorder writes what R wrote, byte for byte, except the timings
-    assert without_timings(tmp_path / "Titanic.json") == without_timings(old)
-    assert without_timings(tmp_path / "wrappers" / "Titanic.json") == without_timings(
-        root / "reference" / "r" / "wrappers" / "Titanic.json")
+    # what the repository holds is what R gives now, except the timings
+    assert without_timings(record.read_json(tmp_path / "Titanic.json")) == without_timings(
+        reference.load_reference("Titanic"))
+    assert without_timings(record.read_json(tmp_path / "wrappers" / "Titanic.json")) == \
+        without_timings(reference.load_reference("Titanic", wrappers=True))
+
+
+@needs_stagedtrees
+@needs_bnclassify
+def test_recorder_refuses_to_mix_versions(tmp_path, capsys):
+    from compat import record, reference
+
+    old = {**reference.load_reference("puffin"), "bnclassify_version": "0.4.7"}
+    record.write_json(old, tmp_path / "puffin.json.gz")
+    with pytest.raises(SystemExit) as stop:
+        record.main(["--dataset", "puffin", "--keys", "nb", "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "recorded with other versions" in capsys.readouterr().err
+    assert record.read_json(tmp_path / "puffin.json.gz") == record.json_ready(old)
+
+
+@needs_stagedtrees
+def test_recorder_refuses_levels_that_are_not_r_s(monkeypatch):
+    from compat import record
+
+    swapped = st.datasets.load("PhDArticles", benchmark=True)
+    swapped["answer"] = swapped["answer"].cat.reorder_categories(["0", "1-2", ">2"])
+    monkeypatch.setattr(st.datasets, "load", lambda name, benchmark=False: swapped)
+    with pytest.raises(ValueError, match=r"R's read.csv sorts them \['>2', '0', '1-2'\]"):
+        record.record_shipped("PhDArticles", keys=["nb"])
 
 
 @needs_stagedtrees
@@ -1063,6 +1067,8 @@ def test_aic_and_bic_of_several_models_are_r_tables():
         r_table = ro.r("function(m1, m2) AIC(m1, m2)")(*r_models[:2])
     assert st.AIC(*models[:2], names=["m1", "m2"]).index.tolist() == list(
         ro.r["rownames"](r_table))
+    m1, m2 = models[:2]  # the same call in Python labels the rows alike
+    assert st.AIC(m1, m2).index.tolist() == list(ro.r["rownames"](r_table))
     assert st.AIC(models[0], k=3.5) == pytest.approx(float(np.ravel(r_call("AIC", r_models[0],
                                                                          k=3.5))[0]))
     smaller = st.full(st.datasets.titanic().iloc[:500], lambda_=1)
@@ -1070,12 +1076,17 @@ def test_aic_and_bic_of_several_models_are_r_tables():
         st.BIC(models[0], smaller)
 
 
+R_DATA = {"Asym": "stagedtrees", "PhDArticles": "stagedtrees", "Pokemon": "stagedtrees",
+          "covid_patients": "stagedtrees", "trajectories": "stagedtrees",
+          "falls_long": "stagedtrees", "car": "bnclassify", "voting": "bnclassify"}
+
+
 @needs_stagedtrees
-@pytest.mark.parametrize("name", st.datasets.names())
+@pytest.mark.parametrize("name", sorted(R_DATA))
 def test_shipped_datasets_are_r_data(name):
-    package = "bnclassify" if name in ("car", "voting") else "stagedtrees"
+    package = R_DATA[name]
     if not compat.has_r_package(package):
-        pytest.skip(f"R package {package} is not installed")
+        pytest.skip(f"R package {package} is not installed (in R: install.packages('{package}'))")
     with r_context():
         r_data = ro.r(f'local({{ data("{name}", package = "{package}"); {name} }})')
     expected = from_r(r_data)
@@ -1093,6 +1104,14 @@ def test_shipped_datasets_are_r_data(name):
     assert got.tree == from_r(r_model).tree
     assert float(st.logLik(got)) == pytest.approx(float(np.ravel(r_call("logLik", r_model))[0]),
                                                   rel=1e-12)
+
+
+def test_titanic_rows_are_r_s_table_expanded():
+    with r_context():
+        expanded = ro.r("local({ d <- as.data.frame(Titanic); "
+                        "d[rep(seq_len(nrow(d)), d$Freq), 1:4] })")
+    expected = from_r(expanded).reset_index(drop=True)
+    pd.testing.assert_frame_equal(st.datasets.load("Titanic"), expected, check_categorical=True)
 
 
 @needs_bnclassify

@@ -1,36 +1,26 @@
-"""compat/reference.py (the reference loader) and the recorder's JSON writer, without R."""
+"""compat/reference.py (the reference loader) and the recorder's JSON writer and merging, without R."""
+import gzip
 import json
+from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from compat import record, reference
-from r_reference import dataset_params, load_split, require_datasets
+
+JSONLITE = Path(__file__).resolve().parents[1] / "reference" / "jsonlite"
 
 
-def _shared_or_skip():
-    if not (reference.shared_dir() / "reference" / "r").exists():
-        pytest.skip(f"reference material not found at {reference.shared_dir()}")
+def _jsonlite_files():
+    """Files R's jsonlite wrote: the repository's sample, and ../shared's recordings where present."""
+    shared = reference.shared_dir() / "reference" / "r"
+    return sorted(JSONLITE.glob("*.json.gz")) + sorted(shared.glob("*.json"))
 
 
-@pytest.mark.parametrize("name", dataset_params())
-def test_loader_gives_the_split_with_r_levels(name):
-    train, test, ref = reference.load_split(name)
-    # r_reference's loader reads the same files its own way
-    other_train, other_test, _ = load_split(name)
-    pd.testing.assert_frame_equal(train, other_train)
-    pd.testing.assert_frame_equal(test, other_test)
-    assert (len(train), len(test)) == (ref["n_train"], ref["n_test"])
-    assert {v: list(train[v].cat.categories) for v in train} == ref["levels"]
-
-
-@pytest.mark.parametrize("name", dataset_params())
-def test_writer_prints_numbers_as_r_jsonlite_did(name):
-    # the shared files were written by R's jsonlite: re-serialising what they
-    # hold must give their text back, character for character
-    path = reference.shared_dir() / "reference" / "r" / f"{name}.json"
-    text = path.read_text()
+@pytest.mark.parametrize("path", _jsonlite_files(), ids=lambda p: p.name)
+def test_writer_prints_numbers_as_r_jsonlite_did(path):
+    # re-serialising what R's jsonlite wrote must give its text back, character for character
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
     rewritten = json.dumps(record.json_ready(json.loads(text)), separators=(",", ":")) + "\n"
     assert rewritten == text
 
@@ -40,10 +30,18 @@ def test_writer_rounds_to_15_significant_digits():
     assert record.json_ready([2.0, np.float64(-1.5), np.int64(3)]) == [2, -1.5, 3]
     assert record.json_ready({"a": float("nan"), "b": float("-inf")}) == {"a": None, "b": "-Inf"}
     assert record.json_ready(1234567.123456789) == 1234567.12345679
+    assert record.json_ready(np.array([1.0, 2.5])) == [1, 2.5]
+
+
+def test_compressed_files_are_written_reproducibly(tmp_path):
+    obj = {"x": [0.1 + 0.2, 1.0]}
+    record.write_json(obj, tmp_path / "a.json.gz")
+    record.write_json(obj, tmp_path / "b.json.gz")
+    assert (tmp_path / "a.json.gz").read_bytes() == (tmp_path / "b.json.gz").read_bytes()
+    assert reference.load_reference("a", folder=tmp_path) == {"x": [0.3, 1]}
 
 
 def test_model_reference_and_available_names():
-    require_datasets("eeg", "Titanic")
     ref = reference.load_reference("eeg")
     assert reference.model_reference(ref, "stages_bhc") is None  # R timed out on it
     assert reference.model_reference(ref, "full")["df"] > 0
@@ -51,44 +49,54 @@ def test_model_reference_and_available_names():
     assert "learners" in reference.load_reference("Titanic", wrappers=True)
 
 
+def test_every_reference_names_its_versions_and_commands():
+    for name in reference.available():
+        for ref in (reference.load_reference(name), reference.load_reference(name, wrappers=True)):
+            assert ref["r_version"].startswith("R version 4.2.2")
+            assert (ref["stagedtrees_version"], ref["bnclassify_version"]) == ("2.3.0.9999", "0.4.8")
+            assert ref["commands"] and all(
+                c.startswith(f"python -m compat.record --dataset {name} ") for c in ref["commands"])
+
+
 def test_missing_material_names_the_path(tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing.json"):
-        reference.load_reference("nothing", shared=tmp_path)
-    assert reference.available(shared=tmp_path) == []
+        reference.load_reference("nothing", folder=tmp_path)
+    assert reference.available(folder=tmp_path) == []
 
 
-def test_reference_loader_reads_cells_as_r_recorded_them(tmp_path, monkeypatch):
-    # the text of the cells when the recorded levels hold it; else R's read.csv
-    # typing ("T" is TRUE, "01" is 1); never a silent NaN
-    import r_reference
-
-    (tmp_path / "d.csv").write_text("answer,a,b\nx,T,01\ny,F,2\nx,T,10\n")
-    monkeypatch.setattr(r_reference, "DATA_DIR", tmp_path)
-    as_text = {"order": ["answer", "a", "b"],
-               "levels": {"answer": ["x", "y"], "a": ["F", "T"], "b": ["01", "10", "2"]}}
-    typed = {"order": ["answer", "a", "b"],
-             "levels": {"answer": ["x", "y"], "a": ["FALSE", "TRUE"], "b": ["1", "2", "10"]}}
-    for ref, a, b in ((as_text, ["T", "F", "T"], ["01", "2", "10"]),
-                      (typed, ["TRUE", "FALSE", "TRUE"], ["1", "2", "10"])):
-        data = r_reference._read_as_recorded("d", ref)
-        assert data["a"].tolist() == a and data["b"].tolist() == b
-        assert list(data["b"].cat.categories) == ref["levels"]["b"]
-    stray = {"order": ["answer", "a"], "levels": {"answer": ["x", "y"], "a": ["TRUE"]}}
-    with pytest.raises(ValueError, match="not a level"):
-        r_reference._read_as_recorded("d", stray)
+VERSIONS = {"r_version": "R version 4.2.2", "stagedtrees_version": "2.3.0.9999",
+            "bnclassify_version": "0.4.8"}
 
 
-def test_r_posteriors_may_be_na_only_for_rows_with_a_blank_level():
-    from r_reference import assert_matches_r_predict
+def _recording(models, **fields):
+    data = {"order": ["answer", "x"], "levels": {"answer": ["a", "b"], "x": ["u", "v"]},
+            "n_train": 8, "n_test": 2, "data_check": {"train": {}, "test": {}}}
+    return {**data, **VERSIONS, "models": models, "bnc": {}, **fields}
 
-    features = pd.DataFrame({"x": ["", "u", "v"]})
-    ours = pd.DataFrame([[0.25, 0.75], [0.5, 0.5], [np.nan, np.nan]])
-    assert_matches_r_predict(ours, [[None, None], [0.5, 0.5], [None, None]], features)
-    for r in ([[None, None], [None, None], [None, None]],  # R's NA on a row without ""
-              [[0.3, 0.7], [0.5, 0.5], [None, None]]):    # a value R gave must match
-        with pytest.raises(AssertionError):
-            assert_matches_r_predict(ours, r, features)
-    with pytest.raises(AssertionError):  # where R has NA for "", ours must be a distribution
-        assert_matches_r_predict(ours.fillna(0.0).iloc[[2, 1, 0]].reset_index(drop=True),
-                                 [[None, None], [0.5, 0.5], [None, None]],
-                                 pd.DataFrame({"x": ["", "u", ""]}))
+
+def test_recording_keys_into_a_reference_keeps_the_others_and_the_commands(tmp_path):
+    path = tmp_path / "d.json.gz"
+    first = record.merged(path, _recording({"full": {"df": 3}, "stages_bhc": {"error": "time"}}),
+                          "python -m compat.record --dataset d", set(record.MODEL_KEYS + record.BNC_KEYS))
+    assert first["commands"] == ["python -m compat.record --dataset d"]
+    record.write_json(first, path)
+    second = record.merged(path, _recording({"stages_bhc": {"df": 2}}),
+                           "python -m compat.record --dataset d --keys stages_bhc", {"stages_bhc"})
+    assert second["models"] == {"full": {"df": 3}, "stages_bhc": {"df": 2}}
+    assert second["commands"] == ["python -m compat.record --dataset d",
+                                  "python -m compat.record --dataset d --keys stages_bhc"]
+
+
+def test_a_version_mismatch_is_reported_not_mixed(tmp_path):
+    path = tmp_path / "d.json.gz"
+    record.write_json({**_recording({"full": {"df": 3}}), "stagedtrees_version": "2.3.0",
+                       "commands": ["old"]}, path)
+    with pytest.raises(ValueError, match=r"stagedtrees_version: '2.3.0' there, '2.3.0.9999' installed"):
+        record.merged(path, _recording({"stages_bhc": {"df": 2}}), "new", {"stages_bhc"})
+    record.write_json({**_recording({"full": {"df": 3}}), "n_train": 7, "commands": ["old"]}, path)
+    with pytest.raises(ValueError, match="other data"):
+        record.merged(path, _recording({"stages_bhc": {"df": 2}}), "new", {"stages_bhc"})
+    # every key recorded again replaces the file, commands and all
+    everything = set(record.MODEL_KEYS + record.BNC_KEYS)
+    again = record.merged(path, _recording({"full": {"df": 4}}), "new", everything)
+    assert (again["n_train"], again["models"], again["commands"]) == (8, {"full": {"df": 4}}, ["new"])

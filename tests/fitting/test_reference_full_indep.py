@@ -1,4 +1,4 @@
-"""full() and indep() equal R stagedtrees on every shared dataset (split 1)."""
+"""full() and indep() equal R stagedtrees on every benchmark set (split 1)."""
 import pytest
 
 import pystagedtrees as st

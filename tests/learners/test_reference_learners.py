@@ -1,6 +1,6 @@
-"""The stage learners equal R stagedtrees on every shared dataset (split 1).
+"""The stage learners equal R stagedtrees on every benchmark set (split 1).
 
-Reference: ../shared/reference/r/<name>.json, ``models.<key>``.  Where R hit
+Reference: tests/reference/<name>.json.gz, ``models.<key>``.  Where R hit
 its time limit the record has ``error`` instead of a model: the learner is
 then checked for its properties (no worse score than the start, stored
 log-likelihood equal to a fresh computation).

@@ -1,5 +1,6 @@
 """The staged tree object: construction, fitting, scores, stage operations."""
 import itertools
+import sys
 import warnings
 
 import numpy as np
@@ -523,6 +524,24 @@ def test_criteria_tables_take_row_labels_for_the_calls_r_would_name():
             criterion(*models, names="m1")
         with pytest.raises(ValueError, match="names must be distinct"):
             criterion(*models, names=["m", "m"])
+
+
+def test_criteria_tables_are_labelled_with_the_calls_expressions_as_in_r():
+    # R: AIC(indep, full(Titanic, lambda = 1)) labels its rows "indep" and
+    # "full(Titanic, lambda = 1)"; Python >= 3.11 can read the call back
+    table = st.datasets.titanic_table()
+    indep, full = st.indep(table), st.full(table, lambda_=1)
+    reads_calls = sys.version_info >= (3, 11)
+    assert st.AIC(indep, full).index.tolist() == (["indep", "full"] if reads_calls else [0, 1])
+    labels = st.BIC(indep,
+                    st.full( table , lambda_=1 )).index.tolist()  # noqa: E201, E202
+    assert labels == (["indep", "st.full(table, lambda_=1)"] if reads_calls else [0, 1])
+    assert indep.AIC(full, k=3).index.tolist() == (["indep", "full"] if reads_calls else [0, 1])
+    # no expression to read, or the same one twice (R stops there): numbered rows
+    assert st.AIC(*[indep, full]).index.tolist() == [0, 1]
+    assert st.AIC(indep, indep).index.tolist() == [0, 1]
+    assert [st.AIC(a, b).index.tolist() for a, b in [(indep, full)]] == [
+        ["a", "b"] if reads_calls else [0, 1]]
 
 
 def test_counts_whose_total_overflows_give_r_result_not_a_crash():

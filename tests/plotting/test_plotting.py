@@ -12,7 +12,7 @@ import pystagedtrees as st
 from drawing import expected_situations, tree_content
 from pystagedtrees.graphs import ceg, get_vertices
 from pystagedtrees.graphs import as_networkx, as_parentslist
-from pystagedtrees.plotting._plotting import DAG_EDGE_COLORS, LEGEND_MAX
+from pystagedtrees.plotting._plotting import DAG_EDGE_COLORS, FIGURE_PAD, LEGEND_MAX
 from pystagedtrees.plotting._plotting import (
     PALETTES,
     _tree_layout,
@@ -318,10 +318,52 @@ def test_plot_bad_axes(titanic_bhc):
         st.text(None)
 
 
+def _blank_margins(png):
+    """Widths in pixels of the white bands at the left, right, bottom and top of a PNG."""
+    from matplotlib.image import imread
+
+    ink = np.any(imread(png)[:, :, :3] < 0.99, axis=2)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    return cols[0], ink.shape[1] - 1 - cols[-1], ink.shape[0] - 1 - rows[-1], rows[0]
+
+
+@pytest.mark.parametrize("draw", [
+    lambda m: plot(m),
+    lambda m: plot(m, main="a title", sub="a subtitle", asp=1),
+    lambda m: plot(ceg(m)),
+    lambda m: barplot(m, "Sex", legend=True),
+    lambda m: plot(st.full(st.datasets.load("PhDArticles"), lambda_=1)),  # a long legend
+], ids=["tree", "titled", "ceg", "barplot", "tall"])
+def test_a_plain_savefig_keeps_the_legend_without_blank_bands(titanic_bhc, draw, tmp_path):
+    ax = draw(titanic_bhc)
+    path = tmp_path / "plain.png"
+    ax.figure.savefig(path, dpi=50)
+    # something drawn near every edge (the pad, and the legend's own padding
+    # at most a quarter inch away), nothing cut at one
+    assert FIGURE_PAD < 0.25
+    for margin in _blank_margins(path):
+        assert 1 <= margin <= 0.25 * 50
+    legend = ax.get_legend().get_window_extent()
+    figure = ax.figure.bbox
+    assert figure.x0 < legend.x0 and legend.x1 < figure.x1
+    assert figure.y0 < legend.y0 and legend.y1 < figure.y1
+
+
+def test_a_given_axes_keeps_its_figure(titanic_bhc):
+    fig, ax = plt.subplots(figsize=(8, 6))
+    plot(titanic_bhc, ax=ax)
+    assert tuple(fig.get_size_inches()) == (8, 6)
+    params = fig.subplotpars
+    assert ax.get_position().bounds == pytest.approx(
+        (params.left, params.bottom, params.right - params.left, params.top - params.bottom))
+
+
 def test_plot_without_matplotlib(titanic_bhc, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"pip install matplotlib"):
         plot(titanic_bhc)
+    with pytest.raises(ImportError, match=r'pip install "pystagedtrees\[plot\]"'):
+        st.barplot(titanic_bhc, "Sex")
 
 
 # -- colours -------------------------------------------------------------------------

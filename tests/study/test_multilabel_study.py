@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from r_reference import SHARED
 from sklearn.datasets import make_multilabel_classification
 from sklearn.linear_model import LogisticRegression
 
@@ -22,10 +21,10 @@ from pystagedtrees.study.multilabel import (
     load_multilabel_csv,
     network_orders,
     score_orders,
+    split_labels,
     summarise_repeats,
 )
 
-EMOTIONS = SHARED / "data" / "multilabel" / "emotions.csv"
 METHOD_ROWS = {"BR": 1, "BNCC": 1, "ECC": 1, "CC-random": 4}  # mean, sd, min, max
 
 
@@ -56,6 +55,9 @@ def test_study_command_runs_end_to_end(tmp_path):
     for word in ["Chain order:", "consistent with the label network", *METHOD_ROWS,
                  *MULTILABEL_SCORES]:
         assert word in done.stdout
+    # progress over the folds, as the other studies show theirs
+    for label in ("multilabel (seed 0)", "multilabel (seed 1)", "network orders"):
+        assert label in done.stderr
     table = pd.read_csv(out / "multilabel_scores.csv")
     assert table.groupby("learner").size().to_dict() == {"logistic": 7, "naive_bayes": 7}
     assert table.groupby("method").size().to_dict() == {m: 2 * k for m, k in METHOD_ROWS.items()}
@@ -268,11 +270,23 @@ def test_load_multilabel_csv_labels_at_either_end(tmp_path):
         load_multilabel_csv(csv, 2, labels_at="middle")
 
 
+def test_study_runs_on_the_shipped_emotions_by_default(tmp_path, capsys):
+    from pystagedtrees.study.__main__ import main
+
+    pytest.importorskip("matplotlib")
+    assert main(["multilabel", "--folds", "2", "--orders", "1", "--out", str(tmp_path)]) == 0
+    assert "emotions (shipped): 593 rows, 72 features, 6 labels" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["multilabel", "--labels", "3"])
+    assert stop.value.code == 2 and "6 labels first" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["multilabel", "--data", "x.csv"])
+    assert "--labels (the number of label columns) is needed with --data" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def emotions_table():
-    if not EMOTIONS.exists():
-        pytest.skip(f"emotions data not found at {EMOTIONS} (only in the project's workspace)")
-    X, Y = load_multilabel_csv(EMOTIONS, 6)
+    X, Y = split_labels(pystagedtrees.datasets.load("emotions"), 6)
     return compare(X, Y)  # the study's protocol: 10 folds, 10 random orders, seed 0
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from r_reference import REFERENCE_DIR, require_datasets
+from r_reference import load_reference, load_wrapper_reference
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, precision_score
@@ -23,7 +23,6 @@ from pystagedtrees.study.benchmark import (
 )
 
 PACKAGE_ROOT = Path(pystagedtrees.__file__).resolve().parents[1]
-SHARED_DATA = REFERENCE_DIR.parents[1] / "data"
 
 
 def _write_small_datasets(folder, n=120, seed=0):
@@ -76,6 +75,19 @@ def test_benchmark_command_end_to_end(tmp_path):
     assert len(pd.read_csv(out)) == 8
 
 
+def test_benchmark_command_runs_on_the_shipped_data_by_default(tmp_path):
+    out = tmp_path / "shipped.csv"
+    done = _run_study("benchmark", "--datasets", "Asym", "--methods", "bnc_nb", "--splits", "3",
+                      "--rng", "R", "--out", out, "--n-jobs", "1", "--no-figures")
+    assert done.returncode == 0, done.stderr
+    row = pd.read_csv(out, keep_default_na=False).iloc[0]
+    train, test = pystagedtrees.datasets.train_test("Asym", repetition=3)
+    assert (row["n_train"], row["n_test"], row["error"]) == (len(train), len(test), "")
+    model = pystagedtrees.bnc.lp(pystagedtrees.bnc.nb("answer", train), train, smooth=1)
+    labels = pystagedtrees.bnc.predict(model, test, rng="R", seed=2020)
+    assert row["accuracy"] == pytest.approx(np.mean(labels == test["answer"].astype(str)))
+
+
 def test_resume_runs_only_missing_and_failed_runs(tmp_path):
     data_dir, splits_dir = _write_small_datasets(tmp_path)
     out = tmp_path / "bench.csv"
@@ -107,6 +119,10 @@ def test_other_results_files_and_bad_options_are_refused(tmp_path):
         run_benchmark(data_dir, splits_dir, tmp_path / "r.csv", methods=["svm"])
     with pytest.raises(FileNotFoundError, match="none of the paper"):
         run_benchmark(data_dir, splits_dir, tmp_path / "r.csv")
+    with pytest.raises(ValueError, match="go together"):
+        run_benchmark(data_dir, None, tmp_path / "r.csv")
+    with pytest.raises(ValueError, match=r"\['small_a'\] are not among the shipped data sets"):
+        run_benchmark(None, None, tmp_path / "r.csv", datasets=["small_a"])
     with pytest.raises(ValueError, match="backend"):
         list(run_grid(abs, [1], backend="spark"))
 
@@ -174,20 +190,17 @@ def test_scores_by_hand_with_three_classes():
 @pytest.mark.parametrize("name", ["Asym", "PhDArticles", "monks2"])
 def test_r_replay_of_split_one_repeats_r(name):
     """With --rng R and seed 2020, split 1 repeats the R references' test accuracies."""
-    require_datasets(name)
-    wrappers = json.loads((REFERENCE_DIR / "wrappers" / f"{name}.json").read_text())["learners"]
+    wrappers = load_wrapper_reference(name)["learners"]
     expected = {
-        "st_bhc_tan_cl": json.loads((REFERENCE_DIR / f"{name}.json").read_text())
-        ["models"]["stages_bhc_tan_cl"]["test_accuracy"],
+        "st_bhc_tan_cl": load_reference(name)["models"]["stages_bhc_tan_cl"]["test_accuracy"],
         "st_bhc_tan_hc": wrappers["tan_hc"]["refined"]["test_accuracy"],
         "st_bhc_3db": wrappers["kdb3"]["refined"]["test_accuracy"],
         "st_bhc_5db": wrappers["kdb5"]["refined"]["test_accuracy"],
     }
     for method, accuracy in expected.items():
         row = benchmark_task(dict(
-            data_dir=str(SHARED_DATA / "single-label"), splits_dir=str(SHARED_DATA / "splits"),
-            class_column="answer", levels_dir=str(REFERENCE_DIR), seed=2020, rng="R",
-            dataset=name, split=1, method=method))
+            data_dir=None, splits_dir=None, class_column="answer", levels_dir=None, seed=2020,
+            rng="R", dataset=name, split=1, method=method))
         assert row["error"] == ""
         assert row["accuracy"] == pytest.approx(accuracy, abs=1e-12)
 
