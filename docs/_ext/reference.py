@@ -114,6 +114,8 @@ GROUPS = [
          ("pystagedtrees.datasets.titanic", "as.data.frame(Titanic)"),
          ("pystagedtrees.datasets.load", "data()"),
          ("pystagedtrees.datasets.names", "data(package = ...)"),
+         ("pystagedtrees.datasets.splits", None),
+         ("pystagedtrees.datasets.train_test", None),
      ]),
     ("Comparison and tests", "compare",
      "Compare the stages of two trees, test nested models, and read context-specific "
@@ -270,6 +272,7 @@ GROUPS = [
          ("pystagedtrees.study.multilabel.network_orders", None),
          ("pystagedtrees.study.multilabel.base_learners", None),
          ("pystagedtrees.study.multilabel.load_multilabel_csv", None),
+         ("pystagedtrees.study.multilabel.split_labels", None),
          ("pystagedtrees.study.multilabel.plot_label_network", None),
          ("pystagedtrees.study.multilabel.add_arguments", None),
          ("pystagedtrees.study.multilabel.run", None),
