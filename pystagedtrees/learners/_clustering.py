@@ -21,7 +21,10 @@ from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fitting._fit import fit_variable, stage_counts
-from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
+from pystagedtrees.learners._learners import (
+    MEMORY_STEPS, check_learner_memory, free_stage_count, pair_table_steps, penalty_per_parameter,
+    prepare, resolve_score,
+)
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
 
@@ -174,11 +177,11 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     kind, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     ks = _per_variable_k(k, positions, model)
+    check_learner_memory(stages_hclust, model, positions, ignore)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
             continue
-        check_pair_tables(model, i, len(ids), 2, "stages_hclust")  # distances and a copy
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
         tree = agglomerate(stage_distances(prob, distance), method)
         if ks[i] is not None:
@@ -305,6 +308,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)
+    check_learner_memory(stages_kmeans, model, positions, ignore)
     for i in positions:
         k_i = ks[i]
         ids = _free_ids_in_prob_order(model, i, ignore)
@@ -326,3 +330,18 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
             fit_variable(model, i)
     model.ll = compute_loglik(model)
     return model
+
+
+def _kmeans_steps(model, positions, ignore):
+    """What stages_kmeans allocates per variable: its points (and a
+    transformed copy), the centres and a few numbers per point."""
+    for i in positions:
+        m, k = free_stage_count(model, i, ignore), int(model.n_levels[i])
+        yield (f"stages_kmeans clusters the {m:,} free stages of {model.variables[i]!r}",
+               8 * m * (3 * k + 6))
+
+
+MEMORY_STEPS.update({
+    stages_hclust: pair_table_steps("stages_hclust", 2),  # the distances and a copy
+    stages_kmeans: _kmeans_steps,
+})
