@@ -395,6 +395,13 @@ def _as_frame(x, name):
     if isinstance(x, pd.DataFrame):
         return x
     if isinstance(x, (dict, pd.Series)):
+        for variable, value in dict(x).items():
+            if not isinstance(value, str) and (
+                    isinstance(value, (Iterable, Mapping)) or np.ndim(value) > 0):
+                raise TypeError(
+                    f"`{name}` must map each variable to one level (a DataFrame gives one "
+                    f"event per row); got {value!r} for {variable!r}."
+                )
         return pd.DataFrame({str(k): [v] for k, v in dict(x).items()})
     raise TypeError(
         f"`{name}` must be a dict (variable -> level) or a DataFrame; got "

@@ -342,6 +342,6 @@ def _kmeans_steps(model, positions, ignore):
 
 
 MEMORY_STEPS.update({
-    stages_hclust: pair_table_steps("stages_hclust", 2),  # the distances and a copy
+    stages_hclust: pair_table_steps("stages_hclust", 2, compiled=False),  # distances and a copy
     stages_kmeans: _kmeans_steps,
 })

@@ -154,15 +154,13 @@ def check_learner_memory(learner, model, positions, ignore):
     """Refuse, before any variable is learned, a learner for which some
     variable in scope needs more memory than the machine can give.
 
-    Also refuses up front what the learner would refuse on reaching a
+    The steps also refuse what the learner would refuse on reaching a
     variable (too many levels, situations it cannot list), so no variable is
     learned in vain.  Learners without registered steps pass.
     """
     steps = MEMORY_STEPS.get(learner)
     if steps is None:
         return
-    for i in positions:
-        _check_levels(model, i)
     check_steps_fit(
         steps(model, positions, ignore),
         "start from a model with fewer stages (e.g. indep), or leave that variable out "
@@ -184,13 +182,15 @@ def free_stage_count(model, i, ignore):
     return len(model.stage_labels(i).ids_without(ignore))
 
 
-def pair_table_steps(learner, tables):
-    """Memory steps of a learner holding ``tables`` tables over pairs of free stages.
-
-    R's learners compare the same pairs, in far more time.
+def pair_table_steps(learner, tables, compiled=True):
+    """Memory steps of a learner holding ``tables`` tables over pairs of free
+    stages (R's learners compare the same pairs, in far more time); a
+    ``compiled`` one also has the compiled loops' limit of levels.
     """
     def steps(model, positions, ignore):
         for i in positions:
+            if compiled:
+                _check_levels(model, i)
             m = free_stage_count(model, i, ignore)
             if m >= 2:
                 yield (f"{learner} compares the {m:,} free stages of {model.variables[i]!r} "
@@ -326,7 +326,10 @@ def stages_bhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels (the compiled loops keep a stage's probabilities on the
+        stack); more, or tables over pairs of stages that would not fit in
+        memory, are refused (ValueError) before any variable is learned.
     score : None, "bic", "aic" or callable, default None
         The score to maximise; None means ``-BIC``.  A callable receives a
         model and returns a float (slower: every candidate is rescored).
@@ -381,7 +384,10 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels; more, or a table of distances between stages that would not
+        fit in memory, are refused (ValueError) before any variable is
+        learned.
     distance : str, default "kullback"
         One of "manhattan", "euclidean", "reny", "kullback", "totvar",
         "hellinger", "bhatt", "chandarw" (R's definitions: symmetrised
@@ -461,6 +467,7 @@ def _hc_steps(model, positions, ignore):
     situations and the stages they may form (at most one more each), and a
     cache of move terms bounded by the kernel (32 MiB)."""
     for i in positions:
+        _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if not ids:
             continue
@@ -552,7 +559,9 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels; more, or situations the learner cannot list or fit in
+        memory, are refused (ValueError) before any variable is learned.
     score : None, "bic", "aic" or callable, default None
         The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
     max_iter : int, optional

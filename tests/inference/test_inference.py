@@ -412,3 +412,12 @@ def test_rows_with_many_gaps_cost_the_situations_a_sparse_tree_distinguishes(mon
     assert st.prob(model, row) == distinguished
     posterior = st.predict(model, pd.DataFrame([row]), class_="V17", prob=True).to_numpy()
     assert posterior.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("value", [["yes", "no"], ("Male",), np.array(["Male"]), {"Male"}])
+def test_an_event_of_several_values_is_refused_naming_the_argument(value):
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(TypeError, match=r"`x` must map each variable to one level .* for 'Sex'"):
+        st.prob(model, {"Sex": value})
+    with pytest.raises(TypeError, match=r"`conditional_on` must map each variable to one level"):
+        st.prob(model, {"Age": "Adult"}, conditional_on={"Sex": value})

@@ -114,8 +114,7 @@ def test_levels_beyond_the_learners_limit_are_refused_up_front():
                          "B": pd.Categorical([str(v) for v in range(300)] * 2),
                          "C": rng.choice(["x", "y"], 600)})
     model = st.full(data, lambda_=1)
-    for learner in (st.stages_bhc, st.stages_fbhc, st.stages_bj, st.stages_hc,
-                    st.stages_hclust, st.stages_kmeans):
+    for learner in (st.stages_bhc, st.stages_fbhc, st.stages_bj, st.stages_hc):
         with pytest.raises(ValueError, match=r"variable 'B' has 300 levels; the learners "
                                              r"accept at most 256"):
             learner(model, scope=["C", "B"])
