@@ -22,8 +22,8 @@ from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fitting._fit import fit_variable, stage_counts
 from pystagedtrees.learners._learners import (
-    MEMORY_STEPS, check_learner_memory, free_stage_count, pair_table_steps, penalty_per_parameter,
-    prepare, resolve_score,
+    MEMORY_STEPS, STAGE_BYTES, check_learner_memory, free_stage_count, pair_table_steps,
+    pair_tables_bytes, penalty_per_parameter, prepare, resolve_score,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
@@ -332,16 +332,21 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     return model
 
 
-def _kmeans_steps(model, positions, ignore):
-    """What stages_kmeans allocates per variable: its points (and a
+def _kmeans_bytes(m, k):
+    """What stages_kmeans allocates for ``m`` stages: its points (and a
     transformed copy), the centres and a few numbers per point."""
+    return 8 * m * (3 * k + 6)
+
+
+def _kmeans_steps(model, positions, ignore):
     for i in positions:
         m, k = free_stage_count(model, i, ignore), int(model.n_levels[i])
         yield (f"stages_kmeans clusters the {m:,} free stages of {model.variables[i]!r}",
-               8 * m * (3 * k + 6))
+               _kmeans_bytes(m, k))
 
 
 MEMORY_STEPS.update({
     stages_hclust: pair_table_steps("stages_hclust", 2, compiled=False),  # distances and a copy
     stages_kmeans: _kmeans_steps,
 })
+STAGE_BYTES.update({stages_hclust: pair_tables_bytes(2), stages_kmeans: _kmeans_bytes})

@@ -149,6 +149,11 @@ MEMORY_STEPS = {}
 """Per learner (the public function), what it allocates for each variable in
 scope: ``steps(model, positions, ignore)`` yields ``(what, bytes)``."""
 
+STAGE_BYTES = {}
+"""Per learner, its bytes for a variable of ``k`` levels whose ``m``
+situations are each a stage of its own: ``bytes(m, k)`` (the order searches
+estimate with it before building any tree)."""
+
 
 def check_learner_memory(learner, model, positions, ignore):
     """Refuse, before any variable is learned, a learner for which some
@@ -182,11 +187,18 @@ def free_stage_count(model, i, ignore):
     return len(model.stage_labels(i).ids_without(ignore))
 
 
+def pair_tables_bytes(tables):
+    """``bytes(m, k)`` of ``tables`` tables of numbers over pairs of ``m`` stages."""
+    return lambda m, k: tables * 8 * m * m
+
+
 def pair_table_steps(learner, tables, compiled=True):
     """Memory steps of a learner holding ``tables`` tables over pairs of free
     stages (R's learners compare the same pairs, in far more time); a
     ``compiled`` one also has the compiled loops' limit of levels.
     """
+    needed = pair_tables_bytes(tables)
+
     def steps(model, positions, ignore):
         for i in positions:
             if compiled:
@@ -195,7 +207,7 @@ def pair_table_steps(learner, tables, compiled=True):
             if m >= 2:
                 yield (f"{learner} compares the {m:,} free stages of {model.variables[i]!r} "
                        f"pairwise, in {tables} table(s) of {m:,} x {m:,} numbers",
-                       tables * 8 * m * m)
+                       needed(m, int(model.n_levels[i])))
     return steps
 
 
@@ -473,11 +485,14 @@ def _hc_steps(model, positions, ignore):
             continue
         _check_movable(model, i, ids)
         n_sit = int(model.stage_vector(i).paths_per_stage(len(model.stage_labels(i)))[ids].sum())
-        k = int(model.n_levels[i])
-        max_stages = len(ids) + n_sit + 1
         yield (f"stages_hc moves the {n_sit:,} situations of {model.variables[i]!r} among "
-               f"up to {max_stages:,} stages",
-               8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 16)) + (1 << 25))
+               f"up to {len(ids) + n_sit + 1:,} stages",
+               _hc_bytes(len(ids), n_sit, int(model.n_levels[i])))
+
+
+def _hc_bytes(n_stages, n_sit, k):
+    max_stages = n_stages + n_sit + 1
+    return 8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 16)) + (1 << 25)
 
 
 def _movable_situations(model, i, ids):
@@ -909,4 +924,10 @@ MEMORY_STEPS.update({
     stages_fbhc: pair_table_steps("stages_fbhc", 2),
     stages_bj: pair_table_steps("stages_bj", 1),  # the distances
     stages_hc: _hc_steps,
+})
+STAGE_BYTES.update({
+    stages_bhc: pair_tables_bytes(2),
+    stages_fbhc: pair_tables_bytes(2),
+    stages_bj: pair_tables_bytes(1),
+    stages_hc: lambda m, k: _hc_bytes(m, m, k),
 })

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+import pandas as pd
 
 import pystagedtrees as st
 import pystagedtrees.base._validation as validation
@@ -98,7 +99,6 @@ def test_available_memory_is_a_positive_figure_on_this_system():
 def test_hc_refuses_an_unlistable_variable_before_learning_the_others():
     # a variable of 2^21 situations (sparse: the unobserved ones share a stage)
     rng = np.random.default_rng(0)
-    import pandas as pd
     data = pd.DataFrame(rng.choice(["a", "b"], size=(50, 22)),
                         columns=[f"V{j}" for j in range(22)])
     model = st.full(data, lambda_=1)
@@ -108,7 +108,6 @@ def test_hc_refuses_an_unlistable_variable_before_learning_the_others():
 
 
 def test_levels_beyond_the_learners_limit_are_refused_up_front():
-    import pandas as pd
     rng = np.random.default_rng(0)
     data = pd.DataFrame({"A": rng.choice(["x", "y"], 600),
                          "B": pd.Categorical([str(v) for v in range(300)] * 2),
@@ -118,3 +117,30 @@ def test_levels_beyond_the_learners_limit_are_refused_up_front():
         with pytest.raises(ValueError, match=r"variable 'B' has 300 levels; the learners "
                                              r"accept at most 256"):
             learner(model, scope=["C", "B"])
+
+
+def test_distinct_rows_without_each_column_counts_as_pandas():
+    from pystagedtrees.learners._order_search import _distinct_rows_without_each
+    rng = np.random.default_rng(4)
+    codes = rng.integers(-1, 3, size=(300, 6)).astype(np.int32)
+    frame = pd.DataFrame(codes)
+    expected = [len(frame.drop(columns=j).drop_duplicates()) for j in range(6)]
+    assert _distinct_rows_without_each(codes) == expected
+
+
+@pytest.mark.parametrize("search", [st.search_greedy, st.search_best])
+def test_order_searches_refuse_before_building_any_tree(monkeypatch, search):
+    from pystagedtrees.learners import _order_search
+    data = st.datasets.titanic()
+    built = _counting(monkeypatch, _order_search, "model_from_codes")
+    # Age after the other three meets their 14 observed combinations, plus one
+    # unobserved stage: 2 tables of 15 x 15 numbers; give the machine less
+    monkeypatch.setattr(validation, "_available_memory", lambda: None)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2 * 8 * 15 * 15)
+    with pytest.raises(ValueError, match=r"stages_bhc on '\w+' added after every other "
+                                         r"variable, in up to \d+ stages would need"):
+        search(data)
+    assert built == []
+    monkeypatch.setattr(validation, "_physical_memory", lambda: None)
+    search(data, alg=st.stages_fbhc)
+    assert built
