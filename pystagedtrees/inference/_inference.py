@@ -315,8 +315,9 @@ def _summed_out_logprob(model, codes, log_tables):
             continue
         sizes = [int(model.n_levels[j]) for j in missing]
         n_completions = math.prod(sizes)
-        if n_completions > _COMPLETION_BUFFER and (
-                _distinguished_paths(model, log_tables, missing, upto) < n_completions // 4):
+        # past the completions summed at most, _check_completions let only such rows in
+        if n_completions > _COMPLETION_BUFFER and (n_completions > MAX_COMPLETIONS or (
+                _distinguished_paths(model, log_tables, missing, upto) < n_completions // 4)):
             out[rows] = [_distinguished_logprob(model, codes[r], upto, log_tables) for r in rows]
             continue
         step = max(1, _SPARSE_PATHS // n_completions)

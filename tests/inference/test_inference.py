@@ -421,3 +421,29 @@ def test_an_event_of_several_values_is_refused_naming_the_argument(value):
         st.prob(model, {"Sex": value})
     with pytest.raises(TypeError, match=r"`conditional_on` must map each variable to one level"):
         st.prob(model, {"Age": "Adult"}, conditional_on={"Sex": value})
+
+
+def test_rows_past_the_limit_of_completions_are_summed_by_what_the_tree_distinguishes(
+        monkeypatch):
+    import pystagedtrees.inference._inference as inference
+    import pystagedtrees.model._stagevec as stagevec
+    rng = np.random.default_rng(8)
+    data = pd.DataFrame(rng.choice(["a", "b"], size=(6, 10)),
+                        columns=[f"V{j}" for j in range(10)])
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
+    model = st.full(data, lambda_=1)
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1 << 20)
+    row = np.array([0, 1, -1, -1, -1, -1, -1, -1, 0, 1], dtype=np.int32)  # 64 completions
+    tables = inference._LogTables(model)
+    distinguished = inference._distinguished_paths(model, tables, np.arange(2, 8), 10)
+    assert 64 // 4 <= distinguished < 64  # not few enough to be chosen below the limit
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", 1)
+    monkeypatch.setattr(inference, "MAX_COMPLETIONS", distinguished)
+    calls = []
+    summed = inference._completion_logprob
+    monkeypatch.setattr(inference, "_completion_logprob",
+                        lambda *args: calls.append(1) or summed(*args))
+    event = {v: model.tree[v][row[j]] for j, v in enumerate(model.variables) if row[j] >= 0}
+    log_prob = st.prob(model, event, log=True)
+    assert calls == []
+    assert log_prob == pytest.approx(_every_completion_logprob(model, row, 10), rel=1e-12)
