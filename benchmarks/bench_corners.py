@@ -13,7 +13,6 @@ Run: ``python benchmarks/bench_corners.py`` (minutes: it builds the
 """
 import numpy as np
 import pandas as pd
-
 from _common import best_time, peak_memory_mb
 
 import pystagedtrees as st

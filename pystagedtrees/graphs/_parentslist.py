@@ -21,11 +21,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.model._stagevec import EXPAND_MAX, ParentStageVector, dense_too_large
 from pystagedtrees.base._validation import (
-    check_fits_in_memory, check_flag, check_int, check_levels, check_steps_fit,
+    check_fits_in_memory,
+    check_flag,
+    check_int,
+    check_levels,
+    check_steps_fit,
 )
 from pystagedtrees.model._sevt import Sevt
+from pystagedtrees.model._stagevec import EXPAND_MAX, ParentStageVector, dense_too_large
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:

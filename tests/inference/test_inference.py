@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
-from strategies import categorical_frames
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -362,8 +362,8 @@ def _every_completion_logprob(model, row, upto):
 @given(categorical_frames(min_vars=3, max_vars=6, max_rows=40, with_na=False),
        hst.integers(0, 2**31 - 1), hst.sampled_from([0, 1]), hst.booleans(), hst.booleans())
 def test_distinguished_completions_sum_as_every_completion(data, seed, lambda_, sparse, learn):
-    from pystagedtrees.inference._inference import _distinguished_logprob, _LogTables
     import pystagedtrees.model._stagevec as stagevec
+    from pystagedtrees.inference._inference import _distinguished_logprob, _LogTables
     original = stagevec.DENSE_MAX
     stagevec.DENSE_MAX = 1 if sparse else original  # listed situations and a default stage
     try:

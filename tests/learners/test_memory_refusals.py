@@ -7,12 +7,12 @@ refusal after work would have counted the first variable."""
 import re
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 import pystagedtrees as st
 import pystagedtrees.base._validation as validation
-from pystagedtrees.learners import _clustering, _em, _learners
+from pystagedtrees.learners import _clustering, _learners
 
 # learner as called, its public function (the key of its memory steps), the
 # module and name of the kernel it calls once per variable learned
