@@ -1,0 +1,136 @@
+"""Dask DataFrames as input: detection, levels read from metadata, partitions paired.
+
+Dask stays optional: nothing here imports it at module level, and a value is
+a Dask collection only if ``dask.dataframe`` is already loaded (whoever built
+one loaded it).  Every check reads metadata only (dtypes, categories,
+partition counts), so bad input is refused before any partition is computed.
+"""
+import sys
+
+import numpy as np
+import pandas as pd
+
+from pystagedtrees.base._data import category_strings, check_frame
+
+__all__ = [
+    "is_dask_frame", "is_dask_series", "is_dask", "dask_levels", "check_same_partitions",
+    "tree_reduce", "refuse_dask",
+]
+
+
+def _dask_types():
+    module = sys.modules.get("dask.dataframe")
+    return None if module is None else (module.DataFrame, module.Series)
+
+
+def is_dask_frame(value):
+    """True for a ``dask.dataframe.DataFrame``."""
+    types = _dask_types()
+    return types is not None and isinstance(value, types[0])
+
+
+def is_dask_series(value):
+    """True for a ``dask.dataframe.Series``."""
+    types = _dask_types()
+    return types is not None and isinstance(value, types[1])
+
+
+def is_dask(value):
+    """True for a Dask DataFrame or Series."""
+    return is_dask_frame(value) or is_dask_series(value)
+
+
+def refuse_dask(value, name, what, methods=None):
+    """Raise a TypeError if ``value`` (argument ``name``) is a Dask collection:
+    ``what`` cannot take one; ``methods`` lists those that can, if any."""
+    if is_dask(value):
+        can = f"; these take Dask input: {list(methods)}" if methods else ""
+        raise TypeError(f"`{name}` is a Dask collection, which {what} does not take"
+                        f"{can}. Compute it to pandas first if it fits in memory.")
+
+
+def dask_meta(data, name):
+    """The empty pandas frame describing a Dask frame's columns, names as strings."""
+    return check_frame(data._meta, name, allow_no_rows=True)
+
+
+def dask_levels(data, columns, levels, name):
+    """The levels of ``columns`` of the Dask frame ``data``, read from metadata.
+
+    ``levels`` (a dict, or None) gives levels per column; the other columns
+    must be categoricals with known categories, whose order they keep (as a
+    pandas categorical's).  Nothing is computed.
+    """
+    meta = dask_meta(data, name)
+    missing = [c for c in columns if c not in meta.columns]
+    if missing:
+        raise ValueError(f"`{name}` has no column(s) {missing}; its columns are "
+                         f"{list(meta.columns)}.")
+    given = {} if levels is None else levels
+    out, unknown = {}, []
+    for column in columns:
+        if column in given:
+            out[column] = [str(lev) for lev in given[column]]
+            continue
+        dtype = meta[column].dtype
+        categories = dtype.categories if isinstance(dtype, pd.CategoricalDtype) else None
+        from dask.dataframe.utils import has_known_categories
+        if categories is None or not has_known_categories(data[column]):
+            unknown.append(column)
+            continue
+        out[column] = category_strings(categories, column)
+    if unknown:
+        raise ValueError(
+            f"`{name}`: the levels of column(s) {unknown} are not known before computing "
+            "the data (a Dask frame's columns need known categories): call "
+            f"`{name}.categorize()` (or `.astype('category')` with a CategoricalDtype that "
+            "lists them), or pass `levels=` (a dict of column to levels)."
+        )
+    return out
+
+
+def check_same_partitions(first, first_name, second, second_name):
+    """Raise unless two Dask collections split their rows alike, as far as
+    metadata tells (partition counts; divisions when both are known)."""
+    if not is_dask(second):
+        raise TypeError(f"`{second_name}` must be a Dask collection when `{first_name}` is "
+                        f"one; got {type(second).__name__}.")
+    if first.npartitions != second.npartitions:
+        raise ValueError(
+            f"`{first_name}` and `{second_name}` have different partitions: "
+            f"{first.npartitions} and {second.npartitions}; build them from one frame "
+            f"(e.g. `{second_name} = ddf[column]`)."
+        )
+    if first.known_divisions and second.known_divisions and \
+            tuple(first.divisions) != tuple(second.divisions):
+        raise ValueError(f"`{first_name}` and `{second_name}` have different divisions: "
+                         "their rows are not split alike.")
+
+
+def check_partition_rows(first, second, names):
+    """Raise if two partitions that should pair row by row differ in length
+    (divisions unknown: only computing tells)."""
+    if len(first) != len(second):
+        raise ValueError(f"`{names[0]}` and `{names[1]}` have partitions of different "
+                         f"lengths ({len(first)} and {len(second)} rows): their rows do "
+                         "not pair up.")
+
+
+def tree_reduce(partials, combine, split_every=8):
+    """One Dask ``Delayed`` combining ``partials`` (Delayed) in a tree.
+
+    Groups of ``split_every`` partials are combined, then groups of those,
+    so no task receives more than ``split_every`` results and none the rows.
+    """
+    from dask import delayed
+
+    level = list(partials)
+    while len(level) > 1:
+        level = [delayed(combine)(level[i:i + split_every])
+                 for i in range(0, len(level), split_every)]
+    return level[0]
+
+
+def add_arrays(parts):
+    """The elementwise sums of tuples of arrays (a ``tree_reduce`` combine)."""
+    return tuple(np.sum(arrays, axis=0) for arrays in zip(*parts))
