@@ -7,14 +7,13 @@ partition counts), so bad input is refused before any partition is computed.
 """
 import sys
 
-import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import category_strings, check_frame
 
 __all__ = [
     "is_dask_frame", "is_dask_series", "is_dask", "dask_levels", "check_same_partitions",
-    "tree_reduce", "refuse_dask",
+    "check_partition_rows", "tree_reduce", "refuse_dask", "dask_meta",
 ]
 
 
@@ -54,12 +53,13 @@ def dask_meta(data, name):
     return check_frame(data._meta, name, allow_no_rows=True)
 
 
-def dask_levels(data, columns, levels, name):
+def dask_levels(data, columns, levels, name, levels_argument=True):
     """The levels of ``columns`` of the Dask frame ``data``, read from metadata.
 
     ``levels`` (a dict, or None) gives levels per column; the other columns
     must be categoricals with known categories, whose order they keep (as a
-    pandas categorical's).  Nothing is computed.
+    pandas categorical's).  Nothing is computed.  ``levels_argument``: the
+    caller takes ``levels=`` (the error suggests it).
     """
     meta = dask_meta(data, name)
     missing = [c for c in columns if c not in meta.columns]
@@ -83,8 +83,8 @@ def dask_levels(data, columns, levels, name):
         raise ValueError(
             f"`{name}`: the levels of column(s) {unknown} are not known before computing "
             "the data (a Dask frame's columns need known categories): call "
-            f"`{name}.categorize()` (or `.astype('category')` with a CategoricalDtype that "
-            "lists them), or pass `levels=` (a dict of column to levels)."
+            f"`{name}.categorize()` (or `.astype()` with a CategoricalDtype that lists them)"
+            + (", or pass `levels=` (a dict of column to levels)." if levels_argument else ".")
         )
     return out
 
@@ -130,7 +130,3 @@ def tree_reduce(partials, combine, split_every=8):
                  for i in range(0, len(level), split_every)]
     return level[0]
 
-
-def add_arrays(parts):
-    """The elementwise sums of tuples of arrays (a ``tree_reduce`` combine)."""
-    return tuple(np.sum(arrays, axis=0) for arrays in zip(*parts))

@@ -8,19 +8,90 @@ probable class.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pystagedtrees.base._dask import (
+    check_partition_rows, check_same_partitions, dask_levels, dask_meta, is_dask,
+    is_dask_frame, is_dask_series,
+)
 from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN, categorical_tags, class_column_name, feature_frame, fit_input,
-    known_levels_frame,
+    HANDLE_UNKNOWN, _check_distinct_strings, categorical_tags, class_column_name,
+    encode_column, feature_frame, fit_input, known_levels_frame,
 )
 from pystagedtrees.base._validation import check_choice
 
-__all__ = ["CategoricalClassifier"]
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["CategoricalClassifier", "DaskTraining"]
+
+
+class DaskTraining:
+    """A classifier's training data given as Dask collections, checked on metadata.
+
+    :meth:`partitions` pairs each partition of ``X`` with those of ``y`` and
+    ``sample_weight`` as Delayed objects, and :func:`training_partition`
+    turns one such pair into the pandas training frame of an in-memory fit
+    (class first, as codes of ``classes``); nothing of the rows is gathered.
+    """
+
+    def __init__(self, X, y, sample_weight, columns, levels, classes, class_name):
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.columns, self.levels, self.classes = columns, levels, classes
+        self.class_name = class_name
+
+    @property
+    def tree(self):
+        """The levels of the class (positions in ``classes``) then of each feature."""
+        return {self.class_name: [str(i) for i in range(len(self.classes))], **self.levels}
+
+    def partitions(self):
+        """``(X part, y part, weights part or None)`` Delayed triples, partition by partition."""
+        weights = (self.sample_weight.to_delayed() if self.sample_weight is not None
+                   else [None] * self.X.npartitions)
+        return list(zip(self.X.to_delayed(), self.y.to_delayed(), weights))
+
+
+def training_partition(X, y, weights, training):
+    """One partition's training frame (class first, categorical over ``training.tree``)
+    and its row weights (checked as ``sample_weight``; None without them)."""
+    check_partition_rows(X, y, ("X", "y"))
+    if pd.isna(y).any():
+        raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    tree = training.tree
+    codes = pd.Index(training.classes).get_indexer(np.asarray(y, dtype=object))
+    columns = {training.class_name: pd.Categorical.from_codes(codes, tree[training.class_name])}
+    X = X.set_axis([str(c) for c in X.columns], axis=1)
+    for column in training.columns:
+        columns[column] = pd.Categorical.from_codes(
+            encode_column(X[column], tree[column], column, "X"), tree[column])
+    if weights is not None:
+        check_partition_rows(X, weights, ("X", "sample_weight"))
+        weights = np.asarray(weights, dtype=float)
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError("`sample_weight` must hold finite weights >= 0.")
+    return pd.DataFrame(columns), weights
+
+
+def _observed_classes(y):
+    """The sorted distinct labels of the Dask series ``y`` (only they are computed)."""
+    values = np.asarray(y.drop_duplicates().compute(), dtype=object)
+    if pd.isna(values).any():
+        raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    if len(values) == 0:
+        raise ValueError("`y` is empty: it has no rows.")
+    _check_distinct_strings(values, [str(v) for v in values], "`y`")
+    try:
+        return np.unique(values.tolist())
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
 
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator):
@@ -59,6 +130,63 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
         target = pd.DataFrame({self.class_name_: pd.Categorical.from_codes(y_codes, levels)})
         return pd.concat([target, frame], axis=1)
 
+    def _dask_training(self, X, y, sample_weight=None):
+        """Checked Dask ``fit`` input (:class:`DaskTraining`): ``X`` a Dask frame of
+        known categoricals, ``y`` (and ``sample_weight``) Dask series split as ``X``.
+
+        Everything is checked on metadata before any partition is computed;
+        then the distinct labels of ``y`` (only they) are computed, as
+        ``classes_``.  Sets the attributes :meth:`_training_frame` sets.
+        """
+        if not is_dask_frame(X):
+            raise TypeError(f"`X` must be a Dask DataFrame when `y` is a Dask collection; "
+                            f"got {type(X).__name__}.")
+        if is_dask_frame(y) and len(y.columns) == 1:
+            y = y[y.columns[0]]
+        if not is_dask_series(y):
+            raise TypeError(f"`y` must be a Dask Series when `X` is a Dask DataFrame; got "
+                            f"{type(y).__name__}.")
+        check_same_partitions(X, "X", y, "y")
+        if sample_weight is not None:
+            if not is_dask_series(sample_weight):
+                raise TypeError("`sample_weight` must be a Dask Series when `X` is a Dask "
+                                f"DataFrame; got {type(sample_weight).__name__}.")
+            check_same_partitions(X, "X", sample_weight, "sample_weight")
+            if sample_weight.dtype.kind not in "iuf":
+                raise TypeError("`sample_weight` must hold real numbers; got values of dtype "
+                                f"{sample_weight.dtype}.")
+        meta = dask_meta(X, "X")
+        if meta.shape[1] == 0:
+            raise ValueError("`X` has 0 feature(s) while a minimum of 1 is required.")
+        validate_data(self, X._meta, reset=True, skip_check_array=True)
+        columns = list(meta.columns)
+        levels = dask_levels(X, columns, None, "X", levels_argument=False)
+        empty = [c for c in columns if not levels[c]]
+        if empty:
+            raise ValueError(f"`X` column(s) {empty} have no observed value.")
+        self._names = columns
+        self._columns = list(X.columns)
+        self.class_name_ = class_column_name(columns)
+        self.classes_ = _observed_classes(y)
+        return DaskTraining(X, y, sample_weight, columns, levels, self.classes_,
+                            self.class_name_)
+
+    def _lazy_predictions(self, X, proba):
+        """``predict`` (``proba`` False) or ``predict_proba`` of a Dask frame, lazily:
+        a Dask Series of labels or a Dask DataFrame with a column per class."""
+        check_is_fitted(self)
+        meta = dask_meta(X, "X")
+        if self._columns is not None:
+            self._columns_by_name(meta)  # the columns, by name, before computing
+        elif meta.shape[1] != len(self._names):
+            raise ValueError(f"X has {meta.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {len(self._names)} features as input.")
+        if proba:
+            out = pd.DataFrame(np.empty((0, len(self.classes_))), columns=list(self.classes_))
+        else:
+            out = pd.Series(self.classes_[:0])
+        return X.map_partitions(_partition_predictions, self, proba, out, meta=out)
+
     def _prediction_frame(self, X):
         """The features of ``X`` in training order, as categoricals over the
         levels the model knows."""
@@ -93,10 +221,32 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`."""
+        if is_dask(X):
+            return self.predict_proba(X).map_partitions(_log_of_partition)
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
-        """The most probable class of each row; on ties the first in ``classes_``."""
+    def predict(self, X: ArrayLike | pd.DataFrame | dd.DataFrame) -> np.ndarray | dd.Series:
+        """The most probable class of each row; on ties the first in ``classes_``.
+
+        A Dask DataFrame gets a lazy Dask Series, predicted partition by partition.
+        """
+        if is_dask(X):
+            return self._lazy_predictions(X, proba=False)
         post = self.predict_proba(X)
         return self.classes_[np.argmax(post, axis=1)]
+
+
+def _partition_predictions(part, estimator, proba, meta):
+    """An estimator's predictions of one partition, indexed as its rows."""
+    if len(part) == 0:
+        return meta
+    if proba:
+        return pd.DataFrame(estimator.predict_proba(part), index=part.index,
+                            columns=meta.columns)
+    return pd.Series(estimator.predict(part), index=part.index)
+
+
+def _log_of_partition(part):
+    with np.errstate(divide="ignore"):
+        return np.log(part)
