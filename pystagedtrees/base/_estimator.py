@@ -29,7 +29,7 @@ from pystagedtrees.base._validation import check_choice
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["CategoricalClassifier", "DaskTraining"]
+__all__ = ["CategoricalClassifier", "DaskTraining", "training_partition", "dask_training_frame"]
 
 
 class DaskTraining:
@@ -77,6 +77,23 @@ def training_partition(X, y, weights, training):
         if not np.isfinite(weights).all() or (weights < 0).any():
             raise ValueError("`sample_weight` must hold finite weights >= 0.")
     return pd.DataFrame(columns), weights
+
+
+def _training_frame_of(X, y, training):
+    return training_partition(X, y, None, training)[0]
+
+
+def dask_training_frame(training):
+    """The training frame (class first) as a lazy Dask DataFrame, built partition by
+    partition from ``X`` and ``y``; its columns are categoricals of ``training.tree``."""
+    from dask import delayed
+    import dask.dataframe as dd
+
+    meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
+                         for c, lev in training.tree.items()})
+    build = delayed(_training_frame_of, pure=True)
+    return dd.from_delayed([build(X, y, training) for X, y, _ in training.partitions()],
+                           meta=meta, verify_meta=False)
 
 
 def _observed_classes(y):
