@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees.base._dask import (
     check_partition_rows, check_same_partitions, dask_levels, dask_meta, is_dask,
-    is_dask_frame, is_dask_series,
+    is_dask_frame, is_dask_series, tree_reduce,
 )
 from pystagedtrees.base._data import (
     HANDLE_UNKNOWN, _check_distinct_strings, categorical_tags, class_column_name,
@@ -29,20 +29,16 @@ from pystagedtrees.base._validation import check_choice
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["CategoricalClassifier", "DaskTraining", "training_partition", "dask_training_frame"]
+__all__ = ["CategoricalClassifier", "DaskTraining", "TrainingLevels", "training_partition",
+           "dask_training_frame"]
 
 
-class DaskTraining:
-    """A classifier's training data given as Dask collections, checked on metadata.
+class TrainingLevels:
+    """What a partition needs to read a classifier's training rows: the feature
+    columns and their levels, the classes and the class column's name (small,
+    shipped with each task; never the collections themselves)."""
 
-    :meth:`partitions` pairs each partition of ``X`` with those of ``y`` and
-    ``sample_weight`` as Delayed objects, and :func:`training_partition`
-    turns one such pair into the pandas training frame of an in-memory fit
-    (class first, as codes of ``classes``); nothing of the rows is gathered.
-    """
-
-    def __init__(self, X, y, sample_weight, columns, levels, classes, class_name):
-        self.X, self.y, self.sample_weight = X, y, sample_weight
+    def __init__(self, columns, levels, classes, class_name):
         self.columns, self.levels, self.classes = columns, levels, classes
         self.class_name = class_name
 
@@ -51,6 +47,20 @@ class DaskTraining:
         """The levels of the class (positions in ``classes``) then of each feature."""
         return {self.class_name: [str(i) for i in range(len(self.classes))], **self.levels}
 
+
+class DaskTraining:
+    """A classifier's training data given as Dask collections, checked on metadata.
+
+    :meth:`partitions` pairs each partition of ``X`` with those of ``y`` and
+    ``sample_weight`` as Delayed objects, and :func:`training_partition`
+    turns one such pair into the pandas training frame of an in-memory fit
+    (class first, as codes of ``classes``), reading it with ``spec``
+    (:class:`TrainingLevels`); nothing of the rows is gathered.
+    """
+
+    def __init__(self, X, y, sample_weight, spec):
+        self.X, self.y, self.sample_weight, self.spec = X, y, sample_weight, spec
+
     def partitions(self):
         """``(X part, y part, weights part or None)`` Delayed triples, partition by partition."""
         weights = (self.sample_weight.to_delayed() if self.sample_weight is not None
@@ -58,17 +68,17 @@ class DaskTraining:
         return list(zip(self.X.to_delayed(), self.y.to_delayed(), weights))
 
 
-def training_partition(X, y, weights, training):
-    """One partition's training frame (class first, categorical over ``training.tree``)
+def training_partition(X, y, weights, spec):
+    """One partition's training frame (class first, categorical over ``spec.tree``)
     and its row weights (checked as ``sample_weight``; None without them)."""
     check_partition_rows(X, y, ("X", "y"))
     if pd.isna(y).any():
         raise ValueError("`y` has missing values: drop those rows or give them a class.")
-    tree = training.tree
-    codes = pd.Index(training.classes).get_indexer(np.asarray(y, dtype=object))
-    columns = {training.class_name: pd.Categorical.from_codes(codes, tree[training.class_name])}
+    tree = spec.tree
+    codes = pd.Index(spec.classes).get_indexer(np.asarray(y, dtype=object))
+    columns = {spec.class_name: pd.Categorical.from_codes(codes, tree[spec.class_name])}
     X = X.set_axis([str(c) for c in X.columns], axis=1)
-    for column in training.columns:
+    for column in spec.columns:
         columns[column] = pd.Categorical.from_codes(
             encode_column(X[column], tree[column], column, "X"), tree[column])
     if weights is not None:
@@ -79,26 +89,35 @@ def training_partition(X, y, weights, training):
     return pd.DataFrame(columns), weights
 
 
-def _training_frame_of(X, y, training):
-    return training_partition(X, y, None, training)[0]
+def _training_frame_of(X, y, spec):
+    return training_partition(X, y, None, spec)[0]
 
 
 def dask_training_frame(training):
     """The training frame (class first) as a lazy Dask DataFrame, built partition by
-    partition from ``X`` and ``y``; its columns are categoricals of ``training.tree``."""
+    partition from ``X`` and ``y``; its columns are categoricals of ``training.spec.tree``."""
     from dask import delayed
     import dask.dataframe as dd
 
     meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
-                         for c, lev in training.tree.items()})
+                         for c, lev in training.spec.tree.items()})
     build = delayed(_training_frame_of, pure=True)
-    return dd.from_delayed([build(X, y, training) for X, y, _ in training.partitions()],
+    return dd.from_delayed([build(X, y, training.spec) for X, y, _ in training.partitions()],
                            meta=meta, verify_meta=False)
 
 
+def _distinct_values(parts):
+    """The distinct values of several partitions' distinct values (a ``tree_reduce`` combine)."""
+    return pd.unique(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
+
+
 def _observed_classes(y):
-    """The sorted distinct labels of the Dask series ``y`` (only they are computed)."""
-    values = np.asarray(y.drop_duplicates().compute(), dtype=object)
+    """The sorted distinct labels of the Dask series ``y`` (only they are gathered)."""
+    from dask import compute, delayed
+
+    distinct = delayed(_distinct_values, pure=True)
+    (values,) = compute(tree_reduce([distinct([part]) for part in y.to_delayed()],
+                                    _distinct_values))
     if pd.isna(values).any():
         raise ValueError("`y` has missing values: drop those rows or give them a class.")
     if len(values) == 0:
@@ -185,8 +204,8 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
         self._columns = list(X.columns)
         self.class_name_ = class_column_name(columns)
         self.classes_ = _observed_classes(y)
-        return DaskTraining(X, y, sample_weight, columns, levels, self.classes_,
-                            self.class_name_)
+        return DaskTraining(X, y, sample_weight,
+                            TrainingLevels(columns, levels, self.classes_, self.class_name_))
 
     def _lazy_predictions(self, X, proba):
         """``predict`` (``proba`` False) or ``predict_proba`` of a Dask frame, lazily:

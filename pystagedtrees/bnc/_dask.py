@@ -23,16 +23,16 @@ def _families(class_var, features):
             + [(a, b, class_var) for a, b in combinations(features, 2)])
 
 
-def _partition_tables(X, y, weights, training):
+def _partition_tables(X, y, weights, spec):
     """The family tables of one partition's rows, or None for an empty partition."""
-    frame, weights = training_partition(X, y, weights, training)
+    frame, weights = training_partition(X, y, weights, spec)
     if len(frame) == 0:
         return None
     columns = list(frame.columns)
     codes = np.column_stack([frame[c].cat.codes.to_numpy() for c in columns]).astype(np.int32)
-    enc = Encoded(columns, codes, training.tree, training.class_name, weights)
+    enc = Encoded(columns, codes, spec.tree, spec.class_name, weights)
     return {family: family_table(enc, family)
-            for family in _families(training.class_name, training.columns)}
+            for family in _families(spec.class_name, spec.columns)}
 
 
 def _add_tables(parts):
@@ -48,12 +48,13 @@ def count_families(training):
     from dask import compute, delayed
 
     count = delayed(_partition_tables, pure=True)
-    partials = [count(X, y, weights, training) for X, y, weights in training.partitions()]
+    spec = training.spec
+    partials = [count(X, y, weights, spec) for X, y, weights in training.partitions()]
     (tables,) = compute(tree_reduce(partials, _add_tables))
     if tables is None:
         raise ValueError("`X` is empty: it has no rows.")
-    if training.sample_weight is not None and tables[(training.class_name,)].sum() == 0:
+    if training.sample_weight is not None and tables[(spec.class_name,)].sum() == 0:
         raise ValueError("`sample_weight` must have a non-zero weight; all weights are zero.")
-    columns = [training.class_name, *training.columns]
-    return Encoded(columns, np.empty((0, len(columns)), dtype=np.int32), training.tree,
-                   training.class_name, tables=tables)
+    columns = [spec.class_name, *spec.columns]
+    return Encoded(columns, np.empty((0, len(columns)), dtype=np.int32), spec.tree,
+                   spec.class_name, tables=tables)

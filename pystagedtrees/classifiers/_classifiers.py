@@ -850,24 +850,24 @@ class StagedTreeClassifier(CategoricalClassifier):
                 f"ordering={self.ordering!r} does not take (it reads rows, not counts); "
                 f"these take Dask input: {self._dask_methods()}.")
         training = self._dask_training(X, y)
-        data = dask_training_frame(training)
+        data, spec = dask_training_frame(training), training.spec
         if full_method:
-            order = [self.class_name_, *training.columns] if self.ordering is None \
+            order = [self.class_name_, *spec.columns] if self.ordering is None \
                 else self._ordering()
             self.model_ = FULL_METHODS[self.method](
-                full(data, order=order, lambda_=self.lambda_, levels=training.tree))
+                full(data, order=order, lambda_=self.lambda_, levels=spec.tree))
             self.bnc_ = None
         else:
             enc = bnc_tables(training)
             structure = (tan_cl_encoded(enc, self.tan_score) if self.method == "tan_cl"
-                         else bnc.nb(self.class_name_, features=training.columns))
+                         else bnc.nb(self.class_name_, features=spec.columns))
             # features with fewer missing values first, as _by_missing orders rows
             n_rows = enc.table([self.class_name_]).sum()
             missing = {f: n_rows - enc.table([f, self.class_name_]).sum()
-                       for f in training.columns}
-            listed = [self.class_name_] + sorted(training.columns, key=missing.get)
+                       for f in spec.columns}
+            listed = [self.class_name_] + sorted(spec.columns, key=missing.get)
             listed = [self.class_name_] + [c for c in listed[1:] if c in structure.features]
-            self.model_ = _refined_tree(structure, listed, {v: training.tree[v] for v in listed},
+            self.model_ = _refined_tree(structure, listed, {v: spec.tree[v] for v in listed},
                                         data, self.lambda_, self.refine)
             self.bnc_ = fit_structure(structure, enc, lp_arguments(self.lambda_))
         self._dag = None

@@ -9,6 +9,11 @@ import pytest
 ON_SCHEDULERS = pytest.mark.parametrize(
     "scheduler, n_partitions",
     [("local", 1), ("local", 3), ("local", 17), ("distributed", 17)], indirect=["scheduler"])
+ON_LOCAL = pytest.mark.parametrize("scheduler, n_partitions",
+                                   [("local", 1), ("local", 3), ("local", 17)],
+                                   indirect=["scheduler"])
+ON_CLUSTER = pytest.mark.parametrize("scheduler, n_partitions", [("distributed", 17)],
+                                     indirect=["scheduler"])
 
 
 def split(data, cuts):

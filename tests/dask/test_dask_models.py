@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from dask_frames import ON_SCHEDULERS, partition_cuts, split
+from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
 from strategies import categorical_frames
 
 
@@ -25,7 +25,7 @@ def assert_same_model(dask_model, pandas_model, from_dask=True):
         assert dask_model.data_raw is None  # the model keeps the tables, not the rows
 
 
-@ON_SCHEDULERS
+@ON_LOCAL
 def test_full_and_indep_match_pandas(frame, n_partitions, scheduler):
     ddf = split(frame, partition_cuts(len(frame), n_partitions))
     assert ddf.npartitions == n_partitions
