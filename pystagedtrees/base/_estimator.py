@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
 
 __all__ = ["CategoricalClassifier", "DaskTraining", "TrainingLevels", "training_partition",
-           "dask_training_frame"]
+           "split_partition", "dask_training_frame"]
 
 
 class TrainingLevels:
@@ -51,46 +51,81 @@ class TrainingLevels:
 class DaskTraining:
     """A classifier's training data given as Dask collections, checked on metadata.
 
-    :meth:`partitions` pairs each partition of ``X`` with those of ``y`` and
-    ``sample_weight`` as Delayed objects, and :func:`training_partition`
-    turns one such pair into the pandas training frame of an in-memory fit
-    (class first, as codes of ``classes``), reading it with ``spec``
-    (:class:`TrainingLevels`); nothing of the rows is gathered.
+    :meth:`partitions` joins ``X``, ``y`` and ``sample_weight`` partition by
+    partition, by position (as an in-memory fit pairs rows), in one Dask
+    graph, so that Dask splits them alike (reading fewer columns, Dask may
+    otherwise merge files into fewer partitions).  :func:`split_partition`
+    takes such a partition apart and :func:`training_partition` turns it
+    into the pandas training frame of an in-memory fit (class first, as
+    codes of ``classes``), reading it with ``spec`` (:class:`TrainingLevels`);
+    nothing of the rows is gathered.
     """
 
     def __init__(self, X, y, sample_weight, spec):
         self.X, self.y, self.sample_weight, self.spec = X, y, sample_weight, spec
 
     def partitions(self):
-        """``(X part, y part, weights part or None)`` Delayed triples, partition by partition."""
-        weights = (self.sample_weight.to_delayed() if self.sample_weight is not None
-                   else [None] * self.X.npartitions)
-        return list(zip(self.X.to_delayed(), self.y.to_delayed(), weights))
+        """Delayed partitions of the joined collections (see :func:`split_partition`)."""
+        import dask.dataframe as dd
+
+        collections = [self.X, self.y]
+        if self.sample_weight is not None:
+            collections.append(self.sample_weight)
+        meta = _joined(self.spec, *(c._meta for c in collections))
+        joined = dd.map_partitions(_joined, self.spec, *collections, align_dataframes=False,
+                                   meta=meta)
+        return joined.to_delayed()
 
 
-def training_partition(X, y, weights, spec):
-    """One partition's training frame (class first, categorical over ``spec.tree``)
-    and its row weights (checked as ``sample_weight``; None without them)."""
+def _weight_column(spec):
+    """The joined partitions' column of the row weights: a name no other column has."""
+    name = "__weight__"
+    while name in spec.columns or name == spec.class_name:
+        name = "_" + name
+    return name
+
+
+def _joined(spec, X, y, weights=None):
+    """One partition of ``X`` with its labels (column ``spec.class_name``) and weights
+    beside it, paired by position."""
     check_partition_rows(X, y, ("X", "y"))
+    X = X.set_axis([str(c) for c in X.columns], axis=1)
+    columns = {c: X[c] for c in spec.columns}
+    columns[spec.class_name] = pd.Series(np.asarray(y), index=X.index, dtype=y.dtype)
+    if weights is not None:
+        check_partition_rows(X, weights, ("X", "sample_weight"))
+        columns[_weight_column(spec)] = pd.Series(np.asarray(weights), index=X.index,
+                                                  dtype=weights.dtype)
+    return pd.DataFrame(columns, index=X.index)
+
+
+def split_partition(part, spec):
+    """``(X, y, weights or None)`` of a joined partition (:meth:`DaskTraining.partitions`)."""
+    weights = part.get(_weight_column(spec))
+    return part[spec.columns], part[spec.class_name], weights
+
+
+def training_partition(part, spec):
+    """One joined partition's training frame (class first, categorical over
+    ``spec.tree``) and its row weights (checked as ``sample_weight``; None without them)."""
+    X, y, weights = split_partition(part, spec)
     if pd.isna(y).any():
         raise ValueError("`y` has missing values: drop those rows or give them a class.")
     tree = spec.tree
     codes = pd.Index(spec.classes).get_indexer(np.asarray(y, dtype=object))
     columns = {spec.class_name: pd.Categorical.from_codes(codes, tree[spec.class_name])}
-    X = X.set_axis([str(c) for c in X.columns], axis=1)
     for column in spec.columns:
         columns[column] = pd.Categorical.from_codes(
             encode_column(X[column], tree[column], column, "X"), tree[column])
     if weights is not None:
-        check_partition_rows(X, weights, ("X", "sample_weight"))
         weights = np.asarray(weights, dtype=float)
         if not np.isfinite(weights).all() or (weights < 0).any():
             raise ValueError("`sample_weight` must hold finite weights >= 0.")
     return pd.DataFrame(columns), weights
 
 
-def _training_frame_of(X, y, spec):
-    return training_partition(X, y, None, spec)[0]
+def _training_frame_of(part, spec):
+    return training_partition(part, spec)[0]
 
 
 def dask_training_frame(training):
@@ -102,7 +137,7 @@ def dask_training_frame(training):
     meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
                          for c, lev in training.spec.tree.items()})
     build = delayed(_training_frame_of, pure=True)
-    return dd.from_delayed([build(X, y, training.spec) for X, y, _ in training.partitions()],
+    return dd.from_delayed([build(part, training.spec) for part in training.partitions()],
                            meta=meta, verify_meta=False)
 
 

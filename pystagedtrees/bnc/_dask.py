@@ -23,9 +23,9 @@ def _families(class_var, features):
             + [(a, b, class_var) for a, b in combinations(features, 2)])
 
 
-def _partition_tables(X, y, weights, spec):
+def _partition_tables(part, spec):
     """The family tables of one partition's rows, or None for an empty partition."""
-    frame, weights = training_partition(X, y, weights, spec)
+    frame, weights = training_partition(part, spec)
     if len(frame) == 0:
         return None
     columns = list(frame.columns)
@@ -49,7 +49,7 @@ def count_families(training):
 
     count = delayed(_partition_tables, pure=True)
     spec = training.spec
-    partials = [count(X, y, weights, spec) for X, y, weights in training.partitions()]
+    partials = [count(part, spec) for part in training.partitions()]
     (tables,) = compute(tree_reduce(partials, _add_tables))
     if tables is None:
         raise ValueError("`X` is empty: it has no rows.")

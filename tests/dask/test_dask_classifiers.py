@@ -121,3 +121,25 @@ def test_integer_labels_keep_their_type(labelled):
         got = BNClassifier().fit(split(X, [100]), split(codes, [100]))
         np.testing.assert_array_equal(got.classes_, BNClassifier().fit(X, codes).classes_)
         assert got.predict(split(X, [100])).compute().dtype == got.classes_.dtype
+
+
+def test_columns_of_one_parquet_dataset_pair_up(tmp_path):
+    """Read for fewer columns, Dask merges Parquet files into fewer partitions: X and
+    y of one dataset must still pair row by row (they are read in one graph)."""
+    import dask
+
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    pieces = [pd.DataFrame({f"V{j:02d}": pd.Categorical(rng.choice(["a", "b", "c"], 3000),
+                                                        categories=["a", "b", "c"])
+                            for j in range(12)}) for _ in range(6)]
+    for i, piece in enumerate(pieces):
+        piece.to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    data = pd.concat(pieces, ignore_index=True)
+    ddf = dd.read_parquet(tmp_path).astype({c: data[c].dtype for c in data.columns})
+    features = list(data.columns[1:])
+    with dask.config.set(scheduler="sync"):
+        got = BNClassifier(structure="tan_cl").fit(ddf[features], ddf["V00"])
+        expected = BNClassifier(structure="tan_cl").fit(data[features], data["V00"])
+        assert_same_network(got.model_, expected.model_)
+        assert_same_predictions(got, expected, ddf[features], data[features])
