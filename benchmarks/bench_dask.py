@@ -61,6 +61,10 @@ def peak_memory_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _import_package():
+    import pystagedtrees  # noqa: F401
+
+
 def timed(label, results, function):
     start = time.perf_counter()
     out = function()
@@ -75,6 +79,7 @@ def run_dask(folder, out, levels, tree_variables, workers):
     times = {}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
+        client.run(_import_package)  # as in the pandas process: imported before timing
         # the levels are known (the writer's): no pass over the data to find them
         ddf = dd.read_parquet(folder).astype({v: pd.CategoricalDtype(lev)
                                               for v, lev in levels.items()})
@@ -95,17 +100,20 @@ def run_dask(folder, out, levels, tree_variables, workers):
     return times, memory
 
 
-def run_pandas(folder, tree_variables):
+def run_pandas(folder, out, tree_variables):
     times = {}
     data = timed("read Parquet", times, lambda: pd.read_parquet(folder))
     names = list(data.columns)
     model = timed("count (full)", times, lambda: st.full(data, order=tree_variables, lambda_=1))
     model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
     timed("predict -> Parquet", times, lambda: pd.DataFrame(
-        {"label": st.predict(model, data[tree_variables], class_=tree_variables[0])}))
+        {"label": st.predict(model, data[tree_variables], class_=tree_variables[0])}
+    ).to_parquet(out / "staged.parquet", index=False))
     clf = timed("tan_cl fit", times,
                 lambda: BNClassifier("tan_cl").fit(data[names[1:]], data[names[0]]))
-    timed("predict_proba -> Parquet", times, lambda: clf.predict_proba(data[names[1:]]))
+    timed("predict_proba -> Parquet", times, lambda: pd.DataFrame(
+        clf.predict_proba(data[names[1:]]), columns=[str(c) for c in clf.classes_]
+    ).to_parquet(out / "tan.parquet", index=False))
     return times, peak_memory_mb()
 
 
@@ -133,7 +141,7 @@ def main(argv=None):
           f"{time.perf_counter() - start:.1f} s ({args.partition_rows:,} rows per file)")
     tree_variables = list(levels)[: args.tree_variables]
     times, memory = run_dask(folder, out, levels, tree_variables, args.workers)
-    pandas_times = run_pandas(folder, tree_variables) if args.pandas else None
+    pandas_times = run_pandas(folder, out, tree_variables) if args.pandas else None
     print(f"\n{'step':<26}{'dask s':>9}{'rows/s/worker':>16}"
           + (f"{'pandas s':>10}{'ratio':>8}" if pandas_times else ""))
     for step, seconds in times.items():
