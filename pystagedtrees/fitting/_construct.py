@@ -194,8 +194,10 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full, lev
         _check_levels_named(levels, order)
         tree = _check_tree(dask_levels(data, order, levels, "data"), "data",
                            None if order is None else "order")
-        situations, counts, margins, n_rows = count_dask_frame(data, tree)
-        return model_from_counts(tree, situations, counts, (margins, n_rows), None,
+        marginal = not full and not join_unobserved  # R fits each margin (_fit_marginals)
+        situations, counts, margins, n_rows = count_dask_frame(data, tree, margins=marginal)
+        return model_from_counts(tree, situations, counts,
+                                 (margins, n_rows) if marginal else None, None,
                                  join_unobserved, lambda_, name_unobserved, full)
     if levels is not None and isinstance(data, pd.DataFrame):
         order = check_order(order, list(check_frame(data, "data").columns))

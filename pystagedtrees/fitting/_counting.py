@@ -190,9 +190,9 @@ def column_margins(codes, n_levels):
             for i, k in enumerate(n_levels)]
 
 
-def _count_partition(part, tree, name, complete_only):
-    """The tables of one partition: ``(situations, counts, margins, n_rows)``, or None
-    for an empty partition."""
+def _count_partition(part, tree, name, complete_only, margins):
+    """The tables of one partition: ``(situations, counts, margins, n_rows)`` (margins
+    None unless asked for), or None for an empty partition."""
     if len(part) == 0:
         return None
     codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name)
@@ -201,7 +201,8 @@ def _count_partition(part, tree, name, complete_only):
     n_levels = [len(lev) for lev in tree.values()]
     situations, counts = count_situations(np.asfortranarray(codes), n_levels,
                                           np.ones(codes.shape[0]))
-    return situations, counts, column_margins(codes, n_levels), codes.shape[0]
+    return (situations, counts, column_margins(codes, n_levels) if margins else None,
+            codes.shape[0])
 
 
 def _add_situation_counts(situation_lists, count_lists):
@@ -226,23 +227,26 @@ def _combine(partials):
                                              [p[1][i] for p in partials])
         situations.append(union)
         counts.append(total)
-    margins = [np.sum(m, axis=0) for m in zip(*(p[2] for p in partials))]
+    margins = None
+    if partials[0][2] is not None:
+        margins = [np.sum(m, axis=0) for m in zip(*(p[2] for p in partials))]
     return situations, counts, margins, sum(p[3] for p in partials)
 
 
-def count_dask_frame(data, tree, name="data", complete_only=False):
+def count_dask_frame(data, tree, name="data", complete_only=False, margins=False):
     """The tables of the Dask frame ``data`` over the variables of ``tree`` (in order).
 
     Returns ``(situations, counts, margins, n_rows)`` as :func:`count_situations`
-    (plus the per-variable margins and the number of rows counted);
-    ``complete_only`` counts only rows without missing values.  Raises if
+    (plus, with ``margins``, the per-variable margins, else None, and the
+    number of rows counted); ``complete_only`` counts only rows without
+    missing values.  Raises if
     the frame has no rows (known only once counted).
     """
     from dask import compute, delayed
 
     columns = list(tree)
     count = delayed(_count_partition, pure=True)
-    partials = [count(part, tree, name, complete_only)
+    partials = [count(part, tree, name, complete_only, margins)
                 for part in data[columns].to_delayed()]
     (result,) = compute(tree_reduce(partials, _combine))
     if result is None:
