@@ -1,51 +1,21 @@
-"""Dask DataFrames as input: detection, levels read from metadata, partitions paired.
+"""Dask DataFrames as input: levels read from metadata, partitions paired, tables
+reduced in a tree (detection: ``_dask_types``).
 
-Dask stays optional: nothing here imports it at module level, and a value is
-a Dask collection only if ``dask.dataframe`` is already loaded (whoever built
-one loaded it).  Every check reads metadata only (dtypes, categories,
-partition counts), so bad input is refused before any partition is computed.
+Dask stays optional: nothing here imports it at module level.  Every check
+reads metadata only (dtypes, categories, partition counts), so bad input is
+refused before any partition is computed.
 """
-import sys
-
 import pandas as pd
 
+from pystagedtrees.base._dask_types import (
+    is_dask, is_dask_frame, is_dask_series, refuse_dask,
+)
 from pystagedtrees.base._data import category_strings, check_frame
 
 __all__ = [
     "is_dask_frame", "is_dask_series", "is_dask", "dask_levels", "check_same_partitions",
     "check_partition_rows", "tree_reduce", "refuse_dask", "dask_meta",
 ]
-
-
-def _dask_types():
-    module = sys.modules.get("dask.dataframe")
-    return None if module is None else (module.DataFrame, module.Series)
-
-
-def is_dask_frame(value):
-    """True for a ``dask.dataframe.DataFrame``."""
-    types = _dask_types()
-    return types is not None and isinstance(value, types[0])
-
-
-def is_dask_series(value):
-    """True for a ``dask.dataframe.Series``."""
-    types = _dask_types()
-    return types is not None and isinstance(value, types[1])
-
-
-def is_dask(value):
-    """True for a Dask DataFrame or Series."""
-    return is_dask_frame(value) or is_dask_series(value)
-
-
-def refuse_dask(value, name, what, methods=None):
-    """Raise a TypeError if ``value`` (argument ``name``) is a Dask collection:
-    ``what`` cannot take one; ``methods`` lists those that can, if any."""
-    if is_dask(value):
-        can = f"; these take Dask input: {list(methods)}" if methods else ""
-        raise TypeError(f"`{name}` is a Dask collection, which {what} does not take"
-                        f"{can}. Compute it to pandas first if it fits in memory.")
 
 
 def dask_meta(data, name):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.kernels._counts import situation_level_counts, next_situation_ids
-from pystagedtrees.base._dask import dask_levels, is_dask_frame, tree_reduce
+from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tree_reduce
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
@@ -69,6 +69,7 @@ def read_data(data, order=None, levels=None, name="data"):
     if isinstance(data, pd.Series):
         return _read_table(data, order, levels, name)
     if not isinstance(data, pd.DataFrame):
+        refuse_dask(data, name)
         raise TypeError(
             f"`{name}` must be a pandas DataFrame or a pandas Series of counts "
             f"indexed by levels; got {type(data).__name__}."

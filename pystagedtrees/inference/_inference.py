@@ -425,7 +425,8 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
         return _lazy_rows(x, "x", object, partial(prob, object, conditional_on=conditional_on,
                                                   log=log, na0=na0),
                           pd.Series([], dtype=float))
-    refuse_dask(conditional_on, "conditional_on", "prob with an in-memory `x`")
+    refuse_dask(conditional_on, "conditional_on", "prob with an in-memory `x`",
+                ["prob with a Dask `x` and one event (a dict) as `conditional_on`"])
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
     log_tables = _LogTables(object)

@@ -194,3 +194,19 @@ def test_missing_labels_are_refused(frame):
     with dask.config.set(scheduler="sync"):
         with pytest.raises(ValueError, match="`y` has missing values"):
             BNClassifier().fit(split(frame, [100]), split(y, [100]))
+
+
+def test_functions_that_need_rows_name_the_argument(frame):
+    from pystagedtrees.multilabel import BNClassifierChain
+
+    ddf = split(frame, [100])
+    model = st.full(frame, lambda_=1)
+    with nothing_computed():
+        for call, name in ((lambda: st.sevt_add(st.full(frame[["A", "B", "C"]]), "D", ddf), "data"),
+                           (lambda: st.bnc.nb("A", ddf), "dataset"),
+                           (lambda: st.sevt_tan_cl(ddf, "A"), "data"),
+                           (lambda: BNClassifierChain(BNClassifier()).fit(
+                               ddf, pd.DataFrame({"l1": [0, 1] * 300, "l2": [1, 0] * 300})),
+                            "X")):
+            with pytest.raises(TypeError, match=rf"`{name}` is a Dask collection.*full"):
+                call()
