@@ -9,8 +9,12 @@ import pandas as pd
 import pytest
 
 import dask.dataframe as dd
+from hypothesis import assume, given, settings
+from hypothesis import strategies as hst
+
 import pystagedtrees as st
 from dask_frames import ON_CLUSTER, ON_LOCAL, partition_cuts, split
+from strategies import categorical_frames
 from pystagedtrees import StagedTreeClassifier
 from pystagedtrees.bnc import BNClassifier
 
@@ -143,3 +147,23 @@ def test_columns_of_one_parquet_dataset_pair_up(tmp_path):
         expected = BNClassifier(structure="tan_cl").fit(data[features], data["V00"])
         assert_same_network(got.model_, expected.model_)
         assert_same_predictions(got, expected, ddf[features], data[features])
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=categorical_frames(min_vars=3, max_rows=40),
+       cuts=hst.lists(hst.integers(0, 40), max_size=6),
+       structure=hst.sampled_from(["nb", "tan_cl", "aode"]))
+def test_any_partitioning_gives_the_pandas_classifier(data, cuts, structure):
+    import dask
+
+    X, y = data.iloc[:, 1:], data.iloc[:, 0].astype(object)
+    assume(y.notna().all() and len(X.columns) >= 1)
+    assume(all(X[c].notna().any() for c in X.columns))  # pandas refuses an all-missing column
+    cuts = [min(c, len(data)) for c in cuts]
+    with dask.config.set(scheduler="sync"):
+        got = BNClassifier(structure=structure).fit(split(X, cuts), split(y, cuts))
+        expected = BNClassifier(structure=structure).fit(X, y)
+        np.testing.assert_array_equal(got.classes_, expected.classes_)
+        assert_same_network(got.model_, expected.model_)
+        np.testing.assert_allclose(got.predict_proba(split(X, cuts)).compute().to_numpy(),
+                                   expected.predict_proba(X), rtol=1e-12)
