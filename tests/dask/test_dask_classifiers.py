@@ -55,8 +55,10 @@ STRUCTURES = [("nb", "loglik"), ("tan_cl", "loglik"), ("tan_cl", "bic"), ("tan_c
               ("aode", "loglik")]
 
 
-@ON_LOCAL
-@pytest.mark.parametrize("structure, score", STRUCTURES)
+@pytest.mark.parametrize(
+    "structure, score, scheduler, n_partitions",
+    [(*s, "local", n) for s in STRUCTURES for n in ([1, 3, 17] if s[1] == "loglik" else [17])],
+    indirect=["scheduler"])
 def test_bnclassifier_matches_pandas(labelled, structure, score, n_partitions, scheduler):
     check_bnclassifier(labelled, structure, score, n_partitions)
 
