@@ -84,6 +84,8 @@ def run_dask(folder, out, levels, tree_variables, workers):
         ddf = dd.read_parquet(folder).astype({v: pd.CategoricalDtype(lev)
                                               for v, lev in levels.items()})
         names = list(levels)
+        # the workers' first read of Parquet loads its readers: not the counting's time
+        ddf.get_partition(0).map_partitions(len).compute()
         model = timed("count (full)", times, lambda: st.full(ddf, order=tree_variables,
                                                              lambda_=1))
         model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
