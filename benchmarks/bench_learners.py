@@ -8,8 +8,9 @@ faster than R where R finishes; stages_bhc on the full monks1 tree under
 """
 import sys
 
-import pystagedtrees as st
 from _common import best_time, load_split, r_timing, ratio, shared_datasets
+
+import pystagedtrees as st
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),

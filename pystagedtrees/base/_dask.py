@@ -8,7 +8,10 @@ refused before any partition is computed.
 import pandas as pd
 
 from pystagedtrees.base._dask_types import (
-    is_dask, is_dask_frame, is_dask_series, refuse_dask,
+    is_dask,
+    is_dask_frame,
+    is_dask_series,
+    refuse_dask,
 )
 from pystagedtrees.base._data import category_strings, check_frame
 

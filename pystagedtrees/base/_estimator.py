@@ -17,12 +17,24 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees.base._dask import (
-    check_partition_rows, check_same_partitions, dask_levels, dask_meta, is_dask,
-    is_dask_frame, is_dask_series, tree_reduce,
+    check_partition_rows,
+    check_same_partitions,
+    dask_levels,
+    dask_meta,
+    is_dask,
+    is_dask_frame,
+    is_dask_series,
+    tree_reduce,
 )
 from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN, _check_distinct_strings, categorical_tags, class_column_name,
-    encode_column, feature_frame, fit_input, known_levels_frame,
+    HANDLE_UNKNOWN,
+    _check_distinct_strings,
+    categorical_tags,
+    class_column_name,
+    encode_column,
+    feature_frame,
+    fit_input,
+    known_levels_frame,
 )
 from pystagedtrees.base._validation import check_choice
 
@@ -131,8 +143,8 @@ def _training_frame_of(part, spec):
 def dask_training_frame(training):
     """The training frame (class first) as a lazy Dask DataFrame, built partition by
     partition from ``X`` and ``y``; its columns are categoricals of ``training.spec.tree``."""
-    from dask import delayed
     import dask.dataframe as dd
+    from dask import delayed
 
     meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
                          for c, lev in training.spec.tree.items()})

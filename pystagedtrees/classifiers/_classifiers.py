@@ -11,11 +11,15 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from pystagedtrees import bnc
-from pystagedtrees.base._data import HANDLE_UNKNOWN, check_column, check_frame, check_observed, encode_frame
 from pystagedtrees.base._dask import is_dask
+from pystagedtrees.base._data import (
+    HANDLE_UNKNOWN,
+    check_column,
+    check_frame,
+    check_observed,
+    encode_frame,
+)
 from pystagedtrees.base._estimator import CategoricalClassifier, dask_training_frame
-from pystagedtrees.bnc._dask import count_families as bnc_tables
-from pystagedtrees.bnc._params import fit_structure, lp_arguments
 from pystagedtrees.base._validation import (
     check_choice,
     check_int,
@@ -23,16 +27,19 @@ from pystagedtrees.base._validation import (
     check_number,
     check_smoothing,
 )
+from pystagedtrees.bnc._dask import count_families as bnc_tables
+from pystagedtrees.bnc._params import fit_structure, lp_arguments
+from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
+from pystagedtrees.bnc._structure import tan_cl_encoded
+from pystagedtrees.fitting._construct import full
+from pystagedtrees.fitting._fit import sevt_fit
+from pystagedtrees.graphs._as_sevt import as_sevt
+from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
+from pystagedtrees.inference._inference import class_log_posterior, encode_rows
+from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
+from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
 from pystagedtrees.model import Sevt
 from pystagedtrees.rng import RNG_KINDS, Rng, Seed, check_seed, resolve_source
-from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES, tan_cl_encoded
-from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
-from pystagedtrees.fitting._construct import full
-from pystagedtrees.graphs._as_sevt import as_sevt
-from pystagedtrees.fitting._fit import sevt_fit
-from pystagedtrees.inference._inference import class_log_posterior, encode_rows
-from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
-from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._counts import situation_level_counts, next_situation_ids
 from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tree_reduce
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
-from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
+from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
+from pystagedtrees.model._stagevec import MAX_SITUATIONS
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

@@ -18,11 +18,11 @@ import pandas as pd
 
 from pystagedtrees.base._dask import dask_meta, is_dask_frame, refuse_dask
 from pystagedtrees.base._data import check_frame, encode_column
-from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.base._validation import check_flag
+from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

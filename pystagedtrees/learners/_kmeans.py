@@ -11,9 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels import _kmeans as _kmeans_kernel
 from pystagedtrees.rng import RandomSource, resolve_source
-from pystagedtrees.base._validation import check_choice
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
 

@@ -4,17 +4,16 @@ with and without weights), the staged trees of StagedTreeClassifier, and the
 lazily computed posteriors and labels."""
 import warnings
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-
-import dask.dataframe as dd
+from dask_frames import ON_CLUSTER, ON_LOCAL, partition_cuts, split
 from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
-from dask_frames import ON_CLUSTER, ON_LOCAL, partition_cuts, split
-from strategies import categorical_frames
 from pystagedtrees import StagedTreeClassifier
 from pystagedtrees.bnc import BNClassifier
 

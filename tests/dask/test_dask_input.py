@@ -7,9 +7,9 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from dask_frames import split
 
 import pystagedtrees as st
-from dask_frames import split
 from pystagedtrees import StagedTreeClassifier
 from pystagedtrees.bnc import BNClassifier
 
@@ -200,9 +200,9 @@ def test_functions_that_need_rows_name_the_argument(frame):
     from pystagedtrees.multilabel import BNClassifierChain
 
     ddf = split(frame, [100])
-    model = st.full(frame, lambda_=1)
+    three = st.full(frame[["A", "B", "C"]])
     with nothing_computed():
-        for call, name in ((lambda: st.sevt_add(st.full(frame[["A", "B", "C"]]), "D", ddf), "data"),
+        for call, name in ((lambda: st.sevt_add(three, "D", ddf), "data"),
                            (lambda: st.bnc.nb("A", ddf), "dataset"),
                            (lambda: st.sevt_tan_cl(ddf, "A"), "data"),
                            (lambda: BNClassifierChain(BNClassifier()).fit(

@@ -3,14 +3,12 @@ same tables, same stages after the learners, same log-likelihood and predictions
 on the local scheduler and on a cluster of two worker processes."""
 import numpy as np
 import pandas as pd
-import pytest
+from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
 from hypothesis import given, settings
 from hypothesis import strategies as hst
-
-import pystagedtrees as st
-from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
 from strategies import categorical_frames
 
+import pystagedtrees as st
 
 
 def assert_same_model(dask_model, pandas_model, from_dask=True):
