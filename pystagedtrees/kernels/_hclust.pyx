@@ -127,3 +127,30 @@ def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1]
                     nn[i] = candidate
                     nn_dist[i] = best
 
+
+
+def cut_groups(int64_t[::1] left, int64_t[::1] right, Py_ssize_t n_merges, int64_t[::1] groups):
+    """R's ``cutree`` after the first ``n_merges`` steps of :func:`agglomerate`.
+
+    A cluster is named by its smallest observation (the index that survives a
+    merge), so the groups, numbered 1, 2, ... in order of first observation,
+    are the clusters in order of their names.  ``groups`` has one entry per
+    observation; requires ``n_merges <= left.shape[0]`` and the indices that
+    :func:`agglomerate` writes.
+    """
+    cdef Py_ssize_t n = groups.shape[0], i, step
+    cdef int64_t top, next_group = 0
+    with nogil:
+        # groups[] holds the parent links (each absorbed name points to its
+        # survivor, a smaller index) until it is overwritten with numbers
+        for i in range(n):
+            groups[i] = i
+        for step in range(n_merges):
+            groups[right[step]] = left[step]
+        for i in range(n):
+            top = groups[i]
+            if top == i:
+                next_group += 1
+                groups[i] = next_group
+            else:  # the survivor is smaller, so already numbered
+                groups[i] = groups[top]
