@@ -32,7 +32,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return model.stage_labels(i).ids_without(ignore)
+    return np.array(model.stage_labels(i).ids_without(ignore), dtype=np.int64)
 
 
 def stage_distances(prob, distance):
@@ -71,7 +71,7 @@ def _relabel_by_groups(model, i, ids, groups):
     labels = model.stage_labels(i)
     # integer keys, equal where the labels are: numbers as themselves, names negative
     keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
-    keys[np.asarray(ids, dtype=np.int64)] = group_keys
+    keys[ids] = group_keys
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # new stages in order of their first old one
     rank = np.empty(order.shape[0], dtype=np.int32)
@@ -111,7 +111,7 @@ def _per_variable_k(k, positions, model, default=None):
 
 
 def _learning_scope(model, scope, limit):
-    check_sevt(model, fitted=True)
+    check_sevt(model)  # `prepare` then checks that it is fitted
     if scope is not None:
         return scope
     limit = check_int(limit, "limit", minimum=2, allow_none=True) or len(model.variables)
