@@ -16,6 +16,7 @@ import numpy as np
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
+from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
@@ -221,7 +222,7 @@ def _cut_distinct_rows(model, i, prob, distance, method, k):
     splits equal rows (then the order of R's merges at 0 decides) or when
     distinct rows are at dissimilarity 0.
     """
-    row_of, first = _distinct_rows(prob)
+    row_of, first = distinct_rows(prob)
     n_distinct = first.shape[0]
     if k > n_distinct:
         return None
@@ -232,22 +233,6 @@ def _cut_distinct_rows(model, i, prob, distance, method, k):
     if np.count_nonzero(diss) != n_distinct * (n_distinct - 1):
         return None
     return agglomerate_and_cut(diss, method, k)[row_of]
-
-
-def _distinct_rows(points):
-    """Each row's number among the distinct rows (0, 1, ... in order of first
-    appearance), and the index of each distinct row's first appearance."""
-    order = np.lexsort(points.T[::-1])  # stable: equal rows by index
-    sorted_rows = points[order]
-    starts = np.empty(order.shape[0], dtype=bool)
-    starts[0] = True
-    np.any(sorted_rows[1:] != sorted_rows[:-1], axis=1, out=starts[1:])
-    first = np.sort(order[starts])
-    number_of_run = np.empty(first.shape[0], dtype=np.int64)
-    number_of_run[np.argsort(order[starts], kind="stable")] = np.arange(first.shape[0])
-    row_of = np.empty(order.shape[0], dtype=np.int64)
-    row_of[order] = number_of_run[np.cumsum(starts) - 1]
-    return row_of, first
 
 
 def _best_cut(model, i, ids, merge, kind, score_fn):

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pystagedtrees.kernels import _kmeans as _kmeans_kernel
+from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.rng import RandomSource, resolve_source
 from pystagedtrees.base._validation import check_choice
 
@@ -75,9 +76,7 @@ def _as_matrix(x, name):
 
 def _unique_rows(x):
     """Distinct rows in order of first occurrence (R's ``unique`` on a matrix)."""
-    # +0.0 maps -0.0 to 0.0: R compares values, not bit patterns.
-    _, first = np.unique(x + 0.0, axis=0, return_index=True)
-    return x[np.sort(first)]
+    return x[distinct_rows(x)[1]]  # by value, as R compares them (-0.0 is 0.0)
 
 
 def _has_duplicate_rows(x):
