@@ -21,7 +21,7 @@ from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
-from pystagedtrees.fitting._fit import fit_variable, stage_counts
+from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
 from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
@@ -68,20 +68,27 @@ def _clusterable_probabilities(model, i, ids, learner):
 
 
 def _relabel_by_groups(model, i, ids, groups):
-    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels."""
+    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels.
+
+    The new stages are numbered in order of first appearance along the
+    situations, as :func:`fit_variable` numbers them: a new stage first
+    appears where the first of the old stages it gathers does.
+    """
     labels = model.stage_labels(i)
     # integer keys, equal where the labels are: numbers as themselves, names negative
     keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
     keys[ids] = group_keys
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # new stages in order of their first old one
-    rank = np.empty(order.shape[0], dtype=np.int32)
-    rank[order] = np.arange(order.shape[0], dtype=np.int32)
+    appearance = model.stage_vector(i).first_appearance()  # old ids by first situation
+    _, first, inverse = np.unique(keys[appearance], return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int32)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0], dtype=np.int32)
+    mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
+    mapping[appearance] = rank[inverse.reshape(-1)]
+    first_old = appearance[np.sort(first)]  # the first old stage of each new one, in order
     unique = [str(key) if key >= 0 else labels[sid]
-              for key, sid in zip(keys[first[order]].tolist(), first[order].tolist())]
-    model.replace_stages(i, model.stage_vector(i).remap(rank[inverse.reshape(-1)]),
-                         StageLabels.from_strings(unique))
-    fit_variable(model, i)
+              for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
+    model.replace_stages(i, model.stage_vector(i).remap(mapping), StageLabels.from_strings(unique))
+    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
 
 
 def _per_variable_k(k, positions, model, default=None):
