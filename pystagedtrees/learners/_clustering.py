@@ -42,10 +42,14 @@ def stage_distances(prob, distance):
     "totvar" is half the Manhattan distance and "hellinger" the Euclidean
     distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
     """
-    if distance == "totvar":
-        return 0.5 * stage_distances(prob, "manhattan")
+    if distance == "totvar":  # scaled in place: one n x n table, not two
+        out = stage_distances(prob, "manhattan")
+        out *= 0.5
+        return out
     if distance == "hellinger":
-        return stage_distances(np.sqrt(prob), "euclidean") / np.sqrt(2.0)
+        out = stage_distances(np.sqrt(prob), "euclidean")
+        out /= np.sqrt(2.0)
+        return out
     out = np.empty((prob.shape[0], prob.shape[0]))
     r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
     return out
@@ -196,7 +200,7 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
         if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
             groups = _cut_distinct_rows(model, i, prob, distance, method, min(ks[i], len(ids)))
         if groups is None:
-            check_pair_tables(model, i, len(ids), 2, "stages_hclust")  # distances and a copy
+            check_pair_tables(model, i, len(ids), 1, "stages_hclust")  # distances, merged in place
             diss = stage_distances(prob, distance)
             if ks[i] is not None:
                 groups = agglomerate_and_cut(diss, method, min(ks[i], len(ids)))
@@ -235,7 +239,7 @@ def _cut_distinct_rows(model, i, prob, distance, method, k):
         return None
     if n_distinct == 1:
         return np.ones(prob.shape[0], dtype=np.int64)
-    check_pair_tables(model, i, n_distinct, 2, "stages_hclust")
+    check_pair_tables(model, i, n_distinct, 1, "stages_hclust")
     diss = stage_distances(prob[first], distance)
     if np.count_nonzero(diss) != n_distinct * (n_distinct - 1):
         return None
