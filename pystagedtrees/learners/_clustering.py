@@ -15,7 +15,7 @@ import numpy as np
 
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
-from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
+from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
 from pystagedtrees.rng import Rng, Seed, resolve_source
@@ -373,8 +373,8 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
                                      f"{points.shape}; got {moved.shape}.")
                 points = moved
             try:
-                groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
-                                algorithm=algorithm, rng=source).cluster
+                groups = best_run(as_matrix(points, "x"), min(k_i, len(ids) - 1),
+                                  nstart=nstart, algorithm=algorithm, rng=source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             _relabel_by_groups(model, i, ids, groups)
