@@ -12,7 +12,8 @@ so the lowest index wins).
 import numpy as np
 
 from libc.math cimport sqrt
-from libc.stdint cimport int64_t
+
+from pystagedtrees.kernels._types cimport float64_t, index_t
 
 # Method codes, in the order of R's METHODS vector (its iOpt argument).
 cpdef enum Method:
@@ -50,8 +51,8 @@ cdef inline double _lance_williams(int method, double d_ik, double d_jk, double 
         size_i + size_j)
 
 
-def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1] right,
-                double[::1] height):
+def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[::1] right,
+                float64_t[::1] height):
     """Run the n-1 agglomerations; ``diss`` (n x n, symmetric) is overwritten.
 
     Step s merges clusters ``left[s] < right[s]`` (each named by an index
@@ -64,10 +65,10 @@ def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1]
     cdef Py_ssize_t n = diss.shape[0], i, j, k, step, a, b, n_alive = n
     cdef Py_ssize_t keep, gone, best_i = 0, best_j = 0, candidate = 0
     cdef double best, d_new, d_keep_gone
-    cdef int64_t[::1] nn = np.zeros(n, dtype=np.int64)
-    cdef double[::1] nn_dist = np.zeros(n, dtype=np.float64)
-    cdef double[::1] size = np.ones(n, dtype=np.float64)
-    cdef int64_t[::1] alive = np.arange(n, dtype=np.int64)
+    cdef index_t[::1] nn = np.zeros(n, dtype=np.int64)
+    cdef float64_t[::1] nn_dist = np.zeros(n, dtype=np.float64)
+    cdef float64_t[::1] size = np.ones(n, dtype=np.float64)
+    cdef index_t[::1] alive = np.arange(n, dtype=np.int64)
     with nogil:
         if method == WARD_D2:
             for i in range(n):
@@ -141,7 +142,8 @@ def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1]
                     nn_dist[i] = best
 
 
-def cut_groups(int64_t[::1] left, int64_t[::1] right, Py_ssize_t n_merges, int64_t[::1] groups):
+def cut_groups(const index_t[::1] left, const index_t[::1] right, Py_ssize_t n_merges,
+               index_t[::1] groups):
     """R's ``cutree`` after the first ``n_merges`` steps of :func:`agglomerate`.
 
     A cluster is named by its smallest observation (the index that survives a
@@ -151,7 +153,7 @@ def cut_groups(int64_t[::1] left, int64_t[::1] right, Py_ssize_t n_merges, int64
     :func:`agglomerate` writes.
     """
     cdef Py_ssize_t n = groups.shape[0], i, step
-    cdef int64_t top, next_group = 0
+    cdef index_t top, next_group = 0
     with nogil:
         # groups[] holds the parent links (each absorbed name points to its
         # survivor, a smaller index) until it is overwritten with numbers

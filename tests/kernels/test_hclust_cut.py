@@ -1,4 +1,5 @@
-"""The hclust kernel's cut (cut_groups) against R's cutree replayed on R's merge matrix."""
+"""The hclust kernel's cut (cut_groups, called by agglomerate_and_cut) against cutree
+replayed on R's merge matrix (cutree itself is checked against live R)."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as hst
