@@ -100,8 +100,10 @@ def prepare(object, scope, ignore):
 
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
-    labels = model.stage_labels(i)
-    return [int(s) for s in model.stage_vector(i).first_appearance() if labels[s] not in ignore]
+    order = model.stage_vector(i).first_appearance()
+    free = np.zeros(len(model.stage_labels(i)), dtype=bool)
+    free[model.stage_labels(i).ids_without(ignore)] = True
+    return order[free[order]].tolist()
 
 
 def first_situations(model, i, ids):
@@ -125,8 +127,7 @@ def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    for keep, drop in merges:
-        mapping[ids[drop]] = ids[keep]
+    mapping[ids[merges[:, 1]]] = ids[merges[:, 0]]  # a later row wins, as in a loop
     # a kept stage may be dropped later: follow the chains
     while True:
         chained = mapping[mapping]
