@@ -22,7 +22,8 @@ from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
 from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
-from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
+from pystagedtrees.learners._learners import (check_pair_tables, free_stage_mask,
+                                              penalty_per_parameter, prepare, resolve_score)
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
 
@@ -33,7 +34,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return np.array(model.stage_labels(i).ids_without(ignore), dtype=np.int64)
+    return np.flatnonzero(free_stage_mask(model, i, ignore))
 
 
 def stage_distances(prob, distance):

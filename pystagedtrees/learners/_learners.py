@@ -21,7 +21,7 @@ from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.base._validation import (
     check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
 )
-from pystagedtrees.model._stagevec import ParentStageVector, new_label
+from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import Sevt, check_sevt
@@ -98,12 +98,17 @@ def prepare(object, scope, ignore):
     return model, positions, check_ignore(ignore, model.name_unobserved)
 
 
+def free_stage_mask(model, i, ignore):
+    """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
+    named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
+    keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
+    return ~np.isin(keys, ignored)
+
+
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
     order = model.stage_vector(i).first_appearance()
-    free = np.zeros(len(model.stage_labels(i)), dtype=bool)
-    free[model.stage_labels(i).ids_without(ignore)] = True
-    return order[free[order]].tolist()
+    return order[free_stage_mask(model, i, ignore)[order]].tolist()
 
 
 def first_situations(model, i, ids):
