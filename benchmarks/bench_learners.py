@@ -24,9 +24,9 @@ import time
 
 import numpy as np
 import pandas as pd
+from _common import best_time, load_split, r_timing, ratio, shared_datasets
 
 import pystagedtrees as st
-from _common import best_time, load_split, r_timing, ratio, shared_datasets
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),

@@ -13,19 +13,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
+from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
+from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
+from pystagedtrees.learners._learners import (
+    check_pair_tables,
+    free_stage_mask,
+    penalty_per_parameter,
+    prepare,
+    resolve_score,
+)
 from pystagedtrees.learners._rows import distinct_rows
-from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import StageLabels
-from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
-from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
-from pystagedtrees.learners._learners import (check_pair_tables, free_stage_mask,
-                                              penalty_per_parameter, prepare, resolve_score)
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.model._stagevec import StageLabels
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["stages_hclust", "stages_kmeans"]
 

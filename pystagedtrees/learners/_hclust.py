@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pystagedtrees.kernels import _hclust as _hclust_kernel
+
 __all__ = ["HclustResult", "hclust", "cutree", "METHODS"]
 
 #: Agglomeration methods of R's hclust, in R's order.

@@ -11,10 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels import _kmeans as _kmeans_kernel
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.rng import RandomSource, resolve_source
-from pystagedtrees.base._validation import check_choice
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
 

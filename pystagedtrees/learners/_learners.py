@@ -13,19 +13,24 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._validation import (
+    check_fits_in_memory,
+    check_ignore,
+    check_int,
+    check_number,
+    check_score_value,
+    check_trace,
+)
+from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
+from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.kernels._bhc import backward_join
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.base._validation import (
-    check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
-)
-from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
-from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
-from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
+from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
 __all__ = [

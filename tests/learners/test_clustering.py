@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
 from pystagedtrees.learners import _clustering as clustering
 from pystagedtrees.learners._clustering import R_DIST_METHODS, stage_distances
-from strategies import categorical_frames
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript (R) is not installed")
 
