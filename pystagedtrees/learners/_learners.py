@@ -29,7 +29,7 @@ from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import ParentStageVector, new_label
+from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
@@ -103,10 +103,17 @@ def prepare(object, scope, ignore):
     return model, positions, check_ignore(ignore, model.name_unobserved)
 
 
+def free_stage_mask(model, i, ignore):
+    """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
+    named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
+    keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
+    return ~np.isin(keys, ignored)
+
+
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
-    labels = model.stage_labels(i)
-    return [int(s) for s in model.stage_vector(i).first_appearance() if labels[s] not in ignore]
+    order = model.stage_vector(i).first_appearance()
+    return order[free_stage_mask(model, i, ignore)[order]].tolist()
 
 
 def first_situations(model, i, ids):
@@ -130,8 +137,7 @@ def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    for keep, drop in merges:
-        mapping[ids[drop]] = ids[keep]
+    mapping[ids[merges[:, 1]]] = ids[merges[:, 0]]  # a later row wins, as in a loop
     # a kept stage may be dropped later: follow the chains
     while True:
         chained = mapping[mapping]
@@ -155,6 +161,10 @@ situations are each a stage of its own: ``bytes(m, k)`` (the order searches
 estimate with it before building any tree)."""
 
 
+LEARNER_MEMORY_ADVICE = ("start from a model with fewer stages (e.g. indep), or leave that "
+                         "variable out of `scope`")
+
+
 def check_learner_memory(learner, model, positions, ignore):
     """Refuse, before any variable is learned, a learner for which some
     variable in scope needs more memory than the machine can give.
@@ -164,13 +174,8 @@ def check_learner_memory(learner, model, positions, ignore):
     learned in vain.  Learners without registered steps pass.
     """
     steps = MEMORY_STEPS.get(learner)
-    if steps is None:
-        return
-    check_steps_fit(
-        steps(model, positions, ignore),
-        "start from a model with fewer stages (e.g. indep), or leave that variable out "
-        "of `scope`",
-    )
+    if steps is not None:
+        check_steps_fit(steps(model, positions, ignore), LEARNER_MEMORY_ADVICE)
 
 
 def check_learner_call_memory(learner, model, options):
@@ -184,7 +189,7 @@ def check_learner_call_memory(learner, model, options):
 
 def free_stage_count(model, i, ignore):
     """Number of stages of variable ``i`` a learner may change."""
-    return len(model.stage_labels(i).ids_without(ignore))
+    return int(np.count_nonzero(free_stage_mask(model, i, ignore)))
 
 
 def pair_tables_bytes(tables):
@@ -192,22 +197,32 @@ def pair_tables_bytes(tables):
     return lambda m, k: tables * 8 * m * m
 
 
+def pair_tables_step(model, i, n_stages, tables, learner, kind="free"):
+    """The ``(what, bytes)`` of ``tables`` tables over pairs of ``n_stages``
+    stages of variable ``i`` (R's learners compare the same pairs, in far
+    more time)."""
+    return (f"{learner} compares the {n_stages:,} {kind} stages of {model.variables[i]!r} "
+            f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers",
+            pair_tables_bytes(tables)(n_stages, int(model.n_levels[i])))
+
+
+def check_pair_tables(model, i, n_stages, tables, learner):
+    """Refuse one variable's tables over pairs of stages beyond memory, where
+    their size is known only on reaching the variable."""
+    check_steps_fit([pair_tables_step(model, i, n_stages, tables, learner)],
+                    LEARNER_MEMORY_ADVICE)
+
+
 def pair_table_steps(learner, tables, compiled=True):
     """Memory steps of a learner holding ``tables`` tables over pairs of free
-    stages (R's learners compare the same pairs, in far more time); a
-    ``compiled`` one also has the compiled loops' limit of levels.
-    """
-    needed = pair_tables_bytes(tables)
-
+    stages; a ``compiled`` one also has the compiled loops' limit of levels."""
     def steps(model, positions, ignore):
         for i in positions:
             if compiled:
                 _check_levels(model, i)
             m = free_stage_count(model, i, ignore)
             if m >= 2:
-                yield (f"{learner} compares the {m:,} free stages of {model.variables[i]!r} "
-                       f"pairwise, in {tables} table(s) of {m:,} x {m:,} numbers",
-                       needed(m, int(model.n_levels[i])))
+                yield pair_tables_step(model, i, m, tables, learner)
     return steps
 
 
