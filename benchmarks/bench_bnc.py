@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 import pystagedtrees.bnc as bnc
-from _common import REFERENCE_DIR, best_time, load_split, r_timing, ratio, shared_datasets
+from _common import (REFERENCE_DIR, best_time, load_split, markdown_output, r_timing, ratio,
+                     shared_datasets)
 
 
 def _wrapper_calls(train):
@@ -87,5 +88,6 @@ def bench_prediction(n_rows=1_000_000):
 
 
 if __name__ == "__main__":
-    bench_learners()
-    bench_prediction()
+    with markdown_output(__doc__):
+        bench_learners()
+        bench_prediction()

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from _common import markdown_output
 from pystagedtrees.graphs import as_sevt
 from pystagedtrees.fitting import sevt_fit
 from pystagedtrees.graphs import parentslist
@@ -51,4 +52,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

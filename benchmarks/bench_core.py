@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 import pystagedtrees as st
-from _common import best_time, load_split, peak_memory_mb, shared_datasets
+from _common import best_time, load_split, peak_memory_mb, shared_datasets, markdown_output
 
 
 def bench_shared():
@@ -36,5 +36,6 @@ def bench_large(n_vars=40, n_rows=100_000):
 
 
 if __name__ == "__main__":
-    bench_shared()
-    bench_large()
+    with markdown_output(__doc__):
+        bench_shared()
+        bench_large()

@@ -9,7 +9,7 @@ faster than R where R finishes; stages_bhc on the full monks1 tree under
 import sys
 
 import pystagedtrees as st
-from _common import best_time, load_split, r_timing, ratio, shared_datasets
+from _common import best_time, load_split, r_timing, ratio, shared_datasets, markdown_output
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),
@@ -38,4 +38,5 @@ def main(names):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or shared_datasets())
+    with markdown_output(__doc__):
+        main(sys.argv[1:] or shared_datasets())

@@ -13,7 +13,7 @@ import time
 import pystagedtrees as st
 from pystagedtrees import compat
 
-from _common import best_time, load_split, ratio, shared_datasets
+from _common import best_time, load_split, ratio, shared_datasets, markdown_output
 
 
 def r_seconds(search, data):
@@ -50,4 +50,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

@@ -26,7 +26,7 @@ import pandas as pd
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from _common import SHARED, best_time, load_split, ratio
+from _common import SHARED, best_time, load_split, markdown_output, ratio
 
 PEERS = SHARED / "reference" / "peers.md"
 GAVE_UP = re.compile(r">\s*([\d.,]+)\s*s")
@@ -147,11 +147,12 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-synthetic", action="store_true",
                         help="leave out the 100,000-row scale test")
-    args = parser.parse_args()
-    if not PEERS.exists():
-        sys.exit(f"this benchmark needs {PEERS}")
-    peers = PEERS.read_text()
-    bench_staged_trees(peers)
-    bench_classifiers(peers)
-    if not args.skip_synthetic:
-        bench_synthetic(peers)
+    with markdown_output(__doc__):
+        args = parser.parse_args()
+        if not PEERS.exists():
+            sys.exit(f"this benchmark needs {PEERS}")
+        peers = PEERS.read_text()
+        bench_staged_trees(peers)
+        bench_classifiers(peers)
+        if not args.skip_synthetic:
+            bench_synthetic(peers)
