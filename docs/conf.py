@@ -60,12 +60,6 @@ nitpick_ignore = [
     ("py:class", "pystagedtrees.model._stagevec.ParentStageVector"),
     ("py:class", "pystagedtrees.model._stagevec.StageLabels"),
     ("py:class", "pystagedtrees.graphs._parentslist.ParentsEntry"),
-    # Docstrings of pystagedtrees/study, whose owners are changing it now:
-    # label_network is pystagedtrees.multilabel.label_network there, and
-    # FIGURE_GROUPS and the classifiers' module are private.  To be fixed in those files, then removed here.
-    ("py:func", "label_network"),
-    ("py:data", "FIGURE_GROUPS"),
-    ("py:mod", "pystagedtrees.classifiers._classifiers"),
 ]
 
 # -- autodoc, autosummary, numpydoc ---------------------------------------------
