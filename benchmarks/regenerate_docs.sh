@@ -18,7 +18,7 @@ python benchmarks/bench_learners.py monks1 PhDArticles Titanic chestSim500 votin
 python benchmarks/bench_bnc.py --output "$out/bench_bnc.md" --note "$noisy"
 python benchmarks/bench_order_search.py --columns 6 --datasets PhDArticles chestSim500 \
     --output "$out/bench_order_search.md" \
-    --note "$noisy Two data sets, their first 6 columns; R is timed live (when installed)."
+    --note "$noisy Two data sets, their first 6 columns. R is timed live through rpy2 when rpy2 and R's stagedtrees are installed; \"-\" where they were not."
 python benchmarks/bench_conversion.py --output "$out/bench_conversion.md" --note "$noisy"
 python benchmarks/bench_study.py --n-jobs 2 --output "$out/bench_study.md" --note "$noisy"
 python benchmarks/bench_peers.py --skip-synthetic --output "$out/bench_peers.md" \

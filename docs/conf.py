@@ -34,8 +34,9 @@ extensions = [
     "sphinx_copybutton",
 ]
 
+# performance/*.md: the benchmarks' tables, included by performance.md
 exclude_patterns = ["conf.py", "_build", "_ext", "_templates", "tools", "**.ipynb_checkpoints",
-                    "README.md"]
+                    "README.md", "performance/*.md", "studies"]
 templates_path = ["_templates"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".py": "myst-nb"}
 root_doc = "index"
