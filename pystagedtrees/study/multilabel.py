@@ -599,7 +599,8 @@ def plot_methods(summary: pd.DataFrame, path: str | os.PathLike[str],
                         marker="o", ms=5, capsize=3, label=method)
         ax.set_xticks(np.arange(len(learners)))
         ax.set_xticklabels(learners)
-        ax.set_title(score.replace("_", " "), fontsize=10)
+        better = "lower" if score == "hamming_loss" else "higher"
+        ax.set_title(f"{score.replace('_', ' ')} ({better} is better)", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].legend(fontsize=8, ncol=len(methods), loc="lower left", bbox_to_anchor=(0, 1.1))
     fig.savefig(path, dpi=120, bbox_inches="tight")
