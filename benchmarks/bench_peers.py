@@ -23,10 +23,10 @@ import sys
 
 import numpy as np
 import pandas as pd
+from _common import SHARED, best_time, load_split, markdown_output, ratio
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from _common import SHARED, best_time, load_split, markdown_output, ratio
 
 PEERS = SHARED / "reference" / "peers.md"
 GAVE_UP = re.compile(r">\s*([\d.,]+)\s*s")
@@ -144,10 +144,10 @@ def bench_synthetic(text):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-synthetic", action="store_true",
-                        help="leave out the 100,000-row scale test")
     with markdown_output(__doc__):
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("--skip-synthetic", action="store_true",
+                            help="leave out the 100,000-row scale test")
         args = parser.parse_args()
         if not PEERS.exists():
             sys.exit(f"this benchmark needs {PEERS}")

@@ -22,9 +22,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import (
+    DATA_DIR,
+    REFERENCE_DIR,
+    SPLITS_DIR,
+    markdown_output,
+    r_timing,
+    shared_datasets,
+)
 
-from _common import (DATA_DIR, REFERENCE_DIR, SPLITS_DIR, markdown_output, r_timing,
-                     shared_datasets)
 from pystagedtrees.study.benchmark import (
     DEFAULT_METHODS,
     PAPER_DATASETS,

@@ -15,7 +15,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN, categorical_tags, class_column_name, feature_frame, fit_input,
+    HANDLE_UNKNOWN,
+    categorical_tags,
+    class_column_name,
+    feature_frame,
+    fit_input,
     known_levels_frame,
 )
 from pystagedtrees.base._validation import check_choice

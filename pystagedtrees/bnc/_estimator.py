@@ -10,14 +10,17 @@ from numpy.typing import ArrayLike
 from pystagedtrees.base._data import HANDLE_UNKNOWN, check_sample_weight
 from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
-    check_choice, check_int, check_number, check_smoothing,
+    check_choice,
+    check_int,
+    check_number,
+    check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
-from pystagedtrees.rng import Seed, check_seed, resolve_source
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
+from pystagedtrees.rng import Seed, check_seed, resolve_source
 
 __all__ = ["BNClassifier"]
 

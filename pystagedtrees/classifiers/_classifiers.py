@@ -11,7 +11,13 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from pystagedtrees import bnc
-from pystagedtrees.base._data import HANDLE_UNKNOWN, check_column, check_frame, check_observed, encode_frame
+from pystagedtrees.base._data import (
+    HANDLE_UNKNOWN,
+    check_column,
+    check_frame,
+    check_observed,
+    encode_frame,
+)
 from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
     check_choice,
@@ -20,16 +26,16 @@ from pystagedtrees.base._validation import (
     check_number,
     check_smoothing,
 )
+from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
+from pystagedtrees.fitting._construct import full
+from pystagedtrees.fitting._fit import sevt_fit
+from pystagedtrees.graphs._as_sevt import as_sevt
+from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
+from pystagedtrees.inference._inference import class_log_posterior, encode_rows
+from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
+from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
 from pystagedtrees.model import Sevt
 from pystagedtrees.rng import RNG_KINDS, Rng, Seed, check_seed, resolve_source
-from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
-from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
-from pystagedtrees.fitting._construct import full
-from pystagedtrees.graphs._as_sevt import as_sevt
-from pystagedtrees.fitting._fit import sevt_fit
-from pystagedtrees.inference._inference import class_log_posterior, encode_rows
-from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
-from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
 
 __all__ = [
     "ordering_mi",

@@ -10,17 +10,24 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import check_frame, own_copy
-from pystagedtrees.model._stagevec import (
-    DENSE_MAX, MAX_SITUATIONS, StageLabels, StageVector, dense_too_large,
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._validation import (
+    check_choice,
+    check_flag,
+    check_levels,
+    check_smoothing,
 )
 from pystagedtrees.fitting._counting import USE_NA, check_order, count_situations, read_data
 from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
-from pystagedtrees.kernels._stage_scores import rsum
-from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik
-from pystagedtrees.base._validation import (
-    check_choice, check_flag, check_levels, check_smoothing,
+from pystagedtrees.kernels._stage_scores import rsum
+from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
+from pystagedtrees.model._stagevec import (
+    DENSE_MAX,
+    MAX_SITUATIONS,
+    StageLabels,
+    StageVector,
+    dense_too_large,
 )
 
 __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]

@@ -13,11 +13,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._counts import situation_level_counts, next_situation_ids
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
-from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
+from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
+from pystagedtrees.model._stagevec import MAX_SITUATIONS
 
 __all__ = ["make_ctables", "read_data", "count_situations"]
 

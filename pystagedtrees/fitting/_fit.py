@@ -8,14 +8,18 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import own_copy
-from pystagedtrees.kernels._counts import sum_rows_by_stage
-from pystagedtrees.model._stagevec import new_label
-from pystagedtrees.fitting._counting import count_situations, read_data
-from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
-    check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
+    check_flag,
+    check_names,
+    check_smoothing,
+    check_trace,
+    user_stacklevel,
 )
+from pystagedtrees.fitting._counting import count_situations, read_data
+from pystagedtrees.fitting._scores import compute_loglik
+from pystagedtrees.kernels._counts import sum_rows_by_stage
+from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import new_label
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
 

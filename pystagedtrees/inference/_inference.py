@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import check_frame, encode_column
-from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
 from pystagedtrees.base._validation import check_flag
+from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["path_probability", "prob", "predict"]
 

@@ -17,12 +17,12 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pystagedtrees.base._validation import check_choice, check_int
-from pystagedtrees.rng import resolve_source
 from pystagedtrees.multilabel._dependence import label_names
 from pystagedtrees.multilabel._network import (
     _check_network_params,
     _learn_label_network,
 )
+from pystagedtrees.rng import resolve_source
 
 __all__ = ["BNClassifierChain"]
 

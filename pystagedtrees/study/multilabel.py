@@ -62,14 +62,13 @@ from threadpoolctl import threadpool_limits
 
 from pystagedtrees import datasets as shipped_data
 from pystagedtrees.multilabel import BNClassifierChain, label_network
-from pystagedtrees.study._record import write_run_record
-from pystagedtrees.study.benchmark import progress_bar
 from pystagedtrees.multilabel.metrics import (
     MULTILABEL_SCORES,
     check_indicator_matrix,
     multilabel_scores,
 )
-
+from pystagedtrees.study._record import write_run_record
+from pystagedtrees.study.benchmark import progress_bar
 
 if TYPE_CHECKING:  # networkx is imported where a graph is drawn or walked
     import networkx as nx
