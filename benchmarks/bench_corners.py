@@ -13,7 +13,7 @@ Run: ``python benchmarks/bench_corners.py`` (minutes: it builds the
 """
 import numpy as np
 import pandas as pd
-from _common import best_time, peak_memory_mb
+from _common import best_time, markdown_output, peak_memory_mb
 
 import pystagedtrees as st
 
@@ -68,4 +68,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

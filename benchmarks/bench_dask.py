@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import markdown_output  # noqa: E402
+
 import pystagedtrees as st  # noqa: E402
 from pystagedtrees.bnc import BNClassifier  # noqa: E402
 
@@ -171,4 +173,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()
