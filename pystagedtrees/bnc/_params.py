@@ -37,6 +37,8 @@ def cpt(counts, smooth, axis=0):
 
 def family_table(enc, family):
     """Counts over the variables of ``family``, shaped by their levels."""
+    if enc.tables is not None:
+        return enc.table(family)
     dims = enc.dims(family)
     cells = math.prod(int(d) for d in dims)  # Python ints: no wrap-around
     check_fits_in_memory(
