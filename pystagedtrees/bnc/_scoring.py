@@ -84,10 +84,9 @@ class FoldScorer:
         # Cells with missing feature values need inference (per fold); the
         # incremental sums are overwritten there.
         self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
-        # The slots: pool[slot] is a family's log-CPT at every pool row; the
-        # pool doubles when full (n_slots of its slots are taken).
-        self.pool = np.empty((8, len(self.truth), self.n_class))
-        self.n_slots = 0
+        # The slots: pool[slot] is a family's log-CPT at every pool row (None
+        # once dropped); the kernels read them by slot number.
+        self.pool = []
         self.slots, self.fold_cpts = {}, {}
         self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
         self.base, self.current = None, None
@@ -133,16 +132,15 @@ class FoldScorer:
             self.last_used[slot] = self.clock
             return slot
         index, tables = self._fold_cpts(family)
-        if self.free:
-            slot = self.free.pop()
-        else:
-            slot = self.n_slots
-            self.n_slots += 1
-            if slot == len(self.pool):
-                self.pool = np.concatenate([self.pool, np.empty_like(self.pool)])
-        values = self.pool[slot]
+        values = np.empty((len(self.truth), self.n_class))
         with np.errstate(divide="ignore"):
             gather_by_fold(index, self.fold_of, np.log(tables), values)
+        if self.free:
+            slot = self.free.pop()
+            self.pool[slot] = values
+        else:
+            slot = len(self.pool)
+            self.pool.append(values)
         if np.isinf(values).any():
             self.infinite.add(slot)
         self.slots[family], self.family_of[slot] = slot, family
@@ -166,6 +164,7 @@ class FoldScorer:
             del self.slots[family], self.last_used[slot]
             index, tables = self.fold_cpts.pop(family)
             self.pool_bytes -= self.pool[slot].nbytes + index.nbytes + tables.nbytes
+            self.pool[slot] = None
             self.infinite.discard(slot)
             self.free.append(slot)
 

@@ -5,6 +5,7 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 import numpy as np
 
 from libc.math cimport exp, fabs, fmax, isfinite, isnan, log1p
+from libc.stdlib cimport free, malloc
 
 from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
 
@@ -37,51 +38,81 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
                     out[i, c] += log_cpts[base + c]
 
 
-def pool_sum(const float64_t[:, :, ::1] pool, const index_t[::1] slots,
-             float64_t[:, ::1] out):
+cdef const float64_t** _slot_tables(list pool, const index_t[::1] slots,
+                                     Py_ssize_t n, Py_ssize_t m) except NULL:
+    """The data of ``pool[slots[k]]``, each checked to be an (n, m) C-contiguous
+    float64 table; the caller frees the array (the tables stay owned by ``pool``)."""
+    cdef Py_ssize_t k, n_slots = slots.shape[0]
+    cdef const float64_t[:, ::1] table
+    cdef const float64_t** tables = <const float64_t**> malloc(max(n_slots, 1) * sizeof(float64_t*))
+    if tables == NULL:
+        raise MemoryError()
+    for k in range(n_slots):
+        if not 0 <= slots[k] < len(pool) or pool[slots[k]] is None:
+            free(tables)
+            raise ValueError(f"slot {slots[k]} holds no table")
+        try:
+            table = pool[slots[k]]
+        except (TypeError, ValueError):
+            free(tables)
+            raise
+        if table.shape[0] != n or table.shape[1] != m:
+            free(tables)
+            raise ValueError(f"slot {slots[k]} is a {table.shape[0]} x {table.shape[1]} table, "
+                             f"not {n} x {m}")
+        tables[k] = &table[0, 0] if n * m else NULL
+    return tables
+
+
+def pool_sum(list pool, const index_t[::1] slots, float64_t[:, ::1] out):
     """``out = sum_k pool[slots[k]]``, added in the order of ``slots``.
 
-    Each slot of ``pool`` is an (n, C) table shaped as ``out``; the caller
-    checks the shapes and that ``slots`` holds at least one valid slot.
+    ``pool`` is a list of (n, C) float64 tables shaped as ``out``; ``slots``
+    holds at least one index of a table.
     """
     cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if size == 0:
-        return
-    cdef float64_t *res = &out[0, 0]
-    cdef const float64_t *term
+    if slots.shape[0] == 0:
+        raise ValueError("no slot to sum")
+    cdef const float64_t** tables = _slot_tables(pool, slots, out.shape[0], out.shape[1])
+    cdef float64_t *res = &out[0, 0] if size else NULL
     with nogil:
-        term = &pool[slots[0], 0, 0]
         for i in range(size):
-            res[i] = term[i]
+            res[i] = tables[0][i]
         for k in range(1, slots.shape[0]):
-            term = &pool[slots[k], 0, 0]
             for i in range(size):
-                res[i] = res[i] + term[i]
+                res[i] = res[i] + tables[k][i]
+    free(tables)
 
 
-def pool_delta(const float64_t[:, :, ::1] pool, const float64_t[:, ::1] base,
-               const index_t[::1] minus, const index_t[::1] plus, float64_t[:, ::1] out):
+def pool_delta(list pool, const float64_t[:, ::1] base, const index_t[::1] minus,
+               const index_t[::1] plus, float64_t[:, ::1] out):
     """``out = base - sum pool[minus] + sum pool[plus]`` (see :func:`pool_sum`).
 
     The removed slots must be finite (-inf - -inf is undefined).
     """
     cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if size == 0:
-        return
-    cdef float64_t *res = &out[0, 0]
-    cdef const float64_t *start = &base[0, 0]
-    cdef const float64_t *term
+    if base.shape[0] != out.shape[0] or base.shape[1] != out.shape[1]:
+        raise ValueError("base and out must have the same shape")
+    cdef const float64_t** removed = _slot_tables(pool, minus, out.shape[0], out.shape[1])
+    cdef const float64_t** added
+    try:
+        added = _slot_tables(pool, plus, out.shape[0], out.shape[1])
+    except (MemoryError, ValueError):
+        free(removed)
+        raise
+    cdef float64_t *res = &out[0, 0] if size else NULL
+    cdef const float64_t *start = &base[0, 0] if size else NULL
     with nogil:
         for i in range(size):
             res[i] = start[i]
         for k in range(minus.shape[0]):
-            term = &pool[minus[k], 0, 0]
             for i in range(size):
-                res[i] = res[i] - term[i]
+                res[i] = res[i] - removed[k][i]
         for k in range(plus.shape[0]):
-            term = &pool[plus[k], 0, 0]
             for i in range(size):
-                res[i] = res[i] + term[i]
+                res[i] = res[i] + added[k][i]
+    free(removed)
+    free(added)
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,

@@ -10,6 +10,7 @@ first strictly best in R's visit order is made.
 """
 import numpy as np
 
+cimport cython
 from libc.math cimport fabs, log
 
 from pystagedtrees.kernels._limits cimport HC_RIVALS, MAX_LEVELS
@@ -25,6 +26,7 @@ cdef double TIE_RTOL = 1e-13
 cdef Py_ssize_t TARGET_CACHE_BYTES = 1 << 25
 
 
+@cython.final  # direct (inlinable) method calls, no vtable
 cdef class _RScorer:
     """The score R gives the model after a move, from the variable's table rows.
 
@@ -66,60 +68,65 @@ cdef class _RScorer:
                     for a in range(k):
                         self.fixed_terms[r, a] = count_term(row_prob[r, a], row_counts[r, a])
 
-    cdef inline Py_ssize_t _stage(self, const index_t[::1] sit_stage, Py_ssize_t i,
-                                  Py_ssize_t moved, Py_ssize_t target) noexcept nogil:
-        return target if i == moved else sit_stage[i]
-
     cdef double score(self, const index_t[::1] sit_stage, Py_ssize_t moved, Py_ssize_t target,
                       double df) noexcept nogil:
         """The score with situation ``moved`` in stage ``target`` (-1: as it is):
         the movable stages refitted from the table rows in order, the
         variable's log-likelihood summed level by level over the rows, then
         the variables' in order (as ``variable_loglik`` and ``rsum``)."""
-        cdef Py_ssize_t m = self.row_counts.shape[0], k = self.row_counts.shape[1], r, a, i, s
+        # local views: the loops below do not reload them through self
+        cdef const float64_t[:, ::1] counts = self.row_counts
+        cdef const index_t[::1] row_sit = self.row_sit
+        cdef float64_t[:, ::1] prob = self.prob
+        cdef float64_t[:, ::1] logp = self.logp
+        cdef index_t[::1] stamp = self.stamp
+        cdef Py_ssize_t m = counts.shape[0], k = counts.shape[1], r, a, i, s
         cdef racc_t acc = 0.0, total = 0.0
         cdef double denom, term
+        cdef index_t summed, normalised
         self.call += 1
+        summed, normalised = 2 * self.call, 2 * self.call + 1
         for r in range(m):
-            i = self.row_sit[r]
+            i = row_sit[r]
             if i < 0:
                 continue
-            s = self._stage(sit_stage, i, moved, target)
-            if self.stamp[s] != 2 * self.call:
-                self.stamp[s] = 2 * self.call
+            s = target if i == moved else sit_stage[i]
+            if stamp[s] != summed:
+                stamp[s] = summed
                 for a in range(k):
-                    self.prob[s, a] = 0.0
+                    prob[s, a] = 0.0
             for a in range(k):
-                self.prob[s, a] += self.row_counts[r, a]
+                prob[s, a] += counts[r, a]
         for r in range(m):
-            i = self.row_sit[r]
+            i = row_sit[r]
             if i < 0:
                 continue
-            s = self._stage(sit_stage, i, moved, target)
-            if self.stamp[s] == 2 * self.call:
-                self.stamp[s] = 2 * self.call + 1
+            s = target if i == moved else sit_stage[i]
+            if stamp[s] == summed:
+                stamp[s] = normalised
                 denom = 0.0
                 for a in range(k):
-                    self.prob[s, a] = self.prob[s, a] + self.lam
-                    denom = denom + self.prob[s, a]
+                    prob[s, a] = prob[s, a] + self.lam
+                    denom = denom + prob[s, a]
                 for a in range(k):
-                    self.prob[s, a] = self.prob[s, a] / denom
-                    self.logp[s, a] = log(self.prob[s, a]) if self.prob[s, a] > 0 else 0.0
+                    prob[s, a] = prob[s, a] / denom
+                    logp[s, a] = log(prob[s, a]) if prob[s, a] > 0 else 0.0
         for a in range(k):
             for r in range(m):
-                i = self.row_sit[r]
+                i = row_sit[r]
                 if i < 0:
                     acc += self.fixed_terms[r, a]
                 else:
-                    s = self._stage(sit_stage, i, moved, target)
-                    if self.prob[s, a] > 0:
-                        term = self.logp[s, a] * self.row_counts[r, a]
+                    s = target if i == moved else sit_stage[i]
+                    if prob[s, a] > 0:
+                        term = logp[s, a] * counts[r, a]
                         acc += term
         for i in range(self.var_lls.shape[0]):
             total += <double>acc if i == self.var_pos else self.var_lls[i]
         return score_of(<double>total, df, self.penalty)
 
 
+@cython.final
 cdef class _Climb:
     """The stages of the movable situations during the climb, and the moves
     of one iteration that tie with the best up to rounding."""
@@ -237,14 +244,11 @@ cdef class _Climb:
         self.source_key[i, 1] = self.version[s1]
         return term
 
-    cdef inline racc_t target_term_of(self, Py_ssize_t i, Py_ssize_t s2,
-                                      double row_total) noexcept nogil:
-        """The term of stage ``s2`` with situation ``i``."""
+    cdef racc_t refit_target(self, Py_ssize_t i, Py_ssize_t s2, double row_total) noexcept nogil:
+        """The term of stage ``s2`` with situation ``i``, refitted (and cached)."""
         cdef double joined[MAX_LEVELS]
         cdef Py_ssize_t a
         cdef racc_t term
-        if s2 < self.cached and self.target_version[i, s2] == self.version[s2]:
-            return self.target_term[i, s2]
         for a in range(self.k):
             joined[a] = self.counts[s2, a] + self.sit_counts[i, a]
         term = stage_term(joined, self.totals[s2] + row_total, self.lam, self.k)
@@ -273,34 +277,46 @@ cdef class _Climb:
         cdef Py_ssize_t j, jj, g, i, a, s1, s2, k = self.k
         cdef double best_score = now_score, top = now_score, score, cand_df, row_total
         cdef racc_t t1, t2, cand
+        # the inner loop reads local views (no reload through self per move)
+        cdef const index_t[::1] order = self.order
+        cdef const index_t[::1] sizes = self.sizes
+        cdef const index_t[::1] version = self.version
+        cdef const racc_t[::1] terms = self.terms
+        cdef const racc_t[:, ::1] target_term = self.target_term
+        cdef const index_t[:, ::1] target_version = self.target_version
+        cdef Py_ssize_t n_order = self.n_order, cached = self.cached, new_stage = self.new_stage
+        cdef racc_t ll = self.ll
         best_i[0] = -1
         best_s2[0] = -1
         self.n_near = 0
         self.overflow = False
         self.group_situations()
-        for j in range(self.n_order):
-            s1 = self.order[j]
+        for j in range(n_order):
+            s1 = order[j]
             for g in range(self.group_start[j], self.group_start[j + 1]):
                 i = self.grouped[g]
                 row_total = 0.0
                 for a in range(k):
                     row_total += self.sit_counts[i, a]
-                if row_total == 0 and self.sizes[s1] > 1 and skip_empty:
+                if row_total == 0 and sizes[s1] > 1 and skip_empty:
                     # it changes the df only when it empties its stage:
                     # never strictly better, so never R's choice
                     continue
                 # what the source stage keeps does not depend on the target
                 t1 = self.source_term_of(i, s1, row_total)
-                for jj in range(self.n_order + 1):
-                    s2 = self.order[jj] if jj < self.n_order else self.new_stage
+                for jj in range(n_order + 1):
+                    s2 = order[jj] if jj < n_order else new_stage
                     if s2 == s1:
                         continue
-                    t2 = self.target_term_of(i, s2, row_total)
-                    cand = self.ll - self.terms[s1] - self.terms[s2] + t1 + t2
+                    if s2 < cached and target_version[i, s2] == version[s2]:
+                        t2 = target_term[i, s2]
+                    else:
+                        t2 = self.refit_target(i, s2, row_total)
+                    cand = ll - terms[s1] - terms[s2] + t1 + t2
                     cand_df = df
-                    if self.sizes[s1] == 1:
+                    if sizes[s1] == 1:
                         cand_df = cand_df - (k - 1)
-                    if self.sizes[s2] == 0:
+                    if sizes[s2] == 0:
                         cand_df = cand_df + (k - 1)
                     score = score_of(other_ll + <double>cand, cand_df, penalty)
                     if score >= top - tol:  # a contender, so far

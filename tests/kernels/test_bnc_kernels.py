@@ -8,6 +8,7 @@ Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``) and
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as hst
 from r_replay import r_sum
@@ -113,7 +114,7 @@ def test_log_joint_adds_the_families_in_order(seed, n, dims, n_class):
 @given(seeds, hst.integers(0, 6), hst.integers(1, 3), hst.integers(1, 6))
 def test_pool_sums_and_deltas_add_slots_in_order(seed, n, n_class, n_slots):
     rng = np.random.default_rng(seed)
-    pool = rng.normal(size=(n_slots, n, n_class))
+    pool = [rng.normal(size=(n, n_class)) for _ in range(n_slots)]
     slots = rng.integers(0, n_slots, size=rng.integers(1, 5)).astype(np.int64)
     out = np.empty((n, n_class))
     pool_sum(pool, slots, out)
@@ -237,3 +238,15 @@ def test_map_hits_is_r_max_col_on_the_exponentials(seed, n, m, n_folds):
         if draws == 0 and best == truth[r]:
             want_correct[fold[r]] += weight[r]
     np.testing.assert_array_equal(correct, want_correct)
+
+
+def test_pool_kernels_refuse_a_missing_or_misshapen_slot():
+    pool = [np.zeros((2, 3)), None, np.zeros((3, 2))]
+    out = np.empty((2, 3))
+    for slot in (1, 2, 3, -1):
+        with pytest.raises(ValueError, match=f"slot {slot}"):
+            pool_sum(pool, np.array([0, slot], dtype=np.int64), out)
+        with pytest.raises(ValueError, match=f"slot {slot}"):
+            pool_delta(pool, out, np.array([slot], dtype=np.int64), np.array([0]), out)
+    with pytest.raises(ValueError, match="no slot"):
+        pool_sum(pool, np.array([], dtype=np.int64), out)
