@@ -1,0 +1,372 @@
+"""Prediction kernels: one pass per row along its path through the tree.
+
+The stages of every variable are read from flat arrays, whatever their
+storage: one id per situation (dense), the ids of the listed situations
+with a default for the others (sparse), or an id per configuration of the
+variable's parents.  A sparse variable finds a situation by binary search
+among the children of its parent's place, which ``child_start`` bounds to a
+few entries; so a row costs a handful of memory reads per variable.
+
+Arrays of the tree (``t`` below), per variable ``i`` of ``p``:
+
+- ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS`` or ``OWN`` (dense,
+  with a row of log-probabilities per situation: no stage id is read);
+- ``n_levels[i]``;
+- ``stages[stage_start[i] + j]``: the stage of situation ``j`` (dense), of
+  the ``j``-th listed situation (sparse) or of parent configuration ``j``;
+- ``situations[situation_start[i] + j]``, ``j < n_listed[i]``: the sorted
+  listed situations (sparse); ``default_stage[i]`` the others' stage;
+- ``child_start[child_offset[i] + j]``: for a variable followed by a sparse
+  one, the first listed situation of variable ``i + 1`` that is not below
+  the first child of situation ``j`` (dense) or of the ``j``-th listed
+  situation (sparse), one more entry closing the list; ``child_offset[i]``
+  is -1 where there is none;
+- ``parent_lag[q]``, ``parent_weight[q]`` for ``q`` in
+  ``parent_start[i] .. parent_start[i + 1] - 1``: how many variables before
+  ``i`` a parent is and its digit's weight in the configuration number;
+- ``log_prob[prob_start[i] + stage * n_levels[i] + level]``.
+
+The Python caller builds these arrays consistently and checks the codes;
+nothing here raises.
+"""
+from libc.math cimport INFINITY, NAN, exp, log
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+ctypedef double float64_t
+
+cdef enum:
+    _DENSE = 0
+    _SPARSE = 1
+    _BY_PARENTS = 2
+    _OWN = 3
+
+DENSE, SPARSE, BY_PARENTS, OWN = _DENSE, _SPARSE, _BY_PARENTS, _OWN
+
+
+cdef struct Tree:
+    Py_ssize_t p
+    const int8_t* kind
+    const int64_t* n_levels
+    const int32_t* stages
+    const int64_t* stage_start
+    const int64_t* situations
+    const int64_t* situation_start
+    const int64_t* n_listed
+    const int32_t* default_stage
+    const int64_t* child_start
+    const int64_t* child_offset
+    const int64_t* parent_lag
+    const int64_t* parent_weight
+    const int64_t* parent_start
+    const float64_t* log_prob
+    const int64_t* prob_start
+
+
+cdef Tree _tree(tuple arrays) except *:
+    """Pointers into the tree's arrays (which ``arrays`` keeps alive); the
+    typed views check their types and layout."""
+    cdef const int8_t[::1] kind = arrays[0]
+    cdef const int64_t[::1] n_levels = arrays[1]
+    cdef const int32_t[::1] stages = arrays[2]
+    cdef const int64_t[::1] stage_start = arrays[3]
+    cdef const int64_t[::1] situations = arrays[4]
+    cdef const int64_t[::1] situation_start = arrays[5]
+    cdef const int64_t[::1] n_listed = arrays[6]
+    cdef const int32_t[::1] default_stage = arrays[7]
+    cdef const int64_t[::1] child_start = arrays[8]
+    cdef const int64_t[::1] child_offset = arrays[9]
+    cdef const int64_t[::1] parent_lag = arrays[10]
+    cdef const int64_t[::1] parent_weight = arrays[11]
+    cdef const int64_t[::1] parent_start = arrays[12]
+    cdef const float64_t[::1] log_prob = arrays[13]
+    cdef const int64_t[::1] prob_start = arrays[14]
+    cdef Tree t
+    t.p = kind.shape[0]
+    t.kind = &kind[0]
+    t.n_levels = &n_levels[0]
+    t.stages = &stages[0]
+    t.stage_start = &stage_start[0]
+    t.situations = &situations[0]
+    t.situation_start = &situation_start[0]
+    t.n_listed = &n_listed[0]
+    t.default_stage = &default_stage[0]
+    t.child_start = &child_start[0]
+    t.child_offset = &child_offset[0]
+    t.parent_lag = &parent_lag[0]
+    t.parent_weight = &parent_weight[0]
+    t.parent_start = &parent_start[0]
+    t.log_prob = &log_prob[0]
+    t.prob_start = &prob_start[0]
+    return t
+
+
+# rows walked side by side, variable by variable: the variable's arrays are
+# read once into locals, and the rows' memory reads overlap
+DEF BLOCK = 64
+
+
+cdef struct Rows:
+    Py_ssize_t m        # variables
+    int32_t* paths      # BLOCK x m level codes
+    Py_ssize_t* last    # a row's last variable, -1: not walked
+    double* totals      # log-probabilities so far
+    # where each row's path is, at the variable last walked:
+    int64_t* situation  # its index among the variable's situations
+    int64_t* position   # sparse: the first listed situation not below it
+    uint8_t* listed     # sparse: whether it is listed
+    # the same, kept at the variable before the target (class posteriors)
+    double* kept_totals
+    int64_t* kept_situation
+    int64_t* kept_position
+    uint8_t* kept_listed
+    double* scores      # BLOCK x levels of the target
+
+
+cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
+    s.m = m
+    s.paths = <int32_t*> malloc(BLOCK * max(m, 1) * sizeof(int32_t))
+    s.last = <Py_ssize_t*> malloc(BLOCK * sizeof(Py_ssize_t))
+    s.totals = <double*> malloc(BLOCK * sizeof(double))
+    s.situation = <int64_t*> malloc(BLOCK * sizeof(int64_t))
+    s.position = <int64_t*> malloc(BLOCK * sizeof(int64_t))
+    s.listed = <uint8_t*> malloc(BLOCK * sizeof(uint8_t))
+    s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
+    s.kept_situation = <int64_t*> malloc(BLOCK * sizeof(int64_t))
+    s.kept_position = <int64_t*> malloc(BLOCK * sizeof(int64_t))
+    s.kept_listed = <uint8_t*> malloc(BLOCK * sizeof(uint8_t))
+    s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
+    if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
+            or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
+            or s.kept_situation == NULL or s.kept_position == NULL or s.kept_listed == NULL
+            or s.scores == NULL):
+        _release(s)
+        raise MemoryError()
+    return 0
+
+
+cdef void _release(Rows* s) noexcept:
+    free(s.paths)
+    free(s.last)
+    free(s.totals)
+    free(s.situation)
+    free(s.position)
+    free(s.listed)
+    free(s.kept_totals)
+    free(s.kept_situation)
+    free(s.kept_position)
+    free(s.kept_listed)
+    free(s.scores)
+
+
+cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
+    """Every row at the root, with log-probability 0."""
+    cdef Py_ssize_t b
+    for b in range(size):
+        s.totals[b] = 0.0
+        s.situation[b] = 0
+        s.position[b] = 0
+        s.listed[b] = True
+
+
+cdef inline void _keep(Rows* s, Py_ssize_t size, bint back) noexcept nogil:
+    """Save the rows' totals and places (``back``: restore them)."""
+    cdef Py_ssize_t b
+    for b in range(size):
+        if back:
+            s.totals[b] = s.kept_totals[b]
+            s.situation[b] = s.kept_situation[b]
+            s.position[b] = s.kept_position[b]
+            s.listed[b] = s.kept_listed[b]
+        else:
+            s.kept_totals[b] = s.totals[b]
+            s.kept_situation[b] = s.situation[b]
+            s.kept_position[b] = s.position[b]
+            s.kept_listed[b] = s.listed[b]
+
+
+cdef inline int64_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
+                                  int64_t* hi) noexcept nogil:
+    """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
+    ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
+    cdef int64_t first, at
+    cdef int8_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
+    if above == _BY_PARENTS or t.child_offset[i - 1] < 0:
+        hi[0] = t.n_listed[i]
+        return 0
+    first = t.child_offset[i - 1]
+    at = s.position[b] if above == _SPARSE else s.situation[b]
+    if above != _SPARSE or s.listed[b]:
+        hi[0] = t.child_start[first + at + 1]
+        return t.child_start[first + at]
+    # between the listed situations around it
+    hi[0] = t.child_start[first + at]
+    return t.child_start[first + at - 1] if at > 0 else 0
+
+
+cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
+                Rows* s) noexcept nogil:
+    """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
+    to ``s.last[b]``, of the path of row ``b < size``, moving its place along."""
+    cdef Py_ssize_t i, b, m = s.m
+    cdef int64_t k, above, situation, lo, hi, mid, config, q
+    cdef int32_t stage, code
+    cdef int8_t kind
+    cdef const float64_t* log_prob
+    cdef const int32_t* stages
+    cdef const int64_t* listed
+    for i in range(first, stop):
+        kind = t.kind[i]
+        k = t.n_levels[i]
+        above = t.n_levels[i - 1] if i > 0 else 0
+        log_prob = &t.log_prob[t.prob_start[i]]
+        stages = &t.stages[t.stage_start[i]]
+        listed = &t.situations[t.situation_start[i]]
+        for b in range(size):
+            if i > s.last[b]:
+                continue
+            code = s.paths[b * m + i]
+            situation = s.situation[b] * above + s.paths[b * m + i - 1] if i > 0 else 0
+            if kind == _OWN:
+                s.totals[b] += log_prob[situation * k + code]
+            elif kind == _DENSE:
+                s.totals[b] += log_prob[stages[situation] * k + code]
+            elif kind == _BY_PARENTS:
+                config = 0
+                for q in range(t.parent_start[i], t.parent_start[i + 1]):
+                    config += s.paths[b * m + i - t.parent_lag[q]] * t.parent_weight[q]
+                s.totals[b] += log_prob[stages[config] * k + code]
+            else:
+                lo = _child_bounds(t, i, s, b, &hi)
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if listed[mid] < situation:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                s.position[b] = lo
+                s.listed[b] = lo < t.n_listed[i] and listed[lo] == situation
+                stage = stages[lo] if s.listed[b] else t.default_stage[i]
+                s.totals[b] += log_prob[stage * k + code]
+            s.situation[b] = situation
+
+
+def path_log_probabilities(tuple tree, const int32_t[:, ::1] codes, float64_t[::1] out):
+    """``out[r]``: the log-probability of the path ``codes[r]`` over the first
+    ``codes.shape[1]`` variables (NaN through a stage without probabilities).
+
+    ``tree`` holds the arrays described in the module's docstring, in that
+    order; the caller checks the codes are levels.
+    """
+    cdef Tree t = _tree(tree)
+    cdef Py_ssize_t b, i, start, size, n = codes.shape[0], m = codes.shape[1]
+    cdef Rows s
+    _allocate(&s, m, 1)
+    try:
+        with nogil:
+            for start in range(0, n, BLOCK):
+                size = min(BLOCK, n - start)
+                for b in range(size):
+                    for i in range(m):
+                        s.paths[b * m + i] = codes[start + b, i]
+                    s.last[b] = m - 1
+                _start(&s, size)
+                _walk(&t, 0, m, size, &s)
+                for b in range(size):
+                    out[start + b] = s.totals[b]
+    finally:
+        _release(&s)
+
+
+def class_posteriors(tuple tree, const int32_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
+                     float64_t[:, ::1] out, int64_t[::1] best, uint8_t[::1] done):
+    """Posterior of every level of variable ``target`` given the rest of each row.
+
+    A row counts the variables up to its last given one (or ``target``, if
+    later); ``codes[r, target]`` is not read.  Rows with a missing value
+    (-1) before that or an unknown value (< -1) anywhere are left to the
+    caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
+    the log-posterior of level ``a`` (its probability with ``as_prob``),
+    all NaN where every level has probability 0 (paths through stages
+    without probabilities count 0), and ``best[r]`` the first most probable
+    level (-1 on NaN rows).  The normaliser is the largest score plus the
+    log of the summed ``exp(score - largest)``, in level order.
+    """
+    cdef Tree t = _tree(tree)
+    cdef Py_ssize_t r, b, i, a, start, size, deepest, n = codes.shape[0], m = codes.shape[1]
+    cdef Py_ssize_t k = t.n_levels[target]
+    cdef Py_ssize_t gap  # the first missing value's variable
+    cdef int32_t code
+    cdef const int32_t* row
+    cdef bint complete
+    cdef Rows s
+    _allocate(&s, m, k)
+    try:
+        with nogil:
+            for start in range(0, n, BLOCK):
+                size = min(BLOCK, n - start)
+                deepest = target
+                for b in range(size):
+                    r = start + b
+                    row = &codes[r, 0]
+                    s.last[b] = target
+                    gap = m
+                    complete = True
+                    for i in range(m):
+                        code = row[i]
+                        s.paths[b * m + i] = code
+                        if code >= 0:
+                            if i > s.last[b]:
+                                s.last[b] = i
+                        elif code < -1:
+                            complete = False
+                        elif i != target and i < gap:
+                            gap = i
+                    complete = complete and gap > s.last[b]
+                    done[r] = complete
+                    if complete:
+                        deepest = max(deepest, s.last[b])
+                    else:
+                        s.last[b] = -1
+                _start(&s, size)
+                _walk(&t, 0, target, size, &s)
+                _keep(&s, size, False)
+                for a in range(k):
+                    _keep(&s, size, True)
+                    for b in range(size):
+                        s.paths[b * m + target] = <int32_t> a
+                    _walk(&t, target, deepest + 1, size, &s)
+                    for b in range(size):
+                        # a path through a stage without probabilities counts 0
+                        s.scores[b * k + a] = (-INFINITY if s.totals[b] != s.totals[b]
+                                               else s.totals[b])
+                for b in range(size):
+                    if s.last[b] >= 0:
+                        _normalise(&s.scores[b * k], k, as_prob, &out[start + b, 0],
+                                   &best[start + b])
+    finally:
+        _release(&s)
+
+
+cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, float64_t* out,
+                            int64_t* best) noexcept nogil:
+    """Log-posteriors (or probabilities) of one row's scores, and its first best level."""
+    cdef Py_ssize_t a
+    cdef double top = -INFINITY, total = 0.0, norm, value, best_value = -INFINITY
+    for a in range(k):
+        if scores[a] > top:
+            top = scores[a]
+    if top == -INFINITY:
+        best[0] = -1
+        for a in range(k):
+            out[a] = NAN
+        return
+    for a in range(k):
+        total += exp(scores[a] - top)
+    norm = top + log(total)
+    for a in range(k):
+        value = scores[a] - norm
+        if a == 0 or value > best_value:
+            best[0] = a
+            best_value = value
+        out[a] = exp(value) if as_prob else value
