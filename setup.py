@@ -1,7 +1,10 @@
 """Build script: declares the Cython extensions of pystagedtrees.
 
 Every ``pystagedtrees/**/_*.pyx`` file becomes an extension module, so a new
-kernel needs no edit here.  Set ``PYSTAGEDTREES_DEBUG=1`` to compile with
+kernel needs no edit here.  The kernels share declarations in
+``pystagedtrees/kernels/*.pxd`` (types, R's summation, constants): cythonize
+follows their ``cimport``s, so a changed ``.pxd`` regenerates and rebuilds
+every module that uses it.  Set ``PYSTAGEDTREES_DEBUG=1`` to compile with
 bounds checking switched on.
 """
 import glob

@@ -1,5 +1,4 @@
 """Validation and encoding of the data given to the learners."""
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +36,6 @@ class Encoded:
 
     def dims(self, names):
         return [len(self.levels[v]) for v in names]
-
-    @functools.cached_property
-    def codes_by_column(self):
-        """``codes`` in column-major order: counting a family streams its columns."""
-        return np.asfortranarray(self.codes)
 
     def as_frame(self):
         """The data as categorical columns with all the levels (as R factors)."""

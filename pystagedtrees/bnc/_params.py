@@ -48,8 +48,8 @@ def family_table(enc, family):
     if weights is not None and weights.shape != (enc.codes.shape[0],):
         raise ValueError(f"row weights of shape {weights.shape} for {enc.codes.shape[0]} rows.")
     counts = family_counts(
-        enc.codes_by_column, np.asarray(enc.index(family), dtype=np.intp),
-        np.asarray(dims, dtype=np.intp), weights,
+        np.ascontiguousarray(enc.codes, dtype=np.int32),
+        np.asarray(enc.index(family), dtype=np.int64), np.asarray(dims, dtype=np.int64), weights,
     )
     return counts.reshape(dims)
 

@@ -84,8 +84,10 @@ class FoldScorer:
         # Cells with missing feature values need inference (per fold); the
         # incremental sums are overwritten there.
         self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
-        # Slot arrays, and their data addresses for the kernels.
-        self.pool, self.addresses = [], np.zeros(64, dtype=np.intp)
+        # The slots: pool[slot] is a family's log-CPT at every pool row; the
+        # pool doubles when full (n_slots of its slots are taken).
+        self.pool = np.empty((8, len(self.truth), self.n_class))
+        self.n_slots = 0
         self.slots, self.fold_cpts = {}, {}
         self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
         self.base, self.current = None, None
@@ -131,18 +133,16 @@ class FoldScorer:
             self.last_used[slot] = self.clock
             return slot
         index, tables = self._fold_cpts(family)
-        values = np.empty((len(self.truth), self.n_class))
-        with np.errstate(divide="ignore"):
-            gather_by_fold(index, self.fold_of, np.log(tables), values)
         if self.free:
             slot = self.free.pop()
-            self.pool[slot] = values
         else:
-            slot = len(self.pool)
-            self.pool.append(values)
-        if slot == len(self.addresses):
-            self.addresses = np.concatenate([self.addresses, np.zeros_like(self.addresses)])
-        self.addresses[slot] = values.ctypes.data
+            slot = self.n_slots
+            self.n_slots += 1
+            if slot == len(self.pool):
+                self.pool = np.concatenate([self.pool, np.empty_like(self.pool)])
+        values = self.pool[slot]
+        with np.errstate(divide="ignore"):
+            gather_by_fold(index, self.fold_of, np.log(tables), values)
         if np.isinf(values).any():
             self.infinite.add(slot)
         self.slots[family], self.family_of[slot] = slot, family
@@ -166,8 +166,6 @@ class FoldScorer:
             del self.slots[family], self.last_used[slot]
             index, tables = self.fold_cpts.pop(family)
             self.pool_bytes -= self.pool[slot].nbytes + index.nbytes + tables.nbytes
-            self.pool[slot] = None
-            self.addresses[slot] = 0
             self.infinite.discard(slot)
             self.free.append(slot)
 
@@ -187,10 +185,10 @@ class FoldScorer:
             minus = [s for s in self.current if s not in now]
             plus = [s for s in slots if s not in self.current]
             if len(minus) + len(plus) < len(slots) and self.infinite.isdisjoint(minus):
-                pool_delta(self.addresses, self.base, np.array(minus, dtype=np.intp),
+                pool_delta(self.pool, self.base, np.array(minus, dtype=np.intp),
                            np.array(plus, dtype=np.intp), out)
                 return out
-        pool_sum(self.addresses, ordered, out)
+        pool_sum(self.pool, ordered, out)
         return out
 
     def _log_joint_by_inference(self, fams):
@@ -255,5 +253,5 @@ class FoldScorer:
         """Make ``dag`` the base of the incremental sums."""
         slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
         self.base = np.empty((len(self.truth), self.n_class))
-        pool_sum(self.addresses, slots, self.base)
+        pool_sum(self.pool, slots, self.base)
         self.current = set(slots.tolist())

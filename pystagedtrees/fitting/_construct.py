@@ -15,7 +15,7 @@ from pystagedtrees.model._stagevec import (
 )
 from pystagedtrees.fitting._counting import USE_NA, check_order, count_situations, read_data
 from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
-from pystagedtrees.kernels._learn import rsum
+from pystagedtrees.kernels._stage_scores import rsum
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
 from pystagedtrees.fitting._scores import compute_loglik

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._learn import rsum, variable_loglik
+from pystagedtrees.kernels._stage_scores import rsum, variable_loglik
 from pystagedtrees.base._validation import check_number
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import Sevt, check_sevt

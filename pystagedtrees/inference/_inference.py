@@ -51,7 +51,7 @@ class _LogTables:
         self.vectors = [model.stage_vector(i) for i in range(p)]
         self.n_levels = model.n_levels.astype(np.int64)
         kind = np.array([_storage(v, len(t)) for v, t in zip(self.vectors, self.per_variable)],
-                        dtype=np.int8)
+                        dtype=np.uint8)
         self.dense = bool(np.isin(kind, (DENSE, OWN)).all())
         stages = [_NONE if kind[i] == OWN else v.table if kind[i] == BY_PARENTS else v.stage
                   for i, v in enumerate(self.vectors)]

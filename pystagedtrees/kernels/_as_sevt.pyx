@@ -9,19 +9,19 @@ The configuration index combines the parents' digits in mixed radix,
 earliest parent slowest, so that configurations are numbered in order of
 first appearance along the situations (the numbering ``stndnaming`` gives).
 """
-from libc.stdint cimport int32_t, int64_t
+from pystagedtrees.kernels._types cimport code_t, index_t, stage_t
 
 
-def stages_by_parent_config(const int64_t[::1] situations, const int64_t[::1] strides,
-                            const int64_t[::1] radices, const int32_t[::1] table,
-                            int32_t[::1] out):
+def stages_by_parent_config(const index_t[::1] situations, const index_t[::1] strides,
+                            const index_t[::1] radices, const stage_t[::1] table,
+                            stage_t[::1] out):
     """``out[r] = table[config(situations[r])]``.
 
     The caller guarantees ``0 <= situations[r] < n_situations`` and that
     ``table`` has ``prod(radices)`` entries.
     """
     cdef Py_ssize_t r, j, n = situations.shape[0], m = strides.shape[0]
-    cdef int64_t s, config
+    cdef index_t s, config
     with nogil:
         for r in range(n):
             s = situations[r]
@@ -31,18 +31,18 @@ def stages_by_parent_config(const int64_t[::1] situations, const int64_t[::1] st
             out[r] = table[config]
 
 
-def stages_by_parent_codes(const int32_t[::1, :] codes, const int64_t[::1] columns,
-                           const int64_t[::1] radices, const int32_t[::1] table,
-                           int32_t[::1] out):
+def stages_by_parent_codes(const code_t[:, ::1] codes, const index_t[::1] columns,
+                           const index_t[::1] radices, const stage_t[::1] table,
+                           stage_t[::1] out):
     """``out[r] = table[config]`` from the parents' level codes of row ``r``.
 
-    ``codes`` holds rows of level codes (column-major); ``columns`` are the
+    ``codes`` holds rows of level codes; ``columns`` are the
     parents' columns, earliest first.  A row with a missing (-1) parent code
     gets the stage of configuration 0: the caller does not use it.
     """
     cdef Py_ssize_t r, j, n = codes.shape[0], m = columns.shape[0]
-    cdef int64_t config
-    cdef int32_t c
+    cdef index_t config
+    cdef code_t c
     with nogil:
         for r in range(n):
             config = 0

@@ -13,6 +13,8 @@ classes below ``n_classes``, row indices in range); the loops only read.
 from libc.math cimport log
 from libc.stdlib cimport free, malloc
 
+from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
+
 import numpy as np
 
 cdef enum:
@@ -97,8 +99,8 @@ cdef inline void _consider(Workspace *w, const double *aprior, double *best,
             best_side[k] = w.side[k] if left_is_lower else -w.side[k]
 
 
-cdef double _variable_gain(Workspace *w, const int[::1] x, const int[::1] y,
-                           const Py_ssize_t[::1] rows, const double *aprior,
+cdef double _variable_gain(Workspace *w, const code_t[::1] x, const code_t[::1] y,
+                           const index_t[::1] rows, const double *aprior,
                            signed char *best_side) noexcept nogil:
     """Impurity decrease of the best partition of one predictor's levels (0 if none)."""
     cdef Py_ssize_t i, r
@@ -176,9 +178,9 @@ cdef double _variable_gain(Workspace *w, const int[::1] x, const int[::1] y,
     return parent - best
 
 
-def best_split(const int[:, ::1] x, const int[::1] y, const Py_ssize_t[::1] rows,
-               const int[::1] n_levels, int n_classes, const double[::1] aprior,
-               double[::1] scale, signed char[::1] sides):
+def best_split(const code_t[:, ::1] x, const code_t[::1] y, const index_t[::1] rows,
+               const int[::1] n_levels, int n_classes, const float64_t[::1] aprior,
+               float64_t[::1] scale, signed char[::1] sides):
     """The predictor splitting ``rows`` best, as rpart's ``bsplit`` chooses it.
 
     Parameters

@@ -5,21 +5,20 @@ these loops only read and add.
 """
 import numpy as np
 
-cimport numpy as cnp
 from libc.math cimport log
 
-cnp.import_array()
+from pystagedtrees.kernels._rsum cimport racc_t, rsum
+from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
 
 
-def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
-                  const Py_ssize_t[::1] dims, const double[::1] weights=None):
+def family_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
+                  const index_t[::1] dims, const float64_t[::1] weights=None):
     """Counts of every joint value of ``cols`` (C order over ``dims``).
 
-    ``codes`` is column-major, so the rows of each counted column are read in
-    sequence.  Rows with a missing code (-1) in any of the columns are
-    skipped, so each table uses the rows complete on its own variables (as
-    R's table_cpp).  With ``weights`` (one per row, length checked by the
-    caller) a row adds its weight instead of 1.
+    Rows with a missing code (-1) in any of the columns are skipped, so each
+    table uses the rows complete on its own variables (as R's table_cpp).
+    With ``weights`` (one per row, length checked by the caller) a row adds
+    its weight instead of 1.
     """
     cdef Py_ssize_t n = codes.shape[0], k = cols.shape[0]
     cdef Py_ssize_t size = 1, i, j, flat, v
@@ -27,7 +26,7 @@ def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
     for j in range(k):
         size *= dims[j]
     out = np.zeros(size, dtype=np.float64)
-    cdef double[::1] counts = out
+    cdef float64_t[::1] counts = out
     with nogil:
         for i in range(n):
             flat = 0
@@ -42,40 +41,41 @@ def family_counts(const int[::1, :] codes, const Py_ssize_t[::1] cols,
     return out
 
 
-def entropy_ml(const double[::1] counts):
+def entropy_ml(const float64_t[::1] counts):
     """Plug-in entropy (natural log) of a table given in R's column-major order.
 
     Reproduces R's ``entropy(y, method="ML")`` bit for bit: R's ``sum`` adds
     in long double, sequentially, and both normalisations happen in double.
     """
     cdef Py_ssize_t n = counts.shape[0], i
-    cdef long double acc = 0.0
+    cdef racc_t acc = 0.0
     cdef double total, total2, q
-    for i in range(n):
-        acc += counts[i]
-    total = <double>acc
-    acc = 0.0
-    for i in range(n):
-        acc += counts[i] / total
-    total2 = <double>acc
-    acc = 0.0
-    for i in range(n):
-        q = (counts[i] / total) / total2
-        if q > 0:
-            acc += q * log(q)
+    if n == 0:
+        return -0.0  # as the sums below give
+    with nogil:
+        total = rsum(&counts[0], n)
+        for i in range(n):
+            acc += counts[i] / total
+        total2 = <double>acc
+        acc = 0.0
+        for i in range(n):
+            q = (counts[i] / total) / total2
+            if q > 0:
+                acc += q * log(q)
     return -(<double>acc)
 
 
-def col_means(const double[:, :] values):
+def col_means(const float64_t[:, :] values):
     """Column means as R's ``colMeans``: long-double sequential sums divided in
     long double, so equal columns give bit-equal means."""
     cdef Py_ssize_t n = values.shape[0], m = values.shape[1], i, j
-    cdef long double acc
+    cdef racc_t acc
     out = np.empty(m, dtype=np.float64)
-    cdef double[::1] res = out
-    for j in range(m):
-        acc = 0.0
-        for i in range(n):
-            acc += values[i, j]
-        res[j] = <double>(acc / n)
+    cdef float64_t[::1] res = out
+    with nogil:
+        for j in range(m):
+            acc = 0.0
+            for i in range(n):
+                acc += values[i, j]
+            res[j] = <double>(acc / n)
     return out

@@ -4,19 +4,18 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
 import numpy as np
 
-cimport numpy as cnp
 from libc.math cimport exp, fabs, fmax, isfinite, log1p
 
-cnp.import_array()
+from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
 cdef double RELTOL = 1e-5
 
 
-def log_joint(const int[:, ::1] codes, const Py_ssize_t[::1] fam_ptr,
-              const Py_ssize_t[::1] fam_cols, const Py_ssize_t[::1] fam_strides,
-              const Py_ssize_t[::1] fam_offsets, const double[::1] log_cpts,
-              const double[::1] log_prior, double[:, ::1] out):
+def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
+              const index_t[::1] fam_cols, const index_t[::1] fam_strides,
+              const index_t[::1] fam_offsets, const float64_t[::1] log_cpts,
+              const float64_t[::1] log_prior, float64_t[:, ::1] out):
     """``out[i, c] = ln P(c) + sum_f ln theta_f(x_i, c)``, families in order.
 
     Family ``f`` reads the code columns ``fam_cols[fam_ptr[f]:fam_ptr[f+1]]``
@@ -38,58 +37,56 @@ def log_joint(const int[:, ::1] codes, const Py_ssize_t[::1] fam_ptr,
                     out[i, c] += log_cpts[base + c]
 
 
-cdef inline const double *_slot(const Py_ssize_t[::1] addresses, Py_ssize_t k) noexcept nogil:
-    return <const double *> addresses[k]
+def pool_sum(const float64_t[:, :, ::1] pool, const index_t[::1] slots,
+             float64_t[:, ::1] out):
+    """``out = sum_k pool[slots[k]]``, added in the order of ``slots``.
 
-
-def pool_sum(const Py_ssize_t[::1] addresses, const Py_ssize_t[::1] slots,
-             double[:, ::1] out):
-    """``out = sum_k slot[k]``, added in the order of ``slots``.
-
-    A slot is an (n, C) C-contiguous float64 array given by the address of
-    its data in ``addresses``; the caller keeps those arrays alive.
+    Each slot of ``pool`` is an (n, C) table shaped as ``out``; the caller
+    checks the shapes and that ``slots`` holds at least one valid slot.
     """
     cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    cdef double *res = &out[0, 0]
     if size == 0:
         return
+    cdef float64_t *res = &out[0, 0]
+    cdef const float64_t *term
     with nogil:
+        term = &pool[slots[0], 0, 0]
         for i in range(size):
-            res[i] = _slot(addresses, slots[0])[i]
+            res[i] = term[i]
         for k in range(1, slots.shape[0]):
+            term = &pool[slots[k], 0, 0]
             for i in range(size):
-                res[i] = res[i] + _slot(addresses, slots[k])[i]
+                res[i] = res[i] + term[i]
 
 
-def pool_delta(const Py_ssize_t[::1] addresses, const double[:, ::1] base,
-               const Py_ssize_t[::1] minus, const Py_ssize_t[::1] plus,
-               double[:, ::1] out):
-    """``out = base - sum slot[minus] + sum slot[plus]`` (see :func:`pool_sum`).
+def pool_delta(const float64_t[:, :, ::1] pool, const float64_t[:, ::1] base,
+               const index_t[::1] minus, const index_t[::1] plus, float64_t[:, ::1] out):
+    """``out = base - sum pool[minus] + sum pool[plus]`` (see :func:`pool_sum`).
 
     The removed slots must be finite (-inf - -inf is undefined).
     """
     cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    cdef double *res = &out[0, 0]
-    cdef const double *start = &base[0, 0]
-    cdef const double *term
     if size == 0:
         return
+    cdef float64_t *res = &out[0, 0]
+    cdef const float64_t *start = &base[0, 0]
+    cdef const float64_t *term
     with nogil:
         for i in range(size):
             res[i] = start[i]
         for k in range(minus.shape[0]):
-            term = _slot(addresses, minus[k])
+            term = &pool[minus[k], 0, 0]
             for i in range(size):
                 res[i] = res[i] - term[i]
         for k in range(plus.shape[0]):
-            term = _slot(addresses, plus[k])
+            term = &pool[plus[k], 0, 0]
             for i in range(size):
                 res[i] = res[i] + term[i]
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
                                 const double *u, Py_ssize_t n_u, Py_ssize_t *used,
-                                Py_ssize_t *events) noexcept nogil:
+                                index_t *events) noexcept nogil:
     """R's ``max.col`` on one row of ``m`` scores, counting its tie events.
 
     With ``choose`` each tie event consumes ``u[used[0]]`` (advancing
@@ -125,7 +122,7 @@ cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
     return best
 
 
-def max_col(const double[:, ::1] x, int[::1] pred, Py_ssize_t[::1] events):
+def max_col(const float64_t[:, ::1] x, code_t[::1] pred, index_t[::1] events):
     """Row-wise argmax as R's ``max.col(ties.method="random")``, first pass.
 
     ``events[i]`` is the number of uniforms R draws on row ``i``; rows with
@@ -141,10 +138,11 @@ def max_col(const double[:, ::1] x, int[::1] pred, Py_ssize_t[::1] events):
             pred[i] = _row_max(base + i * m, m, False, NULL, 0, &used, &events[i])
 
 
-def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
-                 const double[::1] u, int[::1] pred):
+def max_col_ties(const float64_t[:, ::1] x, const index_t[::1] rows,
+                 const float64_t[::1] u, code_t[::1] pred):
     """Second pass: resolve the tied ``rows``, in order, with the uniforms ``u``."""
-    cdef Py_ssize_t k, m = x.shape[1], used = 0, events = 0, n_u = u.shape[0]
+    cdef Py_ssize_t k, m = x.shape[1], used = 0, n_u = u.shape[0]
+    cdef index_t events = 0
     if rows.shape[0] == 0:
         return
     cdef const double *base = &x[0, 0]
@@ -154,7 +152,7 @@ def max_col_ties(const double[:, ::1] x, const Py_ssize_t[::1] rows,
             pred[rows[k]] = _row_max(base + rows[k] * m, m, True, draws, n_u, &used, &events)
 
 
-def exp_rows(const double[:, ::1] x, double[:, ::1] out):
+def exp_rows(const float64_t[:, ::1] x, float64_t[:, ::1] out):
     """``exp`` of every entry with the C library's exp, as :func:`map_hits`
     and R take it (numpy's vectorised exp may differ in the last bit, which
     moves ties at the border)."""
@@ -165,10 +163,10 @@ def exp_rows(const double[:, ::1] x, double[:, ::1] out):
                 out[i, j] = exp(x[i, j])
 
 
-def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
-                        const Py_ssize_t[::1] dims, const int[::1] truth,
-                        const Py_ssize_t[::1] fold, const double[::1] weight,
-                        Py_ssize_t[::1] index, double[:, ::1] counts):
+def family_index_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
+                        const index_t[::1] dims, const code_t[::1] truth,
+                        const index_t[::1] fold, const float64_t[::1] weight,
+                        index_t[::1] index, float64_t[:, ::1] counts):
     """Per row, the C-order index of its values of ``cols`` (-1 if one is
     missing); per fold, the weighted counts of (those values, class)."""
     cdef Py_ssize_t n = codes.shape[0], m = counts.shape[1], i, j, flat, v, n_class
@@ -189,8 +187,8 @@ def family_index_counts(const int[:, ::1] codes, const Py_ssize_t[::1] cols,
                 counts[fold[i], flat * n_class + truth[i]] += weight[i]
 
 
-def gather_by_fold(const Py_ssize_t[::1] index, const Py_ssize_t[::1] fold,
-                   const double[:, ::1] tables, double[:, ::1] out):
+def gather_by_fold(const index_t[::1] index, const index_t[::1] fold,
+                   const float64_t[:, ::1] tables, float64_t[:, ::1] out):
     """``out[i, c] = tables[fold[i], index[i] * C + c]``: each row reads the
     (log-)CPT of its own fold, class last; a row with index -1 gets 0."""
     cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, base
@@ -208,9 +206,9 @@ cdef double LOG_TIE = -log1p(-RELTOL)
 cdef double LOG_NORMAL = -700.0
 
 
-def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
-             const Py_ssize_t[::1] fold, const double[::1] weight, double[::1] correct,
-             Py_ssize_t[::1] events):
+def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
+             const index_t[::1] fold, const float64_t[::1] weight, float64_t[::1] correct,
+             index_t[::1] events):
     """R's ``max.col`` on ``exp(log_scores)``, adding the ``weight`` of each
     correct row to its fold's count.
 
@@ -224,7 +222,7 @@ def map_hits(const double[:, ::1] log_scores, const int[::1] truth,
     if n == 0 or m == 0:
         return
     buffer = np.empty(m)
-    cdef double[::1] row = buffer
+    cdef float64_t[::1] row = buffer
     cdef const double *x = &log_scores[0, 0]
     with nogil:
         for i in range(n):

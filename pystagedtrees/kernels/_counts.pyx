@@ -6,12 +6,10 @@ the id of its observed situation (a dense 0..m-1 numbering of the situations
 that occur), and the next variable's ids are derived from the occupied cells
 ``(situation, level)`` of the current one.
 """
-from libc.stdint cimport int32_t, int64_t
-
-ctypedef double float64_t
+from pystagedtrees.kernels._types cimport code_t, float64_t, index_t, stage_t
 
 
-def situation_level_counts(const int64_t[::1] group, const int32_t[::1] codes,
+def situation_level_counts(const index_t[::1] group, const code_t[::1] codes,
                            const float64_t[::1] weight, float64_t[:, ::1] out):
     """Add ``weight[r]`` to ``out[group[r], codes[r]]`` for every complete row.
 
@@ -26,9 +24,9 @@ def situation_level_counts(const int64_t[::1] group, const int32_t[::1] codes,
                 out[group[r], codes[r]] += weight[r]
 
 
-def next_situation_ids(const int64_t[::1] group, const int32_t[::1] codes,
-                       const int64_t[::1] cell_id, Py_ssize_t n_levels,
-                       int64_t[::1] out):
+def next_situation_ids(const index_t[::1] group, const code_t[::1] codes,
+                       const index_t[::1] cell_id, Py_ssize_t n_levels,
+                       index_t[::1] out):
     """Id of each row's situation one variable further down the tree.
 
     ``cell_id[g * n_levels + x]`` is the new id of cell ``(g, x)`` (-1 when the
@@ -43,7 +41,7 @@ def next_situation_ids(const int64_t[::1] group, const int32_t[::1] codes,
                 out[r] = -1
 
 
-def sum_rows_by_stage(const float64_t[:, ::1] counts, const int32_t[::1] stage,
+def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
                       float64_t[:, ::1] out):
     """``out[stage[r], :] += counts[r, :]``; the caller checks the stage ids."""
     cdef Py_ssize_t r, a, n = counts.shape[0], k = counts.shape[1]
@@ -53,7 +51,7 @@ def sum_rows_by_stage(const float64_t[:, ::1] counts, const int32_t[::1] stage,
                 out[stage[r], a] += counts[r, a]
 
 
-def first_positions(const int32_t[::1] stage, int64_t[::1] out):
+def first_positions(const stage_t[::1] stage, index_t[::1] out):
     """``out[s]`` = first index of id ``s`` in ``stage`` (left at -1 if absent).
 
     The caller fills ``out`` with -1 and checks ``0 <= stage < len(out)``.

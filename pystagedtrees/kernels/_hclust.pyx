@@ -12,7 +12,8 @@ so the lowest index wins).
 import numpy as np
 
 from libc.math cimport sqrt
-from libc.stdint cimport int64_t
+
+from pystagedtrees.kernels._types cimport float64_t, index_t
 
 # Method codes, in the order of R's METHODS vector (its iOpt argument).
 cpdef enum Method:
@@ -50,8 +51,8 @@ cdef inline double _lance_williams(int method, double d_ik, double d_jk, double 
         size_i + size_j)
 
 
-def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1] right,
-                double[::1] height):
+def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[::1] right,
+                float64_t[::1] height):
     """Run the n-1 agglomerations; ``diss`` (n x n, symmetric) is overwritten.
 
     Step s merges clusters ``left[s] < right[s]`` (each named by an index
@@ -61,9 +62,9 @@ def agglomerate(double[:, ::1] diss, int method, int64_t[::1] left, int64_t[::1]
     cdef Py_ssize_t n = diss.shape[0], i, j, k, step
     cdef Py_ssize_t keep, gone, best_i = 0, best_j = 0, candidate = 0
     cdef double best, d_new, d_keep_gone
-    cdef int64_t[::1] nn = np.zeros(n, dtype=np.int64)
-    cdef double[::1] nn_dist = np.zeros(n, dtype=np.float64)
-    cdef double[::1] size = np.ones(n, dtype=np.float64)
+    cdef index_t[::1] nn = np.zeros(n, dtype=np.int64)
+    cdef float64_t[::1] nn_dist = np.zeros(n, dtype=np.float64)
+    cdef float64_t[::1] size = np.ones(n, dtype=np.float64)
     cdef unsigned char[::1] active = np.ones(n, dtype=np.uint8)
     with nogil:
         if method == WARD_D2:

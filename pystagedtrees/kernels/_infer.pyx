@@ -1,18 +1,16 @@
 """Inference kernels: log-probabilities of paths with gaps summed out,
 through dense stage vectors (complete paths: :mod:`._predict`)."""
 from libc.math cimport INFINITY, exp, log1p
-from libc.stdint cimport int32_t, int64_t
-
-ctypedef double float64_t
+from pystagedtrees.kernels._types cimport code_t, float64_t, index_t, stage_t
 
 
-cdef inline double _path_value(const int32_t[::1] path, Py_ssize_t length,
-                               const int32_t[::1] stages, const int64_t[::1] stage_offset,
-                               const float64_t[::1] log_prob, const int64_t[::1] prob_offset,
-                               const int64_t[::1] n_levels) noexcept nogil:
+cdef inline double _path_value(const code_t[::1] path, Py_ssize_t length,
+                               const stage_t[::1] stages, const index_t[::1] stage_offset,
+                               const float64_t[::1] log_prob, const index_t[::1] prob_offset,
+                               const index_t[::1] n_levels) noexcept nogil:
     """Log-probability of the path ``path[:length]``; -inf where a stage is undefined (NaN)."""
     cdef Py_ssize_t i
-    cdef int64_t sit = 0
+    cdef index_t sit = 0
     cdef double total = 0.0
     for i in range(length):
         total += log_prob[prob_offset[i] + stages[stage_offset[i] + sit] * n_levels[i] + path[i]]
@@ -22,8 +20,8 @@ cdef inline double _path_value(const int32_t[::1] path, Py_ssize_t length,
     return total
 
 
-cdef inline bint _next_completion(const int32_t[:, ::1] codes, Py_ssize_t r, int32_t[::1] path,
-                                  Py_ssize_t length, const int64_t[::1] n_levels) noexcept nogil:
+cdef inline bint _next_completion(const code_t[:, ::1] codes, Py_ssize_t r, code_t[::1] path,
+                                  Py_ssize_t length, const index_t[::1] n_levels) noexcept nogil:
     """Step ``path`` to the next completion of row ``r``'s gaps, the first gap
     fastest (R's ``expand.grid`` order); False after the last one."""
     cdef Py_ssize_t i
@@ -36,10 +34,10 @@ cdef inline bint _next_completion(const int32_t[:, ::1] codes, Py_ssize_t r, int
     return False
 
 
-def dense_summed_out_logprob(const int32_t[:, ::1] codes, const int32_t[::1] stages,
-                             const int64_t[::1] stage_offset, const float64_t[::1] log_prob,
-                             const int64_t[::1] prob_offset, const int64_t[::1] n_levels,
-                             float64_t[::1] buffer, int32_t[::1] path, float64_t[::1] out):
+def dense_summed_out_logprob(const code_t[:, ::1] codes, const stage_t[::1] stages,
+                             const index_t[::1] stage_offset, const float64_t[::1] log_prob,
+                             const index_t[::1] prob_offset, const index_t[::1] n_levels,
+                             float64_t[::1] buffer, code_t[::1] path, float64_t[::1] out):
     """``out[r]`` = log of the summed probabilities of every completion of row
     ``r``'s gaps (codes < 0) up to its last observed variable; 0 for a row
     with nothing observed.

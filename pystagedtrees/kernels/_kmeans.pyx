@@ -19,7 +19,8 @@ whether quick transfer changed it, and ``d[i]`` point i's weighted distance
 to its own cluster.  Point steps are counted from 1 as in the paper.
 """
 from libc.math cimport INFINITY
-from libc.stdint cimport int64_t
+
+from pystagedtrees.kernels._types cimport float64_t, index_t
 
 import numpy as np
 
@@ -34,7 +35,7 @@ cdef enum Fault:
     QUICK_TRANSFER_LIMIT = 4
 
 
-cdef inline double _sqdist(const double[:, ::1] x, Py_ssize_t i, double[:, ::1] c,
+cdef inline double _sqdist(const float64_t[:, ::1] x, Py_ssize_t i, float64_t[:, ::1] c,
                            Py_ssize_t l) noexcept nogil:
     cdef Py_ssize_t j
     cdef double total = 0.0, diff
@@ -44,7 +45,7 @@ cdef inline double _sqdist(const double[:, ::1] x, Py_ssize_t i, double[:, ::1] 
     return total
 
 
-cdef inline double _sqdist_below(const double[:, ::1] x, Py_ssize_t i, double[:, ::1] c,
+cdef inline double _sqdist_below(const float64_t[:, ::1] x, Py_ssize_t i, float64_t[:, ::1] c,
                                  Py_ssize_t l, double bound) noexcept nogil:
     """Squared distance, abandoned (returning INFINITY) once it reaches ``bound``."""
     cdef Py_ssize_t j
@@ -57,9 +58,9 @@ cdef inline double _sqdist_below(const double[:, ::1] x, Py_ssize_t i, double[:,
     return total
 
 
-cdef void _transfer(const double[:, ::1] x, double[:, ::1] c, Py_ssize_t i, Py_ssize_t l1,
-                    Py_ssize_t l2, int64_t[::1] ic1, int64_t[::1] ic2, int64_t[::1] nc,
-                    double[::1] an1, double[::1] an2) noexcept nogil:
+cdef void _transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, Py_ssize_t i, Py_ssize_t l1,
+                    Py_ssize_t l2, index_t[::1] ic1, index_t[::1] ic2, index_t[::1] nc,
+                    float64_t[::1] an1, float64_t[::1] an2) noexcept nogil:
     """Move point i from cluster l1 to l2, updating both centres and their weights.
 
     ``an1[l] = n/(n-1)`` and ``an2[l] = n/(n+1)`` turn squared distances into
@@ -80,14 +81,14 @@ cdef void _transfer(const double[:, ::1] x, double[:, ::1] c, Py_ssize_t i, Py_s
     ic2[i] = l1
 
 
-cdef void _optimal_transfer(const double[:, ::1] x, double[:, ::1] c, int64_t[::1] ic1,
-                            int64_t[::1] ic2, int64_t[::1] nc, double[::1] an1,
-                            double[::1] an2, int64_t[::1] ncp, double[::1] d,
-                            int64_t[::1] itran, int64_t[::1] live,
-                            int64_t* quiet_steps) noexcept nogil:
+cdef void _optimal_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] ic1,
+                            index_t[::1] ic2, index_t[::1] nc, float64_t[::1] an1,
+                            float64_t[::1] an2, index_t[::1] ncp, float64_t[::1] d,
+                            index_t[::1] itran, index_t[::1] live,
+                            index_t* quiet_steps) noexcept nogil:
     """One optimal-transfer pass; stops early once m consecutive steps moved nothing."""
     cdef Py_ssize_t m = x.shape[0], k = c.shape[0], i, l, l1, l2, previous_l2
-    cdef int64_t step
+    cdef index_t step
     cdef double r2, dist
     for l in range(k):
         if itran[l] == 1:
@@ -127,14 +128,14 @@ cdef void _optimal_transfer(const double[:, ::1] x, double[:, ::1] c, int64_t[::
         live[l] -= m
 
 
-cdef bint _quick_transfer(const double[:, ::1] x, double[:, ::1] c, int64_t[::1] ic1,
-                          int64_t[::1] ic2, int64_t[::1] nc, double[::1] an1,
-                          double[::1] an2, int64_t[::1] ncp, double[::1] d,
-                          int64_t[::1] itran, int64_t* quiet_steps,
-                          int64_t max_steps) noexcept nogil:
+cdef bint _quick_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] ic1,
+                          index_t[::1] ic2, index_t[::1] nc, float64_t[::1] an1,
+                          float64_t[::1] an2, index_t[::1] ncp, float64_t[::1] d,
+                          index_t[::1] itran, index_t* quiet_steps,
+                          index_t max_steps) noexcept nogil:
     """Quick-transfer passes until m steps in a row move nothing; False if ``max_steps`` hit."""
     cdef Py_ssize_t m = x.shape[0], i, l1, l2
-    cdef int64_t step = 0, unchanged = 0
+    cdef index_t step = 0, unchanged = 0
     while True:
         for i in range(m):
             unchanged += 1
@@ -160,18 +161,18 @@ cdef bint _quick_transfer(const double[:, ::1] x, double[:, ::1] c, int64_t[::1]
                 return True
 
 
-def hartigan_wong(const double[:, ::1] x, double[:, ::1] centers, int64_t[::1] cluster,
-                  int64_t[::1] size, double[::1] wss, int iter_max, int64_t max_quick_steps):
+def hartigan_wong(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[::1] cluster,
+                  index_t[::1] size, float64_t[::1] wss, int iter_max, index_t max_quick_steps):
     """Hartigan-Wong (AS 136); requires 2 <= k < m (checked by the caller)."""
     cdef Py_ssize_t m = x.shape[0], p = x.shape[1], k = centers.shape[0], i, j, l
-    cdef int64_t[::1] ic2 = np.empty(m, dtype=np.int64)
-    cdef double[::1] d = np.zeros(m, dtype=np.float64)
-    cdef double[::1] an1 = np.empty(k, dtype=np.float64)
-    cdef double[::1] an2 = np.empty(k, dtype=np.float64)
-    cdef int64_t[::1] ncp = np.empty(k, dtype=np.int64)
-    cdef int64_t[::1] itran = np.empty(k, dtype=np.int64)
-    cdef int64_t[::1] live = np.zeros(k, dtype=np.int64)
-    cdef int64_t quiet_steps = 0, iteration
+    cdef index_t[::1] ic2 = np.empty(m, dtype=np.int64)
+    cdef float64_t[::1] d = np.zeros(m, dtype=np.float64)
+    cdef float64_t[::1] an1 = np.empty(k, dtype=np.float64)
+    cdef float64_t[::1] an2 = np.empty(k, dtype=np.float64)
+    cdef index_t[::1] ncp = np.empty(k, dtype=np.int64)
+    cdef index_t[::1] itran = np.empty(k, dtype=np.int64)
+    cdef index_t[::1] live = np.zeros(k, dtype=np.int64)
+    cdef index_t quiet_steps = 0, iteration
     cdef double first, second, dist, count
     cdef int fault = NOT_CONVERGED
     with nogil:
@@ -239,8 +240,8 @@ def hartigan_wong(const double[:, ::1] x, double[:, ::1] centers, int64_t[::1] c
     return iteration, fault
 
 
-cdef void _centroids(const double[:, ::1] x, double[:, ::1] c, int64_t[::1] cluster,
-                     int64_t[::1] size) noexcept nogil:
+cdef void _centroids(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] cluster,
+                     index_t[::1] size) noexcept nogil:
     """Column sums of each cluster's points (in point order) and cluster sizes; no division."""
     cdef Py_ssize_t i, j, l
     for l in range(c.shape[0]):
@@ -254,7 +255,7 @@ cdef void _centroids(const double[:, ::1] x, double[:, ::1] c, int64_t[::1] clus
             c[l, j] += x[i, j]
 
 
-cdef Py_ssize_t _nearest(const double[:, ::1] x, Py_ssize_t i, double[:, ::1] c,
+cdef Py_ssize_t _nearest(const float64_t[:, ::1] x, Py_ssize_t i, float64_t[:, ::1] c,
                          Py_ssize_t fallback) noexcept nogil:
     """Index of the closest centre (first on ties); ``fallback`` if none compares below +inf."""
     cdef Py_ssize_t l, best_l = fallback
@@ -267,8 +268,8 @@ cdef Py_ssize_t _nearest(const double[:, ::1] x, Py_ssize_t i, double[:, ::1] c,
     return best_l
 
 
-cdef void _point_order_wss(const double[:, ::1] x, double[:, ::1] c, int64_t[::1] cluster,
-                           double[::1] wss) noexcept nogil:
+cdef void _point_order_wss(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] cluster,
+                           float64_t[::1] wss) noexcept nogil:
     cdef Py_ssize_t i, j
     cdef double diff
     for j in range(c.shape[0]):
@@ -279,8 +280,8 @@ cdef void _point_order_wss(const double[:, ::1] x, double[:, ::1] c, int64_t[::1
             wss[cluster[i]] += diff * diff
 
 
-def lloyd(const double[:, ::1] x, double[:, ::1] centers, int64_t[::1] cluster,
-          int64_t[::1] size, double[::1] wss, int iter_max):
+def lloyd(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[::1] cluster,
+          index_t[::1] size, float64_t[::1] wss, int iter_max):
     """Lloyd/Forgy: assign every point to its nearest centre, then recompute all means."""
     cdef Py_ssize_t m = x.shape[0], p = x.shape[1], k = centers.shape[0], i, j, l
     cdef Py_ssize_t nearest = 0
@@ -308,8 +309,8 @@ def lloyd(const double[:, ::1] x, double[:, ::1] centers, int64_t[::1] cluster,
     return iteration + 1, NOT_CONVERGED if iteration == iter_max else OK
 
 
-def macqueen(const double[:, ::1] x, double[:, ::1] centers, int64_t[::1] cluster,
-             int64_t[::1] size, double[::1] wss, int iter_max):
+def macqueen(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[::1] cluster,
+             index_t[::1] size, float64_t[::1] wss, int iter_max):
     """MacQueen: one assignment and centroid pass, then online updates point by point."""
     cdef Py_ssize_t m = x.shape[0], p = x.shape[1], k = centers.shape[0], i, j, l
     cdef Py_ssize_t nearest = 0, old

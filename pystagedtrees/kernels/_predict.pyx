@@ -30,10 +30,9 @@ The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
 """
 from libc.math cimport INFINITY, NAN, exp, log
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-ctypedef double float64_t
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 cdef enum:
     _DENSE = 0
@@ -46,41 +45,41 @@ DENSE, SPARSE, BY_PARENTS, OWN = _DENSE, _SPARSE, _BY_PARENTS, _OWN
 
 cdef struct Tree:
     Py_ssize_t p
-    const int8_t* kind
-    const int64_t* n_levels
-    const int32_t* stages
-    const int64_t* stage_start
-    const int64_t* situations
-    const int64_t* situation_start
-    const int64_t* n_listed
-    const int32_t* default_stage
-    const int64_t* child_start
-    const int64_t* child_offset
-    const int64_t* parent_lag
-    const int64_t* parent_weight
-    const int64_t* parent_start
+    const flag_t* kind
+    const index_t* n_levels
+    const stage_t* stages
+    const index_t* stage_start
+    const index_t* situations
+    const index_t* situation_start
+    const index_t* n_listed
+    const stage_t* default_stage
+    const index_t* child_start
+    const index_t* child_offset
+    const index_t* parent_lag
+    const index_t* parent_weight
+    const index_t* parent_start
     const float64_t* log_prob
-    const int64_t* prob_start
+    const index_t* prob_start
 
 
 cdef Tree _tree(tuple arrays) except *:
     """Pointers into the tree's arrays (which ``arrays`` keeps alive); the
     typed views check their types and layout."""
-    cdef const int8_t[::1] kind = arrays[0]
-    cdef const int64_t[::1] n_levels = arrays[1]
-    cdef const int32_t[::1] stages = arrays[2]
-    cdef const int64_t[::1] stage_start = arrays[3]
-    cdef const int64_t[::1] situations = arrays[4]
-    cdef const int64_t[::1] situation_start = arrays[5]
-    cdef const int64_t[::1] n_listed = arrays[6]
-    cdef const int32_t[::1] default_stage = arrays[7]
-    cdef const int64_t[::1] child_start = arrays[8]
-    cdef const int64_t[::1] child_offset = arrays[9]
-    cdef const int64_t[::1] parent_lag = arrays[10]
-    cdef const int64_t[::1] parent_weight = arrays[11]
-    cdef const int64_t[::1] parent_start = arrays[12]
+    cdef const flag_t[::1] kind = arrays[0]
+    cdef const index_t[::1] n_levels = arrays[1]
+    cdef const stage_t[::1] stages = arrays[2]
+    cdef const index_t[::1] stage_start = arrays[3]
+    cdef const index_t[::1] situations = arrays[4]
+    cdef const index_t[::1] situation_start = arrays[5]
+    cdef const index_t[::1] n_listed = arrays[6]
+    cdef const stage_t[::1] default_stage = arrays[7]
+    cdef const index_t[::1] child_start = arrays[8]
+    cdef const index_t[::1] child_offset = arrays[9]
+    cdef const index_t[::1] parent_lag = arrays[10]
+    cdef const index_t[::1] parent_weight = arrays[11]
+    cdef const index_t[::1] parent_start = arrays[12]
     cdef const float64_t[::1] log_prob = arrays[13]
-    cdef const int64_t[::1] prob_start = arrays[14]
+    cdef const index_t[::1] prob_start = arrays[14]
     cdef Tree t
     t.p = kind.shape[0]
     t.kind = &kind[0]
@@ -108,33 +107,33 @@ DEF BLOCK = 64
 
 cdef struct Rows:
     Py_ssize_t m        # variables
-    int32_t* paths      # BLOCK x m level codes
+    code_t* paths      # BLOCK x m level codes
     Py_ssize_t* last    # a row's last variable, -1: not walked
     double* totals      # log-probabilities so far
     # where each row's path is, at the variable last walked:
-    int64_t* situation  # its index among the variable's situations
-    int64_t* position   # sparse: the first listed situation not below it
-    uint8_t* listed     # sparse: whether it is listed
+    index_t* situation  # its index among the variable's situations
+    index_t* position   # sparse: the first listed situation not below it
+    uflag_t* listed     # sparse: whether it is listed
     # the same, kept at the variable before the target (class posteriors)
     double* kept_totals
-    int64_t* kept_situation
-    int64_t* kept_position
-    uint8_t* kept_listed
+    index_t* kept_situation
+    index_t* kept_position
+    uflag_t* kept_listed
     double* scores      # BLOCK x levels of the target
 
 
 cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
     s.m = m
-    s.paths = <int32_t*> malloc(BLOCK * max(m, 1) * sizeof(int32_t))
+    s.paths = <code_t*> malloc(BLOCK * max(m, 1) * sizeof(code_t))
     s.last = <Py_ssize_t*> malloc(BLOCK * sizeof(Py_ssize_t))
     s.totals = <double*> malloc(BLOCK * sizeof(double))
-    s.situation = <int64_t*> malloc(BLOCK * sizeof(int64_t))
-    s.position = <int64_t*> malloc(BLOCK * sizeof(int64_t))
-    s.listed = <uint8_t*> malloc(BLOCK * sizeof(uint8_t))
+    s.situation = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.position = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.listed = <uflag_t*> malloc(BLOCK * sizeof(uflag_t))
     s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
-    s.kept_situation = <int64_t*> malloc(BLOCK * sizeof(int64_t))
-    s.kept_position = <int64_t*> malloc(BLOCK * sizeof(int64_t))
-    s.kept_listed = <uint8_t*> malloc(BLOCK * sizeof(uint8_t))
+    s.kept_situation = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.kept_position = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.kept_listed = <uflag_t*> malloc(BLOCK * sizeof(uflag_t))
     s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
     if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
             or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
@@ -185,12 +184,12 @@ cdef inline void _keep(Rows* s, Py_ssize_t size, bint back) noexcept nogil:
             s.kept_listed[b] = s.listed[b]
 
 
-cdef inline int64_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
-                                  int64_t* hi) noexcept nogil:
+cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
+                                  index_t* hi) noexcept nogil:
     """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
     ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
-    cdef int64_t first, at
-    cdef int8_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
+    cdef index_t first, at
+    cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
     if above == _BY_PARENTS or t.child_offset[i - 1] < 0:
         hi[0] = t.n_listed[i]
         return 0
@@ -209,12 +208,13 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
     """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
     to ``s.last[b]``, of the path of row ``b < size``, moving its place along."""
     cdef Py_ssize_t i, b, m = s.m
-    cdef int64_t k, above, situation, lo, hi, mid, config, q
-    cdef int32_t stage, code
-    cdef int8_t kind
+    cdef index_t k, above, situation, lo, hi, mid, config, q
+    cdef stage_t stage
+    cdef code_t code
+    cdef flag_t kind
     cdef const float64_t* log_prob
-    cdef const int32_t* stages
-    cdef const int64_t* listed
+    cdef const stage_t* stages
+    cdef const index_t* listed
     for i in range(first, stop):
         kind = t.kind[i]
         k = t.n_levels[i]
@@ -251,7 +251,7 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             s.situation[b] = situation
 
 
-def path_log_probabilities(tuple tree, const int32_t[:, ::1] codes, float64_t[::1] out):
+def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1] out):
     """``out[r]``: the log-probability of the path ``codes[r]`` over the first
     ``codes.shape[1]`` variables (NaN through a stage without probabilities).
 
@@ -278,8 +278,8 @@ def path_log_probabilities(tuple tree, const int32_t[:, ::1] codes, float64_t[::
         _release(&s)
 
 
-def class_posteriors(tuple tree, const int32_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
-                     float64_t[:, ::1] out, int64_t[::1] best, uint8_t[::1] done):
+def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
+                     float64_t[:, ::1] out, index_t[::1] best, uflag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
 
     A row counts the variables up to its last given one (or ``target``, if
@@ -296,8 +296,8 @@ def class_posteriors(tuple tree, const int32_t[:, ::1] codes, Py_ssize_t target,
     cdef Py_ssize_t r, b, i, a, start, size, deepest, n = codes.shape[0], m = codes.shape[1]
     cdef Py_ssize_t k = t.n_levels[target]
     cdef Py_ssize_t gap  # the first missing value's variable
-    cdef int32_t code
-    cdef const int32_t* row
+    cdef code_t code
+    cdef const code_t* row
     cdef bint complete
     cdef Rows s
     _allocate(&s, m, k)
@@ -334,7 +334,7 @@ def class_posteriors(tuple tree, const int32_t[:, ::1] codes, Py_ssize_t target,
                 for a in range(k):
                     _keep(&s, size, True)
                     for b in range(size):
-                        s.paths[b * m + target] = <int32_t> a
+                        s.paths[b * m + target] = <code_t> a
                     _walk(&t, target, deepest + 1, size, &s)
                     for b in range(size):
                         # a path through a stage without probabilities counts 0
@@ -349,7 +349,7 @@ def class_posteriors(tuple tree, const int32_t[:, ::1] codes, Py_ssize_t target,
 
 
 cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, float64_t* out,
-                            int64_t* best) noexcept nogil:
+                            index_t* best) noexcept nogil:
     """Log-posteriors (or probabilities) of one row's scores, and its first best level."""
     cdef Py_ssize_t a
     cdef double top = -INFINITY, total = 0.0, norm, value, best_value = -INFINITY

@@ -8,12 +8,13 @@ possible with compiled loops.
 import numpy as np
 
 from libc.math cimport ceil, floor, log2
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 
-def draw_levels(const int32_t[::1] stage, const uint8_t[::1] drawable,
-                const double[:, ::1] cum, const int64_t[:, ::1] order,
-                const double[::1] u, int32_t[::1] codes, int64_t[::1] situation):
+def draw_levels(const stage_t[::1] stage, const flag_t[::1] drawable,
+                const float64_t[:, ::1] cum, const index_t[:, ::1] order,
+                const float64_t[::1] u, code_t[:, ::1] codes, Py_ssize_t column,
+                index_t[::1] situation):
     """Draw one level per row from the distribution of its stage; return the uniforms used.
 
     A row whose situation is -1 (it stopped earlier) or whose stage is not
@@ -21,17 +22,17 @@ def draw_levels(const int32_t[::1] stage, const uint8_t[::1] drawable,
     Any other row takes the next uniform ``x`` and the level ``order[s, j]``
     for the first ``j`` with ``x <= cum[s, j]`` (the last one if none): R's
     inversion over probabilities sorted by ``order``.  Its situation
-    becomes ``situation[r] * k + level``.  The caller guarantees valid
+    becomes ``situation[r] * k + level``; its code goes to ``codes[r, column]``.  The caller guarantees valid
     stage ids for live rows and at least one uniform per row.
     """
     cdef Py_ssize_t r, j, c, n = stage.shape[0], k = cum.shape[1], next_u = 0
-    cdef int32_t s
+    cdef stage_t s
     cdef double x
     with nogil:
         for r in range(n):
             s = stage[r]
             if situation[r] < 0 or not drawable[s]:
-                codes[r] = -1
+                codes[r, column] = -1
                 situation[r] = -1
                 continue
             x = u[next_u]
@@ -41,29 +42,29 @@ def draw_levels(const int32_t[::1] stage, const uint8_t[::1] drawable,
             j = 0
             for c in range(k - 1):
                 j += x > cum[s, c]
-            codes[r] = <int32_t>order[s, j]
-            situation[r] = situation[r] * k + codes[r]
+            codes[r, column] = <code_t>order[s, j]
+            situation[r] = situation[r] * k + codes[r, column]
     return next_u
 
 
-cdef int64_t _index_from_uniforms(double n, const double[::1] u, Py_ssize_t* pos) noexcept nogil:
+cdef index_t _index_from_uniforms(double n, const float64_t[::1] u, Py_ssize_t* pos) noexcept nogil:
     """R's ``R_unif_index(n)`` (rejection on 16-bit chunks) on buffered uniforms.
 
     Returns -1 when the buffer runs out before an index is accepted.
     """
     cdef int bits = <int>ceil(log2(n))
     cdef int chunk
-    cdef int64_t v
+    cdef index_t v
     while True:
         v = 0
         chunk = 0
         while chunk <= bits:
             if pos[0] >= u.shape[0]:
                 return -1
-            v = 65536 * v + <int64_t>floor(u[pos[0]] * 65536)
+            v = 65536 * v + <index_t>floor(u[pos[0]] * 65536)
             pos[0] += 1
             chunk += 16
-        v &= ((<int64_t>1) << bits) - 1
+        v &= ((<index_t>1) << bits) - 1
         if v < n:
             return v
 
@@ -81,8 +82,8 @@ cdef class StageJoiner:
 
     cdef public Py_ssize_t next_stage
     cdef Py_ssize_t m, n_live
-    cdef int64_t[::1] fenwick
-    cdef int32_t[::1] label_of_slot, slot_of_label, merged_into
+    cdef index_t[::1] fenwick
+    cdef stage_t[::1] label_of_slot, slot_of_label, merged_into
 
     def __init__(self, Py_ssize_t m):
         cdef Py_ssize_t i, parent
@@ -105,7 +106,7 @@ cdef class StageJoiner:
             self.fenwick[i] -= 1
             i += i & -i
 
-    cdef Py_ssize_t _kth(self, int64_t k) noexcept nogil:
+    cdef Py_ssize_t _kth(self, index_t k) noexcept nogil:
         """Slot of the k-th (0-based) live stage."""
         cdef Py_ssize_t pos = 0, step = 1
         while step * 2 <= self.m:
@@ -117,7 +118,7 @@ cdef class StageJoiner:
             step //= 2
         return pos
 
-    def run(self, double q, const double[::1] u):
+    def run(self, double q, const float64_t[::1] u):
         """Process stages until done or out of uniforms; return the uniforms used.
 
         Only whole stages count: a stage whose draws do not fit in ``u`` is
@@ -125,13 +126,13 @@ cdef class StageJoiner:
         position.
         """
         cdef Py_ssize_t pos = 0, used = 0, slot_s, slot_t, keep, drop
-        cdef int64_t pick
-        cdef int32_t s, t
+        cdef index_t pick
+        cdef stage_t s, t
         with nogil:
             while self.next_stage < self.m:
                 if pos >= u.shape[0]:
                     break
-                s = <int32_t>self.next_stage
+                s = <stage_t>self.next_stage
                 if u[pos] < q:
                     pos += 1
                     pick = _index_from_uniforms(<double>self.n_live, u, &pos)
@@ -145,7 +146,7 @@ cdef class StageJoiner:
                         drop = slot_t if slot_s < slot_t else slot_s
                         self._remove(drop)
                         self.label_of_slot[keep] = t
-                        self.slot_of_label[t] = <int32_t>keep
+                        self.slot_of_label[t] = <stage_t>keep
                         self.merged_into[s] = t
                         self.n_live -= 1
                 else:
@@ -157,11 +158,11 @@ cdef class StageJoiner:
     def mapping(self):
         """Final stage of each original stage (following chains of joins)."""
         cdef Py_ssize_t i
-        cdef int32_t x
+        cdef stage_t x
         out = np.empty(self.m, dtype=np.int32)
-        cdef int32_t[::1] view = out
+        cdef stage_t[::1] view = out
         for i in range(self.m):
-            x = <int32_t>i
+            x = <stage_t>i
             while self.merged_into[x] >= 0:
                 x = self.merged_into[x]
             view[i] = x

@@ -10,7 +10,9 @@ arguments (sizes, probabilities, index ranges) before calling in.
 import numpy as np
 
 from libc.math cimport ceil, floor, log, log2, sqrt
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t
+
+from pystagedtrees.kernels._types cimport float64_t, index_t
 
 cdef enum:
     N_WORDS = 624   # words in a Mersenne-Twister block
@@ -64,7 +66,7 @@ cdef inline double _unif(uint32_t* state) noexcept nogil:
     return u
 
 
-cdef inline int64_t _unif_index(uint32_t* state, double n) noexcept nogil:
+cdef inline index_t _unif_index(uint32_t* state, double n) noexcept nogil:
     """R's R_unif_index (sample.kind = "Rejection"): uniform in 0 .. n-1.
 
     Draws ceil(log2 n) random bits, 16 at a time from successive uniforms
@@ -85,10 +87,10 @@ cdef inline int64_t _unif_index(uint32_t* state, double n) noexcept nogil:
             taken += 16
         v &= mask
         if <double>v < n:
-            return <int64_t>v
+            return <index_t>v
 
 
-def fill_uniform(uint32_t[::1] state, double[::1] out):
+def fill_uniform(uint32_t[::1] state, float64_t[::1] out):
     """Fill ``out`` with successive unif_rand() values."""
     cdef Py_ssize_t i
     with nogil:
@@ -101,7 +103,7 @@ def unif_index(uint32_t[::1] state, double n):
     return _unif_index(&state[0], n)
 
 
-def fill_unif_index(uint32_t[::1] state, double n, int64_t[::1] out):
+def fill_unif_index(uint32_t[::1] state, double n, index_t[::1] out):
     """Fill ``out`` with successive R_unif_index(n) draws (sampling with replacement)."""
     cdef Py_ssize_t i
     with nogil:
@@ -109,14 +111,14 @@ def fill_unif_index(uint32_t[::1] state, double n, int64_t[::1] out):
             out[i] = _unif_index(&state[0], n)
 
 
-def fill_without_replacement(uint32_t[::1] state, int64_t[::1] pool, int64_t[::1] out):
+def fill_without_replacement(uint32_t[::1] state, index_t[::1] pool, index_t[::1] out):
     """Partial Fisher-Yates as R's sample.int without prob.
 
     ``pool`` must hold 0 .. n-1 on entry; each draw takes a uniform position
     among the remaining entries and fills the hole with the last remaining one.
     """
     cdef Py_ssize_t i
-    cdef int64_t remaining = pool.shape[0], j
+    cdef index_t remaining = pool.shape[0], j
     with nogil:
         for i in range(out.shape[0]):
             j = _unif_index(&state[0], <double>remaining)
@@ -125,7 +127,7 @@ def fill_without_replacement(uint32_t[::1] state, int64_t[::1] pool, int64_t[::1
             pool[j] = pool[remaining]
 
 
-def revsort(double[::1] a, int64_t[::1] perm):
+def revsort(float64_t[::1] a, index_t[::1] perm):
     """Sort ``a`` into decreasing order in place, permuting ``perm`` alongside.
 
     This is the heapsort R uses before probability sampling (a min-heap built
@@ -135,7 +137,7 @@ def revsort(double[::1] a, int64_t[::1] perm):
     cdef Py_ssize_t n = a.shape[0]
     cdef Py_ssize_t build, last, hole, child
     cdef double moving
-    cdef int64_t moving_label
+    cdef index_t moving_label
     if n <= 1:
         return
     with nogil:
@@ -173,7 +175,7 @@ def revsort(double[::1] a, int64_t[::1] perm):
             perm[hole - 1] = moving_label
 
 
-def fill_prob_replace(uint32_t[::1] state, double[::1] p, int64_t[::1] perm, int64_t[::1] out):
+def fill_prob_replace(uint32_t[::1] state, float64_t[::1] p, index_t[::1] perm, index_t[::1] out):
     """Inversion sampling with replacement, as R's ProbSampleReplace.
 
     ``p`` (normalised) and ``perm`` (0 .. n-1) are overwritten: they are
@@ -195,7 +197,7 @@ def fill_prob_replace(uint32_t[::1] state, double[::1] p, int64_t[::1] perm, int
             out[i] = perm[j]
 
 
-def fill_walker(uint32_t[::1] state, double[::1] p, int64_t[::1] out):
+def fill_walker(uint32_t[::1] state, float64_t[::1] p, index_t[::1] out):
     """Walker's alias method with R's table construction (used for many categories).
 
     Categories are scaled to mass n·p.  The table is built over one list
@@ -208,10 +210,10 @@ def fill_walker(uint32_t[::1] state, double[::1] p, int64_t[::1] out):
     ``p`` is overwritten with the cut-offs.
     """
     cdef Py_ssize_t n = p.shape[0], i, k, first_heavy, n_light = 0
-    cdef int64_t giver, taker
+    cdef index_t giver, taker
     cdef double position
-    cdef int64_t[::1] order = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] alias = np.empty(n, dtype=np.int64)
+    cdef index_t[::1] order = np.empty(n, dtype=np.int64)
+    cdef index_t[::1] alias = np.empty(n, dtype=np.int64)
     with nogil:
         for i in range(n):
             p[i] *= n
@@ -245,8 +247,8 @@ def fill_walker(uint32_t[::1] state, double[::1] p, int64_t[::1] out):
             out[i] = k if position < p[k] else alias[k]
 
 
-def fill_prob_without_replacement(uint32_t[::1] state, double[::1] p, int64_t[::1] perm,
-                                  int64_t[::1] out):
+def fill_prob_without_replacement(uint32_t[::1] state, float64_t[::1] p, index_t[::1] perm,
+                                  index_t[::1] out):
     """Sequential weighted sampling without replacement, as R's ProbSampleNoReplace.
 
     After the decreasing sort, each draw scales a uniform by the mass still
@@ -311,7 +313,7 @@ cdef double _exp_rand(uint32_t* state) noexcept nogil:
     return a + umin * EXP_Q[0]
 
 
-def fill_exp(uint32_t[::1] state, double[::1] out):
+def fill_exp(uint32_t[::1] state, float64_t[::1] out):
     """Fill ``out`` with successive exp_rand() values."""
     cdef Py_ssize_t i
     with nogil:
@@ -360,7 +362,7 @@ cpdef double qnorm(double p) noexcept nogil:
     return -val if q < 0 else val
 
 
-def fill_norm(uint32_t[::1] state, double[::1] out):
+def fill_norm(uint32_t[::1] state, float64_t[::1] out):
     """Fill ``out`` with R's norm_rand() by inversion (two uniforms per value)."""
     cdef Py_ssize_t i
     cdef double u

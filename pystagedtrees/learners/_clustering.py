@@ -16,7 +16,7 @@ import numpy as np
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
-from pystagedtrees.kernels._learn import R_DIST_CODES, r_dist
+from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d

@@ -13,15 +13,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pystagedtrees.kernels._learn import (
-    DISTANCE_CODES,
-    backward_join,
-    backward_join_distance,
-    join_probabilities,
-    max_levels,
-    move_situations,
-    variable_loglik,
-)
+from pystagedtrees.kernels._bhc import backward_join
+from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
+from pystagedtrees.kernels._hc import move_situations
+from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.base._validation import (
     check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,

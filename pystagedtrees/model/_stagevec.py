@@ -250,7 +250,7 @@ class ParentStageVector:
         earlier columns, with no situation index (which may not even fit in
         64 bits).  Rows with a missing parent code get an arbitrary stage.
         """
-        codes = np.asfortranarray(codes, dtype=np.int32)
+        codes = np.ascontiguousarray(codes, dtype=np.int32)
         out = np.empty(codes.shape[0], dtype=np.int32)
         stages_by_parent_codes(codes, position - self.lags, self.radices, self.table, out)
         return out

@@ -264,7 +264,7 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
     cum, order = _stage_draw_tables(prob, source, drawable)
     used = draw_levels(
         stage, drawable.astype(np.uint8), cum, order,
-        source.peek_uniforms(len(stage)), codes[:, i], situation,
+        source.peek_uniforms(len(stage)), codes, i, situation,
     )
     source.advance(used)
     return used
@@ -314,7 +314,7 @@ def sample_from(object: Sevt, size: int = 1, seed: Seed = None,
     p = len(object.variables)
     check_fits_in_memory(8 * (p + 1) * size, f"`size` = {size} rows of {p} variables",
                          "draw fewer rows, or draw in batches")
-    codes = np.empty((size, p), dtype=np.int32, order="F")
+    codes = np.empty((size, p), dtype=np.int32)
     root = object.stage_probabilities(0)[0]
     if np.isnan(root).any():
         raise ValueError("the root's probabilities are undefined (NaN): cannot sample.")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import category_string, encode_column
-from pystagedtrees.kernels._learn import join_probabilities
+from pystagedtrees.kernels._stage_scores import join_probabilities
 from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector
 from pystagedtrees.base._validation import (
     as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,

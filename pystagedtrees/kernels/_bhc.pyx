@@ -1,0 +1,393 @@
+"""Kernel of the backward hill-climbing learners ``stages_bhc`` and ``stages_fbhc``.
+
+The BHC kernel keeps, for every pair of stages, the change of log-likelihood
+of their join (``s - dll``), so a step costs a scan of per-stage best values
+instead of a rescoring of every pair.  Pairs within a small band of the best
+are then rescored exactly as R would, and R's tie rule (the last best pair
+in R's visit order) picks among them.  FBHC visits the pairs in R's order
+and makes the first join that does not lower the score.  Joins, scores and
+sums follow R's arithmetic (``_rstage.pxd``).
+"""
+import numpy as np
+
+from libc.math cimport INFINITY, fabs, isnan
+
+from pystagedtrees.kernels._limits cimport MAX_LEVELS
+from pystagedtrees.kernels._rstage cimport join_stats, score_of
+from pystagedtrees.kernels._types cimport flag_t, float64_t, index_t
+
+
+cdef class _ClassTable:
+    """Joins of stages grouped into classes of identical stages.
+
+    Stages with bit-identical probabilities and sample sizes give the same
+    join arithmetic, so the log-likelihood changes are kept per pair of
+    classes (``dll``, ``gain``; the diagonal is a join inside a class of at
+    least two stages).  Tie-heavy trees (many situations with the same few
+    counts) then cost as many classes as distinct stages, not stages.
+
+    Members of a class are linked in decreasing rank (R's ``unique()``
+    order), so the last pair of a class pair in R's visit order is read off
+    the heads.  ``row_best[c]`` bounds the best change of a join involving
+    class ``c``; it is exact unless ``dirty[c]``.
+    """
+    cdef double[:, ::1] prob
+    cdef double[::1] n
+    cdef index_t[::1] rank
+    cdef index_t[::1] cls
+    cdef index_t[::1] head
+    cdef index_t[::1] nxt
+    cdef index_t[::1] count
+    cdef index_t[::1] free
+    cdef Py_ssize_t n_free
+    cdef double[:, ::1] dll
+    cdef double[:, ::1] gain
+    cdef double[::1] row_best
+    cdef index_t[::1] row_arg
+    cdef flag_t[::1] dirty
+    cdef Py_ssize_t m, k
+    cdef double lam
+
+    def __init__(self, double[:, ::1] prob, double[::1] n, index_t[::1] rank,
+                 index_t[::1] cls, double lam):
+        self.prob = prob
+        self.n = n
+        self.rank = rank
+        self.cls = cls
+        self.lam = lam
+        self.m = prob.shape[0]
+        self.k = prob.shape[1]
+        self.head = np.full(self.m, -1, dtype=np.int64)
+        self.nxt = np.full(self.m, -1, dtype=np.int64)
+        self.count = np.zeros(self.m, dtype=np.int64)
+        self.free = np.empty(self.m, dtype=np.int64)
+        self.n_free = 0
+        self.dll = np.empty((self.m, self.m), dtype=np.float64)
+        self.gain = np.empty((self.m, self.m), dtype=np.float64)
+        self.row_best = np.full(self.m, -np.inf)
+        self.row_arg = np.full(self.m, -1, dtype=np.int64)
+        self.dirty = np.zeros(self.m, dtype=np.uint8)
+
+    cdef inline bint valid(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        if c == d:
+            return self.count[c] >= 2
+        return self.count[c] >= 1 and self.count[d] >= 1
+
+    cdef inline double delta(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        return self.gain[c, d] - self.dll[c, d]
+
+    cdef void insert(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
+        """Add stage ``s`` to class ``c``, keeping members by decreasing rank."""
+        cdef Py_ssize_t cur = self.head[c], prev = -1
+        while cur >= 0 and self.rank[cur] > self.rank[s]:
+            prev = cur
+            cur = self.nxt[cur]
+        self.nxt[s] = cur
+        if prev < 0:
+            self.head[c] = s
+        else:
+            self.nxt[prev] = s
+        self.cls[s] = c
+        self.count[c] += 1
+
+    cdef void remove(self, Py_ssize_t s) noexcept nogil:
+        cdef Py_ssize_t c = self.cls[s], cur = self.head[c], prev = -1
+        while cur != s:
+            prev = cur
+            cur = self.nxt[cur]
+        if prev < 0:
+            self.head[c] = self.nxt[s]
+        else:
+            self.nxt[prev] = self.nxt[s]
+        self.count[c] -= 1
+        if self.count[c] == 0:
+            self.free[self.n_free] = c
+            self.n_free += 1
+
+    cdef void compute_pair(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        cdef double new_p[MAX_LEVELS]
+        cdef double dll, gain
+        cdef Py_ssize_t a = self.head[c], b = self.head[d]
+        join_stats(&self.prob[a, 0], self.n[a], &self.prob[b, 0], self.n[b],
+                   self.lam, self.k, new_p, &dll, &gain)
+        self.dll[c, d] = dll
+        self.dll[d, c] = dll
+        self.gain[c, d] = gain
+        self.gain[d, c] = gain
+
+    cdef void refresh_row(self, Py_ssize_t c) noexcept nogil:
+        cdef Py_ssize_t d
+        cdef double value
+        self.row_best[c] = -INFINITY
+        self.row_arg[c] = -1
+        self.dirty[c] = 0
+        for d in range(self.m):
+            if self.valid(c, d):
+                value = self.delta(c, d)
+                if value > self.row_best[c]:
+                    self.row_best[c] = value
+                    self.row_arg[c] = d
+
+    cdef void fill(self) noexcept nogil:
+        cdef Py_ssize_t s, c, d
+        for s in range(self.m):
+            self.insert(s, self.cls[s])
+        for c in range(self.m):
+            if self.count[c] == 0:
+                self.free[self.n_free] = c
+                self.n_free += 1
+                continue
+            for d in range(c + 1):
+                if self.count[d] > 0:
+                    self.compute_pair(c, d)
+        for c in range(self.m):
+            if self.count[c] > 0:
+                self.refresh_row(c)
+
+    cdef double top(self) noexcept nogil:
+        """The best log-likelihood change over all joins (-inf if none)."""
+        cdef Py_ssize_t c, best_row
+        cdef double bound
+        while True:
+            best_row = -1
+            bound = -INFINITY
+            for c in range(self.m):
+                if self.count[c] > 0 and self.row_best[c] > bound:
+                    bound = self.row_best[c]
+                    best_row = c
+            if best_row < 0 or not self.dirty[best_row]:
+                return bound
+            self.refresh_row(best_row)
+
+    cdef bint row_reaches(self, Py_ssize_t c, double level) noexcept nogil:
+        if self.row_best[c] < level:
+            return False
+        if self.dirty[c]:
+            self.refresh_row(c)
+        return self.row_best[c] >= level
+
+    cdef void representatives(self, Py_ssize_t c, Py_ssize_t d, index_t* late,
+                              index_t* early) noexcept nogil:
+        """The pair of members of classes c, d that R visits last."""
+        cdef index_t hc = self.head[c], hd = self.head[d]
+        if c == d:
+            late[0], early[0] = hc, self.nxt[hc]
+        elif self.rank[hc] > self.rank[hd]:
+            late[0], early[0] = hc, hd
+        else:
+            late[0], early[0] = hd, hc
+
+    cdef Py_ssize_t identical_class(self, Py_ssize_t s) noexcept nogil:
+        """An active class whose stages equal stage ``s`` bit for bit, or -1."""
+        cdef Py_ssize_t c, a, r
+        cdef bint same
+        for c in range(self.m):
+            if self.count[c] == 0:
+                continue
+            r = self.head[c]
+            if r == s or self.n[r] != self.n[s]:
+                continue
+            same = True
+            for a in range(self.k):
+                if not (self.prob[r, a] == self.prob[s, a] or
+                        (isnan(self.prob[r, a]) and isnan(self.prob[s, a]))):
+                    same = False
+                    break
+            if same:
+                return c
+        return -1
+
+    cdef void join(self, Py_ssize_t keep, Py_ssize_t drop, const double* new_p) noexcept nogil:
+        """Replace stages keep/drop by the joined stage (in keep's slot)."""
+        cdef Py_ssize_t old_keep = self.cls[keep], old_drop = self.cls[drop], c, d, i
+        cdef double value
+        self.remove(keep)
+        self.remove(drop)
+        for i in range(self.k):
+            self.prob[keep, i] = new_p[i]
+        self.n[keep] = self.n[keep] + self.n[drop]
+        self.rank[keep] = self.rank[drop]
+        c = self.identical_class(keep)
+        if c >= 0:
+            self.insert(keep, c)
+            if self.count[c] == 2 and self.delta(c, c) > self.row_best[c]:
+                self.row_best[c] = self.delta(c, c)
+                self.row_arg[c] = c
+        else:
+            self.n_free -= 1
+            c = self.free[self.n_free]
+            self.head[c] = -1
+            self.insert(keep, c)
+            for d in range(self.m):
+                if self.count[d] > 0:
+                    self.compute_pair(c, d)
+            self.refresh_row(c)
+        # rows whose best partner changed (emptied, single member, or reused id)
+        for d in range(self.m):
+            if self.count[d] == 0:
+                continue
+            if self.row_arg[d] == old_keep or self.row_arg[d] == old_drop or self.row_arg[d] == c:
+                self.dirty[d] = 1
+            if self.valid(d, c):
+                value = self.delta(d, c)
+                if value > self.row_best[d]:
+                    self.row_best[d] = value
+                    self.row_arg[d] = c
+
+
+cdef void _sort_by_rank(index_t[::1] order, Py_ssize_t n, const index_t[::1] rank) noexcept nogil:
+    """Sort ``order[:n]`` by ``rank``, stably (insertion sort: the order is
+    nearly sorted whenever it is sorted again)."""
+    cdef Py_ssize_t i, j
+    cdef index_t moving
+    for i in range(1, n):
+        moving = order[i]
+        j = i
+        while j > 0 and rank[order[j - 1]] > rank[moving]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = moving
+
+
+cdef void _drop_from_order(index_t[::1] order, Py_ssize_t n, index_t drop) noexcept nogil:
+    """Remove ``drop`` from ``order[:n]``, keeping the others' order."""
+    cdef Py_ssize_t i, j
+    for i in range(n):
+        if order[i] == drop:
+            for j in range(i, n - 1):
+                order[j] = order[j + 1]
+            return
+
+
+cdef bint _first_keeping_join(float64_t[:, ::1] prob, float64_t[::1] n,
+                              const index_t[::1] order, Py_ssize_t n_active, double lam,
+                              double ll, double df, double penalty, double now_score,
+                              index_t* keep, index_t* drop, double* new_ll,
+                              double* new_score) noexcept nogil:
+    """FBHC: the first join in R's visit order that does not lower the score."""
+    cdef Py_ssize_t i, j, k = prob.shape[1]
+    cdef index_t a, b
+    cdef double new_p[MAX_LEVELS]
+    cdef double dll, gain, cand_ll, score
+    for i in range(1, n_active):
+        a = order[i]
+        for j in range(i):
+            b = order[j]
+            join_stats(&prob[a, 0], n[a], &prob[b, 0], n[b], lam, k, new_p, &dll, &gain)
+            cand_ll = (ll - dll) + gain
+            score = score_of(cand_ll, df - k + 1, penalty)
+            if score >= now_score:
+                keep[0], drop[0], new_ll[0], new_score[0] = a, b, cand_ll, score
+                return True
+    return False
+
+
+cdef bint _best_join(_ClassTable t, const index_t[::1] first, double ll, double df,
+                     double penalty, double now_score, index_t* keep, index_t* drop,
+                     double* new_ll, double* new_score) noexcept nogil:
+    """BHC: the best join, the last of equally good ones in R's visit order."""
+    cdef Py_ssize_t c, d, k = t.k
+    cdef index_t late, early
+    cdef double cand_ll, score, best_score = now_score
+    cdef bint found = False
+    # a join keeps the score iff its log-likelihood change >= -penalty (k - 1) / 2
+    cdef double needed = -(penalty * (k - 1)) / 2.0
+    cdef double band = 1e-9 * (1.0 + fabs(ll))
+    cdef double level = t.top()
+    if level < needed - band:
+        return False
+    level = level - band
+    for c in range(t.m):
+        if t.count[c] == 0 or not t.row_reaches(c, level):
+            continue
+        for d in range(c + 1):
+            if not t.valid(c, d) or t.delta(c, d) < level:
+                continue
+            cand_ll = (ll - t.dll[c, d]) + t.gain[c, d]
+            score = score_of(cand_ll, df - k + 1, penalty)
+            t.representatives(c, d, &late, &early)
+            # R keeps the last of equally good joins in its visit order
+            if score > best_score or (score == best_score and (
+                    not found or first[late] > first[keep[0]] or (
+                        first[late] == first[keep[0]] and first[early] > first[drop[0]]))):
+                found = True
+                best_score = score
+                new_ll[0] = cand_ll
+                keep[0], drop[0] = late, early
+    new_score[0] = best_score
+    return found
+
+
+def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
+                  stage_classes, double lam, double ll, double df, double penalty,
+                  long max_iter, bint first_improvement, index_t[:, ::1] merges):
+    """Backward hill climbing over joins of pairs of stages of one variable.
+
+    Parameters
+    ----------
+    prob, n : the stages' probabilities (m x k) and sample sizes; updated in
+        place (a merged stage's row holds the joined values).
+    first : rank of each stage in R's ``unique()`` order; updated in place.
+    stage_classes : class of each stage (equal ids for bit-identical stages).
+    lam : the model's smoothing; ll, df : the chained log-likelihood and df.
+    penalty : score penalty per free parameter (log(nobs) for BIC).
+    max_iter : at most this many joins.
+    first_improvement : FBHC (the first join, in R's order, that does not
+        lower the score) instead of BHC (the last best join in R's order).
+    merges : output, one row (kept stage, dropped stage) per join.
+
+    The caller guarantees ``k <= MAX_LEVELS`` and ``m`` rows in ``merges``.
+
+    Returns
+    -------
+    (number of joins, ll, df)
+    """
+    cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
+    cdef Py_ssize_t i, n_joins = 0, n_active = m
+    cdef index_t keep = -1, drop = -1
+    cdef double best_p[MAX_LEVELS]
+    cdef double now_score, new_ll = 0.0, new_score = 0.0, dll, gain
+    cdef bint found
+    if m < 2:
+        return 0, ll, df
+    cdef _ClassTable t = None
+    if not first_improvement:
+        t = _ClassTable(prob, n, first, np.asarray(stage_classes, dtype=np.int64).copy(), lam)
+    # the live stages in R's visit order (FBHC)
+    cdef index_t[::1] order = np.arange(m, dtype=np.int64)
+    with nogil:
+        if first_improvement:
+            _sort_by_rank(order, m, first)
+        else:
+            t.fill()
+        now_score = score_of(ll, df, penalty)
+        while n_joins < max_iter and n_active > 1:
+            if first_improvement:
+                found = _first_keeping_join(prob, n, order, n_active, lam, ll, df, penalty,
+                                            now_score, &keep, &drop, &new_ll, &new_score)
+            else:
+                found = _best_join(t, first, ll, df, penalty, now_score, &keep, &drop,
+                                   &new_ll, &new_score)
+            if not found:
+                break
+            # R keeps the name (and the slot) of the later stage
+            join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k, best_p,
+                       &dll, &gain)
+            if t is not None:
+                t.join(keep, drop, best_p)
+            else:
+                for i in range(k):
+                    prob[keep, i] = best_p[i]
+                n[keep] = n[keep] + n[drop]
+                first[keep] = first[drop]
+                _drop_from_order(order, n_active, drop)
+                # keep's rank fell to drop's: it moves up, the others keep their order
+                _sort_by_rank(order, n_active - 1, first)
+            n_active -= 1
+            ll = new_ll
+            df = df - k + 1
+            now_score = new_score
+            merges[n_joins, 0] = keep
+            merges[n_joins, 1] = drop
+            n_joins += 1
+    return n_joins, ll, df

@@ -1,0 +1,482 @@
+"""Kernel of ``stages_hc``: hill climbing that moves one situation at a time.
+
+Each iteration tries, stage by stage (R's ``unique()`` order) and situation
+by situation, every other stage and then a new one, and makes the best
+strictly improving move.  A move changes only its two stages, so their
+refitted log-likelihood terms are cached by stage version.  Moves whose
+scores differ only by rounding are rescored as R scores a model (refit from
+the table rows, per-variable long-double sums, then their sum) and the
+first strictly best in R's visit order is made.
+"""
+import numpy as np
+
+from libc.math cimport fabs, log
+
+from pystagedtrees.kernels._limits cimport HC_RIVALS, MAX_LEVELS
+from pystagedtrees.kernels._rstage cimport count_term, score_of, stage_term
+from pystagedtrees.kernels._rsum cimport racc_t
+from pystagedtrees.kernels._types cimport float64_t, index_t
+
+# Scores within this relative distance are ties in stages_hc: above the
+# rounding of R's recomputed scores (~1e-15 of the score), below the gains
+# of real moves (R makes a move gaining 1e-12 of a score of 6e7)
+cdef double TIE_RTOL = 1e-13
+# memory for the cache of refitted target terms (bytes, about)
+cdef Py_ssize_t TARGET_CACHE_BYTES = 1 << 25
+
+
+cdef class _RScorer:
+    """The score R gives the model after a move, from the variable's table rows.
+
+    ``row_sit`` maps each table row to its movable situation (or -1: a fixed
+    row, whose terms are computed once); ``var_lls`` holds every variable's
+    log-likelihood, this one's at ``var_pos``.
+    """
+    cdef const float64_t[:, ::1] row_counts
+    cdef const index_t[::1] row_sit
+    cdef const float64_t[::1] var_lls
+    cdef Py_ssize_t var_pos
+    cdef double lam, penalty
+    cdef float64_t[:, ::1] fixed_terms
+    # scratch by stage id: refitted probabilities, their logs, and which call
+    # (2 call: counts summed, 2 call + 1: normalised) filled them
+    cdef float64_t[:, ::1] prob
+    cdef float64_t[:, ::1] logp
+    cdef index_t[::1] stamp
+    cdef index_t call
+
+    def __init__(self, const float64_t[:, ::1] row_counts, const index_t[::1] row_sit,
+                 const float64_t[:, ::1] row_prob, const float64_t[::1] var_lls,
+                 Py_ssize_t var_pos, Py_ssize_t max_stages, double lam, double penalty):
+        cdef Py_ssize_t r, a, k = row_counts.shape[1]
+        self.row_counts = row_counts
+        self.row_sit = row_sit
+        self.var_lls = var_lls
+        self.var_pos = var_pos
+        self.lam = lam
+        self.penalty = penalty
+        self.fixed_terms = np.zeros((row_counts.shape[0], k))
+        self.prob = np.zeros((max_stages, k))
+        self.logp = np.zeros((max_stages, k))
+        self.stamp = np.full(max_stages, -1, dtype=np.int64)
+        self.call = 0
+        with nogil:
+            for r in range(row_counts.shape[0]):
+                if row_sit[r] < 0:
+                    for a in range(k):
+                        self.fixed_terms[r, a] = count_term(row_prob[r, a], row_counts[r, a])
+
+    cdef inline Py_ssize_t _stage(self, const index_t[::1] sit_stage, Py_ssize_t i,
+                                  Py_ssize_t moved, Py_ssize_t target) noexcept nogil:
+        return target if i == moved else sit_stage[i]
+
+    cdef double score(self, const index_t[::1] sit_stage, Py_ssize_t moved, Py_ssize_t target,
+                      double df) noexcept nogil:
+        """The score with situation ``moved`` in stage ``target`` (-1: as it is):
+        the movable stages refitted from the table rows in order, the
+        variable's log-likelihood summed level by level over the rows, then
+        the variables' in order (as ``variable_loglik`` and ``rsum``)."""
+        cdef Py_ssize_t m = self.row_counts.shape[0], k = self.row_counts.shape[1], r, a, i, s
+        cdef racc_t acc = 0.0, total = 0.0
+        cdef double denom, term
+        self.call += 1
+        for r in range(m):
+            i = self.row_sit[r]
+            if i < 0:
+                continue
+            s = self._stage(sit_stage, i, moved, target)
+            if self.stamp[s] != 2 * self.call:
+                self.stamp[s] = 2 * self.call
+                for a in range(k):
+                    self.prob[s, a] = 0.0
+            for a in range(k):
+                self.prob[s, a] += self.row_counts[r, a]
+        for r in range(m):
+            i = self.row_sit[r]
+            if i < 0:
+                continue
+            s = self._stage(sit_stage, i, moved, target)
+            if self.stamp[s] == 2 * self.call:
+                self.stamp[s] = 2 * self.call + 1
+                denom = 0.0
+                for a in range(k):
+                    self.prob[s, a] = self.prob[s, a] + self.lam
+                    denom = denom + self.prob[s, a]
+                for a in range(k):
+                    self.prob[s, a] = self.prob[s, a] / denom
+                    self.logp[s, a] = log(self.prob[s, a]) if self.prob[s, a] > 0 else 0.0
+        for a in range(k):
+            for r in range(m):
+                i = self.row_sit[r]
+                if i < 0:
+                    acc += self.fixed_terms[r, a]
+                else:
+                    s = self._stage(sit_stage, i, moved, target)
+                    if self.prob[s, a] > 0:
+                        term = self.logp[s, a] * self.row_counts[r, a]
+                        acc += term
+        for i in range(self.var_lls.shape[0]):
+            total += <double>acc if i == self.var_pos else self.var_lls[i]
+        return score_of(<double>total, df, self.penalty)
+
+
+cdef class _Climb:
+    """The stages of the movable situations during the climb, and the moves
+    of one iteration that tie with the best up to rounding."""
+    cdef const float64_t[:, ::1] sit_counts
+    cdef index_t[::1] sit_stage
+    cdef Py_ssize_t n_sit, k
+    cdef double lam
+    # per stage id: summed counts, their total, situations held, refitted
+    # log-likelihood term and version (bumped whenever its counts change)
+    cdef float64_t[:, ::1] counts
+    cdef float64_t[::1] totals
+    cdef index_t[::1] sizes
+    cdef racc_t[::1] terms
+    cdef index_t[::1] version
+    cdef racc_t ll  # the movable stages' log-likelihood
+    # the live stage ids in R's unique() order, and the id a new stage takes
+    cdef index_t[::1] order
+    cdef Py_ssize_t n_order, new_stage
+    # cached terms: what situation i's stage keeps without it (valid while
+    # source_key[i] is (stage, version)), and what stage s would hold with
+    # it (valid while target_version[i, s] is the version; ids < cached)
+    cdef racc_t[::1] source_term
+    cdef index_t[:, ::1] source_key
+    cdef racc_t[:, ::1] target_term
+    cdef index_t[:, ::1] target_version
+    cdef Py_ssize_t cached
+    # the situations grouped by stage in R's visit order
+    cdef index_t[::1] position
+    cdef index_t[::1] group_start
+    cdef index_t[::1] group_fill
+    cdef index_t[::1] grouped
+    # the contenders of one iteration: (situation, target) and score
+    cdef index_t[:, ::1] near
+    cdef float64_t[::1] near_score
+    cdef Py_ssize_t n_near
+    cdef bint overflow
+    cdef double top
+
+    def __init__(self, const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
+                 const index_t[::1] stage_order, Py_ssize_t max_stages, double lam):
+        cdef Py_ssize_t j, n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
+        self.sit_counts = sit_counts
+        self.sit_stage = sit_stage
+        self.n_sit = n_sit
+        self.k = k
+        self.lam = lam
+        self.counts = np.zeros((max_stages, k))
+        self.totals = np.zeros(max_stages)
+        self.sizes = np.zeros(max_stages, dtype=np.int64)
+        self.terms = np.zeros(max_stages, dtype=np.longdouble)
+        self.version = np.zeros(max_stages, dtype=np.int64)
+        self.order = np.empty(max_stages, dtype=np.int64)
+        self.n_order = stage_order.shape[0]
+        for j in range(self.n_order):
+            self.order[j] = stage_order[j]
+        self.cached = min(max_stages, max(1, TARGET_CACHE_BYTES // (32 * max(n_sit, 1))))
+        self.source_term = np.empty(n_sit, dtype=np.longdouble)
+        self.source_key = np.full((n_sit, 2), -1, dtype=np.int64)
+        self.target_term = np.empty((n_sit, self.cached), dtype=np.longdouble)
+        self.target_version = np.full((n_sit, self.cached), -1, dtype=np.int64)
+        self.position = np.zeros(max_stages, dtype=np.int64)
+        self.group_start = np.zeros(max_stages + 1, dtype=np.int64)
+        self.group_fill = np.zeros(max_stages, dtype=np.int64)
+        self.grouped = np.zeros(max(n_sit, 1), dtype=np.int64)
+        self.near = np.empty((HC_RIVALS, 2), dtype=np.int64)
+        self.near_score = np.empty(HC_RIVALS)
+
+    cdef void start(self, Py_ssize_t n_stages) noexcept nogil:
+        """Sum the situations' counts by stage and refit every stage."""
+        cdef Py_ssize_t i, a, j, s
+        for i in range(self.n_sit):
+            s = self.sit_stage[i]
+            self.sizes[s] += 1
+            for a in range(self.k):
+                self.counts[s, a] += self.sit_counts[i, a]
+                self.totals[s] += self.sit_counts[i, a]
+        self.ll = 0.0
+        for j in range(self.n_order):
+            s = self.order[j]
+            self.terms[s] = stage_term(&self.counts[s, 0], self.totals[s], self.lam, self.k)
+            self.ll += self.terms[s]
+        self.new_stage = n_stages
+
+    cdef void group_situations(self) noexcept nogil:
+        """``grouped``: the situations by stage in R's visit order, each
+        stage's from ``group_start[j]`` (a stable counting sort)."""
+        cdef Py_ssize_t i, j
+        for j in range(self.n_order):
+            self.position[self.order[j]] = j
+            self.group_start[j + 1] = 0
+        for i in range(self.n_sit):
+            self.group_start[self.position[self.sit_stage[i]] + 1] += 1
+        self.group_start[0] = 0
+        for j in range(self.n_order):
+            self.group_start[j + 1] += self.group_start[j]
+            self.group_fill[j] = self.group_start[j]
+        for i in range(self.n_sit):
+            j = self.position[self.sit_stage[i]]
+            self.grouped[self.group_fill[j]] = i
+            self.group_fill[j] += 1
+
+    cdef inline racc_t source_term_of(self, Py_ssize_t i, Py_ssize_t s1,
+                                      double row_total) noexcept nogil:
+        """The term of stage ``s1`` without situation ``i``."""
+        cdef double left[MAX_LEVELS]
+        cdef Py_ssize_t a
+        cdef racc_t term
+        if self.source_key[i, 0] == s1 and self.source_key[i, 1] == self.version[s1]:
+            return self.source_term[i]
+        for a in range(self.k):
+            left[a] = self.counts[s1, a] - self.sit_counts[i, a]
+        term = stage_term(left, self.totals[s1] - row_total, self.lam, self.k)
+        self.source_term[i] = term
+        self.source_key[i, 0] = s1
+        self.source_key[i, 1] = self.version[s1]
+        return term
+
+    cdef inline racc_t target_term_of(self, Py_ssize_t i, Py_ssize_t s2,
+                                      double row_total) noexcept nogil:
+        """The term of stage ``s2`` with situation ``i``."""
+        cdef double joined[MAX_LEVELS]
+        cdef Py_ssize_t a
+        cdef racc_t term
+        if s2 < self.cached and self.target_version[i, s2] == self.version[s2]:
+            return self.target_term[i, s2]
+        for a in range(self.k):
+            joined[a] = self.counts[s2, a] + self.sit_counts[i, a]
+        term = stage_term(joined, self.totals[s2] + row_total, self.lam, self.k)
+        if s2 < self.cached:
+            self.target_term[i, s2] = term
+            self.target_version[i, s2] = self.version[s2]
+        return term
+
+    cdef inline void note_contender(self, Py_ssize_t i, Py_ssize_t s2, double score) noexcept nogil:
+        if self.n_near < HC_RIVALS:
+            self.near[self.n_near, 0] = i
+            self.near[self.n_near, 1] = s2
+            self.near_score[self.n_near] = score
+            self.n_near += 1
+        else:
+            self.overflow = True
+
+    cdef double scan(self, double now_score, double tol, bint skip_empty, double other_ll,
+                     double df, double penalty, Py_ssize_t* best_i,
+                     Py_ssize_t* best_s2) noexcept nogil:
+        """Score every move in R's visit order; return the best score (the
+        staying one unless a move beats it by more than ``tol``), with the
+        move in ``best_i``/``best_s2`` (-1: none).  ``top`` becomes the best
+        score met, staying included, and ``near`` the moves within ``tol``
+        of it."""
+        cdef Py_ssize_t j, jj, g, i, a, s1, s2, k = self.k
+        cdef double best_score = now_score, top = now_score, score, cand_df, row_total
+        cdef racc_t t1, t2, cand
+        best_i[0] = -1
+        best_s2[0] = -1
+        self.n_near = 0
+        self.overflow = False
+        self.group_situations()
+        for j in range(self.n_order):
+            s1 = self.order[j]
+            for g in range(self.group_start[j], self.group_start[j + 1]):
+                i = self.grouped[g]
+                row_total = 0.0
+                for a in range(k):
+                    row_total += self.sit_counts[i, a]
+                if row_total == 0 and self.sizes[s1] > 1 and skip_empty:
+                    # it changes the df only when it empties its stage:
+                    # never strictly better, so never R's choice
+                    continue
+                # what the source stage keeps does not depend on the target
+                t1 = self.source_term_of(i, s1, row_total)
+                for jj in range(self.n_order + 1):
+                    s2 = self.order[jj] if jj < self.n_order else self.new_stage
+                    if s2 == s1:
+                        continue
+                    t2 = self.target_term_of(i, s2, row_total)
+                    cand = self.ll - self.terms[s1] - self.terms[s2] + t1 + t2
+                    cand_df = df
+                    if self.sizes[s1] == 1:
+                        cand_df = cand_df - (k - 1)
+                    if self.sizes[s2] == 0:
+                        cand_df = cand_df + (k - 1)
+                    score = score_of(other_ll + <double>cand, cand_df, penalty)
+                    if score >= top - tol:  # a contender, so far
+                        self.note_contender(i, s2, score)
+                        if score > top:
+                            top = score
+                    if score > best_score + tol:
+                        best_score = score
+                        best_i[0] = i
+                        best_s2[0] = s2
+        self.top = top
+        self.keep_contenders(top - tol)
+        return best_score
+
+    cdef void keep_contenders(self, double level) noexcept nogil:
+        """Keep the contenders scoring at least ``level`` (none after an overflow)."""
+        cdef Py_ssize_t g, n_kept = 0
+        if not self.overflow:
+            for g in range(self.n_near):
+                if self.near_score[g] >= level:
+                    self.near[n_kept, 0] = self.near[g, 0]
+                    self.near[n_kept, 1] = self.near[g, 1]
+                    n_kept += 1
+        self.n_near = n_kept
+
+    cdef inline bint stays_contender(self, double now_score, double tol) noexcept nogil:
+        """Whether staying ties with the best move up to rounding."""
+        return now_score >= self.top - tol
+
+    cdef double moved_df(self, Py_ssize_t i, Py_ssize_t s2, double df) noexcept nogil:
+        """The df after moving situation ``i`` to stage ``s2``."""
+        if self.sizes[self.sit_stage[i]] == 1:
+            df = df - (self.k - 1)
+        if self.sizes[s2] == 0:
+            df = df + (self.k - 1)
+        return df
+
+    cdef double move(self, Py_ssize_t i, Py_ssize_t s2, double df) noexcept nogil:
+        """Move situation ``i`` to stage ``s2``; return the new df."""
+        cdef Py_ssize_t a, j, jj, s1 = self.sit_stage[i], k = self.k
+        if self.sizes[s2] == 0:
+            self.order[self.n_order] = s2
+            self.n_order += 1
+            df = df + (k - 1)
+        for a in range(k):
+            self.counts[s1, a] -= self.sit_counts[i, a]
+            self.counts[s2, a] += self.sit_counts[i, a]
+            self.totals[s1] -= self.sit_counts[i, a]
+            self.totals[s2] += self.sit_counts[i, a]
+        self.sizes[s1] -= 1
+        self.sizes[s2] += 1
+        self.version[s1] += 1
+        self.version[s2] += 1
+        self.sit_stage[i] = s2
+        if self.sizes[s1] == 0:
+            df = df - (k - 1)
+            for j in range(self.n_order):
+                if self.order[j] == s1:
+                    for jj in range(j, self.n_order - 1):
+                        self.order[jj] = self.order[jj + 1]
+                    self.n_order -= 1
+                    break
+        self.ll = self.ll - self.terms[s1] - self.terms[s2]
+        self.terms[s1] = stage_term(&self.counts[s1, 0], self.totals[s1], self.lam, k)
+        self.terms[s2] = stage_term(&self.counts[s2, 0], self.totals[s2], self.lam, k)
+        self.ll = self.ll + self.terms[s1] + self.terms[s2]
+        self.new_stage = 0
+        while self.sizes[self.new_stage] > 0:
+            self.new_stage += 1
+        self.sort_by_first_situation()
+        return df
+
+    cdef void sort_by_first_situation(self) noexcept nogil:
+        """Reorder the live stage ids by the first situation that holds them
+        (R's ``unique()`` order)."""
+        cdef Py_ssize_t i, j, filled = 0
+        cdef bint seen
+        for i in range(self.n_sit):
+            seen = False
+            for j in range(filled):
+                if self.order[j] == self.sit_stage[i]:
+                    seen = True
+                    break
+            if not seen:
+                self.order[filled] = self.sit_stage[i]
+                filled += 1
+                if filled == self.n_order:
+                    break
+
+
+cdef double _settle_as_r(_Climb climb, _RScorer scorer, double staying, double df,
+                         Py_ssize_t* best_i, Py_ssize_t* best_s2) noexcept nogil:
+    """Among the contenders (and staying, scored ``staying``), the first
+    strictly best by R's own scores, in R's visit order; its score."""
+    cdef Py_ssize_t g, i, s2
+    cdef double exact, best_exact = staying
+    best_i[0] = -1
+    for g in range(climb.n_near):
+        i = climb.near[g, 0]
+        s2 = climb.near[g, 1]
+        exact = scorer.score(climb.sit_stage, i, s2, climb.moved_df(i, s2, df))
+        if exact > best_exact:
+            best_exact = exact
+            best_i[0] = i
+            best_s2[0] = s2
+    return best_exact
+
+
+def move_situations(const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
+                    const index_t[::1] stage_order, Py_ssize_t n_stages,
+                    double lam, double other_ll, double start_score, double df, double penalty,
+                    long max_iter, index_t[:, ::1] moves, const float64_t[:, ::1] row_counts,
+                    const index_t[::1] row_sit, const float64_t[:, ::1] row_prob,
+                    const float64_t[::1] var_lls, Py_ssize_t var_pos):
+    """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
+
+    Parameters
+    ----------
+    sit_counts : counts of the movable situations (ascending situation order).
+    sit_stage : their stage ids (0..n_stages-1); updated in place.  A move to
+        a new stage uses the lowest id that holds no situation.
+    stage_order : the stage ids in R's ``unique()`` order.
+    other_ll : log-likelihood of what no move changes (the other variables
+        and the situations not movable); df : the model's df.
+    start_score : the score of the model as stored, which the first move
+        must beat.  As in R, every move refits the stages from the counts
+        and recomputes the log-likelihood from the tree's tables, so when
+        the stored fit is not that one (``indep`` with missing values) even
+        a move that changes no count can win the first iteration.
+    penalty : per-parameter penalty of the moved models' scores.
+    moves : output rows (situation, target stage id, iteration); the caller
+        gives at least ``max_iter`` rows, and ``k <= MAX_LEVELS``.
+    row_counts, row_sit, row_prob, var_lls, var_pos : R's arithmetic, for
+        ties: the variable's table rows in order, each row's movable
+        situation (or -1, and then its probabilities in ``row_prob``), and
+        every variable's log-likelihood (this one's at ``var_pos``).
+
+    When the best moves (or the best and staying) differ only by rounding,
+    R's choice rests on its own rounding: they are rescored as R scores a
+    move and the first strictly best in R's visit order is made.
+
+    Returns
+    -------
+    (number of moves, df)
+    """
+    # every live stage holds a situation, and emptied ids are reused
+    cdef Py_ssize_t max_stages = n_stages + sit_counts.shape[0] + 1
+    cdef _Climb climb = _Climb(sit_counts, sit_stage, stage_order, max_stages, lam)
+    cdef _RScorer scorer = _RScorer(row_counts, row_sit, row_prob, var_lls, var_pos,
+                                    max_stages, lam, penalty)
+    cdef Py_ssize_t n_moves = 0, best_i, best_s2
+    cdef long iteration = 0
+    cdef double now_score = start_score, best_score, tol, staying
+    cdef bint skip_empty
+    with nogil:
+        climb.start(n_stages)
+        # moving a situation without counts changes no estimate, hence beats
+        # nothing once the score is that of the refitted stages
+        skip_empty = fabs(score_of(other_ll + <double>climb.ll, df, penalty) - now_score) \
+            <= TIE_RTOL * (1.0 + fabs(now_score))
+        while iteration < max_iter:
+            iteration += 1
+            tol = TIE_RTOL * (1.0 + fabs(now_score))
+            best_score = climb.scan(now_score, tol, skip_empty, other_ll, df, penalty,
+                                    &best_i, &best_s2)
+            if climb.n_near + climb.stays_contender(now_score, tol) >= 2:
+                # R's own scores decide
+                staying = start_score if n_moves == 0 else scorer.score(sit_stage, -1, -1, df)
+                best_score = _settle_as_r(climb, scorer, staying, df, &best_i, &best_s2)
+            if best_i < 0:
+                break
+            df = climb.move(best_i, best_s2, df)
+            now_score = best_score
+            skip_empty = True
+            moves[n_moves, 0] = best_i
+            moves[n_moves, 1] = best_s2
+            moves[n_moves, 2] = iteration
+            n_moves += 1
+    return n_moves, df

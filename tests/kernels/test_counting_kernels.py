@@ -1,0 +1,228 @@
+"""Counting, tree-lookup, inference and sampling kernels against NumPy twins.
+
+Twins: ``_counts`` (all four), ``_as_sevt`` (both), ``_infer`` (both),
+``_random`` (``draw_levels``, ``StageJoiner``).
+"""
+import itertools
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
+from pystagedtrees.kernels._counts import (
+    first_positions, next_situation_ids, situation_level_counts, sum_rows_by_stage,
+)
+from pystagedtrees.kernels._infer import dense_summed_out_logprob
+from pystagedtrees.kernels._random import StageJoiner, draw_levels
+
+seeds = hst.integers(0, 2**32 - 1)
+
+
+@given(seeds, hst.integers(0, 40), hst.integers(1, 5), hst.integers(1, 4))
+def test_situation_counts_and_next_ids_follow_the_rows(seed, n, n_groups, k):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(-1, n_groups, size=n).astype(np.int64)
+    codes = rng.integers(-1, k, size=n).astype(np.int32)
+    weight = rng.random(n)
+    out = np.zeros((n_groups, k))
+    situation_level_counts(group, codes, weight, out)
+    want = np.zeros((n_groups, k))
+    for r in range(n):
+        if group[r] >= 0 and codes[r] >= 0:
+            want[group[r], codes[r]] += weight[r]
+    np.testing.assert_array_equal(out, want)
+
+    cell_id = rng.integers(-1, 10, size=n_groups * k).astype(np.int64)
+    ids = np.empty(n, dtype=np.int64)
+    next_situation_ids(group, codes, cell_id, k, ids)
+    complete = (group >= 0) & (codes >= 0)
+    expected = np.where(complete, cell_id[np.where(complete, group * k + codes, 0)], -1)
+    np.testing.assert_array_equal(ids, expected)
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(1, 4))
+def test_rows_summed_by_stage_and_first_positions(seed, n, m, k):
+    rng = np.random.default_rng(seed)
+    counts = rng.random((n, k))
+    stage = rng.integers(0, m, size=n).astype(np.int32)
+    out = np.zeros((m, k))
+    sum_rows_by_stage(counts, stage, out)
+    want = np.zeros((m, k))
+    for r in range(n):  # in row order, as the kernel adds
+        want[stage[r]] += counts[r]
+    np.testing.assert_array_equal(out, want)
+
+    first = np.full(m, -1, dtype=np.int64)
+    first_positions(stage, first)
+    np.testing.assert_array_equal(
+        first, [stage.tolist().index(s) if s in stage else -1 for s in range(m)])
+
+
+def _parents(rng, n_vars):
+    """Level counts of the variables before ``Xi`` and which of them are parents."""
+    k = rng.integers(1, 4, size=n_vars)
+    parents = np.flatnonzero(rng.random(n_vars) < 0.6)
+    return k, parents
+
+
+@given(seeds, hst.integers(1, 4), hst.integers(0, 25))
+def test_stages_by_parent_configuration(seed, n_vars, n_rows):
+    rng = np.random.default_rng(seed)
+    k, parents = _parents(rng, n_vars)
+    radices = k[parents].astype(np.int64)
+    n_configs = int(np.prod(radices))
+    table = rng.permutation(n_configs).astype(np.int32)
+    # situation digits: variable j's level is (s // stride_j) % k_j, the root slowest
+    strides = np.array([np.prod(k[j + 1:]) for j in range(n_vars)], dtype=np.int64)
+    levels = np.column_stack([rng.integers(0, kj, size=n_rows) for kj in k]).astype(np.int32) \
+        if n_rows else np.empty((0, n_vars), dtype=np.int32)
+    situations = (levels.astype(np.int64) * strides).sum(axis=1).astype(np.int64)
+    # the configuration: the parents' levels in mixed radix, earliest slowest
+    config = np.zeros(n_rows, dtype=np.int64)
+    for j in parents:
+        config = config * k[j] + levels[:, j]
+    out = np.empty(n_rows, dtype=np.int32)
+    stages_by_parent_config(situations, strides[parents].copy(), radices, table, out)
+    np.testing.assert_array_equal(out, table[config])
+
+    codes = np.column_stack([levels, np.zeros(n_rows, dtype=np.int32)])  # Xi's own column
+    missing = rng.random(codes.shape) < 0.1
+    codes[missing] = -1
+    codes = np.ascontiguousarray(codes)
+    out = np.empty(n_rows, dtype=np.int32)
+    stages_by_parent_codes(codes, parents.astype(np.int64), radices, table, out)
+    incomplete = (codes[:, parents] < 0).any(axis=1)
+    np.testing.assert_array_equal(out, np.where(incomplete, table[0], table[config]))
+
+
+def _dense_tree(rng, n_vars):
+    """A staged tree as the inference kernels read it: stage vectors and log-probabilities."""
+    k = rng.integers(1, 4, size=n_vars).astype(np.int64)
+    n_sit = [int(np.prod(k[:i])) for i in range(n_vars)]
+    n_stages = [int(rng.integers(1, s + 1)) for s in n_sit]
+    stages = [rng.integers(0, m, size=s).astype(np.int32) for m, s in zip(n_stages, n_sit)]
+    prob = [rng.dirichlet(np.ones(ki), size=m) for ki, m in zip(k, n_stages)]
+    for p in prob:
+        p[rng.random(len(p)) < 0.15] = np.nan  # undefined stages
+        p[rng.random(p.shape) < 0.1] = 0.0
+    with np.errstate(divide="ignore"):
+        logp = [np.log(p) for p in prob]
+    stage_offset = np.cumsum([0] + n_sit[:-1]).astype(np.int64)
+    prob_offset = np.cumsum([0] + [p.size for p in logp[:-1]]).astype(np.int64)
+    return (k, stages, logp, np.concatenate(stages), stage_offset,
+            np.concatenate([p.ravel() for p in logp]), prob_offset)
+
+
+def _path_logprob(k, stages, logp, path):
+    total, sit = 0.0, 0
+    for i, level in enumerate(path):
+        total += logp[i][stages[i][sit], level]
+        sit = sit * k[i] + level
+    return total
+
+
+def r_log_sum_exp(values):
+    """matrixStats::logSumExp: the first largest plus log1p of the others' exp(x - top)."""
+    top_index = int(np.argmax(values))
+    top = values[top_index]
+    if top == -math.inf or len(values) == 1:
+        return top
+    rest = 0.0
+    for j, v in enumerate(values):
+        if j != top_index:
+            rest += math.exp(v - top)
+    return top + math.log1p(rest)
+
+
+@settings(deadline=None)
+@given(seeds, hst.integers(1, 4), hst.integers(0, 12), hst.integers(1, 12))
+def test_dense_summed_out_logprob_sums_every_completion(seed, n_vars, n_rows, capacity):
+    rng = np.random.default_rng(seed)
+    k, stages, logp, flat_stages, s_off, flat_logp, p_off = _dense_tree(rng, n_vars)
+    codes = np.column_stack([rng.integers(0, ki, size=n_rows) for ki in k]).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.4] = -1
+    codes = np.ascontiguousarray(codes)
+    out = np.empty(n_rows)
+    dense_summed_out_logprob(codes, flat_stages, s_off, flat_logp, p_off, k,
+                             np.empty(capacity), np.empty(n_vars, dtype=np.int32), out)
+    for r, row in enumerate(codes):
+        observed = np.flatnonzero(row >= 0)
+        if len(observed) == 0:
+            assert out[r] == 0.0
+            continue
+        last = observed[-1]
+        # R's expand.grid order: the first gap fastest
+        choices = [[row[i]] if row[i] >= 0 else list(range(k[i])) for i in range(last + 1)]
+        paths = [tuple(reversed(p)) for p in itertools.product(*reversed(choices))]
+        values = [_path_logprob(k, stages, logp, p) for p in paths]
+        values = [-math.inf if math.isnan(v) else v for v in values]
+        assert out[r] == r_log_sum_exp(values)
+
+
+@given(seeds, hst.integers(0, 20), hst.integers(1, 4), hst.integers(1, 4))
+def test_draw_levels_inverts_the_cumulative_probabilities(seed, n, m, k):
+    rng = np.random.default_rng(seed)
+    stage = rng.integers(0, m, size=n).astype(np.int32)
+    drawable = (rng.random(m) < 0.8).astype(np.uint8)
+    prob = rng.dirichlet(np.ones(k), size=m)
+    order = np.array([rng.permutation(k) for _ in range(m)], dtype=np.int64)
+    cum = np.ascontiguousarray(np.cumsum(np.take_along_axis(prob, order, axis=1), axis=1))
+    u = rng.random(n)
+    situation = rng.integers(-1, 3, size=n).astype(np.int64)
+    codes = np.full((n, 3), 7, dtype=np.int32)
+    want_codes, want_sit, used = codes.copy(), situation.copy(), 0
+    for r in range(n):
+        s = stage[r]
+        if want_sit[r] < 0 or not drawable[s]:
+            want_codes[r, 1], want_sit[r] = -1, -1
+            continue
+        x = u[used]
+        used += 1
+        j = next((c for c in range(k) if x <= cum[s, c]), k - 1)
+        want_codes[r, 1] = order[s, j]
+        want_sit[r] = want_sit[r] * k + order[s, j]
+    assert draw_levels(stage, drawable, cum, order, u, codes, 1, situation) == used
+    np.testing.assert_array_equal(codes, want_codes)
+    np.testing.assert_array_equal(situation, want_sit)
+
+
+def r_unif_index(n, u, pos):
+    """R's ``R_unif_index(n)``: 16-bit chunks of uniforms, rejection above ``n``."""
+    bits = math.ceil(math.log2(n))
+    while True:
+        v = 0
+        for _ in range(0, bits + 1, 16):
+            v = 65536 * v + math.floor(u[pos] * 65536)
+            pos += 1
+        v &= (1 << bits) - 1
+        if v < n:
+            return v, pos
+
+
+@given(seeds, hst.integers(1, 30), hst.floats(0, 1))
+def test_stage_joiner_replays_r_random_sevt_joins(seed, m, q):
+    rng = np.random.default_rng(seed)
+    u = rng.random(64 * m + 64)  # rejections draw more: room to spare
+    live = list(range(m))  # stage labels by first appearance
+    merged_into = [-1] * m
+    pos = 0
+    for s in range(m):
+        pos += 1
+        if u[pos - 1] < q:
+            pick, pos = r_unif_index(len(live), u, pos)
+            t = live[pick]
+            if merged_into[s] < 0 and t != s:
+                keep, drop = sorted((live.index(s), live.index(t)))
+                live[keep] = t
+                del live[drop]
+                merged_into[s] = t
+    want = []
+    for s in range(m):
+        while merged_into[s] >= 0:
+            s = merged_into[s]
+        want.append(s)
+    joiner = StageJoiner(m)
+    assert joiner.run(q, u) == pos
+    np.testing.assert_array_equal(joiner.mapping(), want)
