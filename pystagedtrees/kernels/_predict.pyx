@@ -100,9 +100,10 @@ cdef Tree _tree(tuple arrays) except *:
     return t
 
 
-# rows walked side by side, variable by variable: the variable's arrays are
-# read once into locals, and the rows' memory reads overlap
-DEF BLOCK = 64
+cdef enum:
+    # rows walked side by side, variable by variable: the variable's arrays
+    # are read once into locals, and the rows' memory reads overlap
+    BLOCK = 64
 
 
 cdef struct Rows:
@@ -113,12 +114,12 @@ cdef struct Rows:
     # where each row's path is, at the variable last walked:
     index_t* situation  # its index among the variable's situations
     index_t* position   # sparse: the first listed situation not below it
-    uflag_t* listed     # sparse: whether it is listed
+    flag_t* listed     # sparse: whether it is listed
     # the same, kept at the variable before the target (class posteriors)
     double* kept_totals
     index_t* kept_situation
     index_t* kept_position
-    uflag_t* kept_listed
+    flag_t* kept_listed
     double* scores      # BLOCK x levels of the target
 
 
@@ -129,11 +130,11 @@ cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
     s.totals = <double*> malloc(BLOCK * sizeof(double))
     s.situation = <index_t*> malloc(BLOCK * sizeof(index_t))
     s.position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.listed = <uflag_t*> malloc(BLOCK * sizeof(uflag_t))
+    s.listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
     s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
     s.kept_situation = <index_t*> malloc(BLOCK * sizeof(index_t))
     s.kept_position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.kept_listed = <uflag_t*> malloc(BLOCK * sizeof(uflag_t))
+    s.kept_listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
     s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
     if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
             or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
@@ -279,7 +280,7 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
 
 
 def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
-                     float64_t[:, ::1] out, index_t[::1] best, uflag_t[::1] done):
+                     float64_t[:, ::1] out, index_t[::1] best, flag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
 
     A row counts the variables up to its last given one (or ``target``, if
