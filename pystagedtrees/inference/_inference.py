@@ -60,25 +60,21 @@ class _LogTables:
         log_prob = [t[v.stage] if kind[i] == OWN else t
                      for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
         listed = [v.sit if kind[i] == SPARSE else _NONE for i, v in enumerate(self.vectors)]
-        child_start, child_offset = [], np.full(p, -1, dtype=np.int64)
+        child_start = [_NONE] * p
         for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & (kind[1:] == SPARSE)):
             parents = listed[i] if kind[i] == SPARSE else np.arange(self.vectors[i].n_situations)
             first_children = np.searchsorted(listed[i + 1], parents * self.n_levels[i])
-            child_offset[i] = sum(map(len, child_start))
-            child_start.append(np.append(first_children, len(listed[i + 1])))
-        lags = [v.lags if kind[i] == BY_PARENTS else _NONE for i, v in enumerate(self.vectors)]
-        weights = [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
-                   for i, v in enumerate(self.vectors)]
+            child_start[i] = np.append(first_children, len(listed[i + 1]))
         self.tree = (
-            kind, self.n_levels, _flat(stages, np.int32), _starts(stages),
-            _flat(listed, np.int64), _starts(listed),
-            np.array([len(s) for s in listed], dtype=np.int64),
+            kind, self.n_levels, np.array([len(s) for s in listed], dtype=np.int64),
             np.array([v.default if kind[i] == SPARSE else -1 for i, v in enumerate(self.vectors)],
                      dtype=np.int32),
-            _flat(child_start, np.int64), child_offset,
-            _flat(lags, np.int64), _flat(weights, np.int64),
-            np.append(0, np.cumsum([len(x) for x in lags])).astype(np.int64),
-            _flat(log_prob, np.float64), _starts(log_prob),
+            [np.ascontiguousarray(x, dtype=np.int32) for x in stages],
+            listed, child_start,
+            [v.lags if kind[i] == BY_PARENTS else _NONE for i, v in enumerate(self.vectors)],
+            [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
+             for i, v in enumerate(self.vectors)],
+            [np.ascontiguousarray(x.ravel()) for x in log_prob],
         )
 
     def dense_arrays(self):
@@ -107,8 +103,7 @@ def _digit_weights(radices):
 
 def _flat(arrays, dtype):
     """The arrays end to end (one element at least: the kernels take its address)."""
-    flat = np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1)]).astype(dtype)
-    return np.ascontiguousarray(flat)
+    return np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1, dtype=dtype)], dtype=dtype)
 
 
 def _starts(arrays):

@@ -1,30 +1,31 @@
 """Prediction kernels: one pass per row along its path through the tree.
 
-The stages of every variable are read from flat arrays, whatever their
+The stages of every variable are read from its own arrays, whatever their
 storage: one id per situation (dense), the ids of the listed situations
 with a default for the others (sparse), or an id per configuration of the
 variable's parents.  A sparse variable finds a situation by binary search
 among the children of its parent's place, which ``child_start`` bounds to a
 few entries; so a row costs a handful of memory reads per variable.
 
-Arrays of the tree (``t`` below), per variable ``i`` of ``p``:
+The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
+``default_stage`` (an entry per variable ``i``), then lists of an array per
+variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
+``parent_weight``, ``log_prob``.
 
 - ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS`` or ``OWN`` (dense,
   with a row of log-probabilities per situation: no stage id is read);
-- ``n_levels[i]``;
-- ``stages[stage_start[i] + j]``: the stage of situation ``j`` (dense), of
-  the ``j``-th listed situation (sparse) or of parent configuration ``j``;
-- ``situations[situation_start[i] + j]``, ``j < n_listed[i]``: the sorted
-  listed situations (sparse); ``default_stage[i]`` the others' stage;
-- ``child_start[child_offset[i] + j]``: for a variable followed by a sparse
+- ``stages[i][j]``: the stage of situation ``j`` (dense), of the ``j``-th
+  listed situation (sparse) or of parent configuration ``j``;
+- ``situations[i][:n_listed[i]]``: the sorted listed situations (sparse);
+  ``default_stage[i]`` the others' stage;
+- ``child_start[i][j]`` (empty: none): for a variable followed by a sparse
   one, the first listed situation of variable ``i + 1`` that is not below
   the first child of situation ``j`` (dense) or of the ``j``-th listed
-  situation (sparse), one more entry closing the list; ``child_offset[i]``
-  is -1 where there is none;
-- ``parent_lag[q]``, ``parent_weight[q]`` for ``q`` in
-  ``parent_start[i] .. parent_start[i + 1] - 1``: how many variables before
-  ``i`` a parent is and its digit's weight in the configuration number;
-- ``log_prob[prob_start[i] + stage * n_levels[i] + level]``.
+  situation (sparse), one more entry closing the list;
+- ``parent_lag[i][q]``, ``parent_weight[i][q]``: how many variables before
+  ``i`` parent ``q`` is and its digit's weight in the configuration number;
+- ``log_prob[i][row * n_levels[i] + level]``, the row a stage (a situation
+  for ``OWN``).
 
 The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
@@ -47,57 +48,70 @@ cdef struct Tree:
     Py_ssize_t p
     const flag_t* kind
     const index_t* n_levels
-    const stage_t* stages
-    const index_t* stage_start
-    const index_t* situations
-    const index_t* situation_start
     const index_t* n_listed
     const stage_t* default_stage
-    const index_t* child_start
-    const index_t* child_offset
-    const index_t* parent_lag
-    const index_t* parent_weight
-    const index_t* parent_start
-    const float64_t* log_prob
-    const index_t* prob_start
+    const stage_t** stages
+    const index_t** situations
+    const index_t** child_start  # NULL: none
+    const index_t** parent_lag
+    const index_t** parent_weight
+    index_t* n_parents
+    const float64_t** log_prob
 
 
-cdef Tree _tree(tuple arrays) except *:
+cdef int _tree(Tree* t, tuple arrays) except -1:
     """Pointers into the tree's arrays (which ``arrays`` keeps alive); the
-    typed views check their types and layout."""
+    typed views check their types and layout.  Free with :func:`_free_tree`."""
     cdef const flag_t[::1] kind = arrays[0]
     cdef const index_t[::1] n_levels = arrays[1]
-    cdef const stage_t[::1] stages = arrays[2]
-    cdef const index_t[::1] stage_start = arrays[3]
-    cdef const index_t[::1] situations = arrays[4]
-    cdef const index_t[::1] situation_start = arrays[5]
-    cdef const index_t[::1] n_listed = arrays[6]
-    cdef const stage_t[::1] default_stage = arrays[7]
-    cdef const index_t[::1] child_start = arrays[8]
-    cdef const index_t[::1] child_offset = arrays[9]
-    cdef const index_t[::1] parent_lag = arrays[10]
-    cdef const index_t[::1] parent_weight = arrays[11]
-    cdef const index_t[::1] parent_start = arrays[12]
-    cdef const float64_t[::1] log_prob = arrays[13]
-    cdef const index_t[::1] prob_start = arrays[14]
-    cdef Tree t
-    t.p = kind.shape[0]
+    cdef const index_t[::1] n_listed = arrays[2]
+    cdef const stage_t[::1] default_stage = arrays[3]
+    cdef const stage_t[::1] stages
+    cdef const index_t[::1] situations, child_start, parent_lag, parent_weight
+    cdef const float64_t[::1] log_prob
+    cdef Py_ssize_t i, p = kind.shape[0]
+    t.p = p
     t.kind = &kind[0]
     t.n_levels = &n_levels[0]
-    t.stages = &stages[0]
-    t.stage_start = &stage_start[0]
-    t.situations = &situations[0]
-    t.situation_start = &situation_start[0]
     t.n_listed = &n_listed[0]
     t.default_stage = &default_stage[0]
-    t.child_start = &child_start[0]
-    t.child_offset = &child_offset[0]
-    t.parent_lag = &parent_lag[0]
-    t.parent_weight = &parent_weight[0]
-    t.parent_start = &parent_start[0]
-    t.log_prob = &log_prob[0]
-    t.prob_start = &prob_start[0]
-    return t
+    t.stages = <const stage_t**> malloc(p * sizeof(stage_t*))
+    t.situations = <const index_t**> malloc(p * sizeof(index_t*))
+    t.child_start = <const index_t**> malloc(p * sizeof(index_t*))
+    t.parent_lag = <const index_t**> malloc(p * sizeof(index_t*))
+    t.parent_weight = <const index_t**> malloc(p * sizeof(index_t*))
+    t.n_parents = <index_t*> malloc(p * sizeof(index_t))
+    t.log_prob = <const float64_t**> malloc(p * sizeof(float64_t*))
+    if (t.stages == NULL or t.situations == NULL or t.child_start == NULL
+            or t.parent_lag == NULL or t.parent_weight == NULL or t.n_parents == NULL
+            or t.log_prob == NULL):
+        _free_tree(t)
+        raise MemoryError()
+    for i in range(p):
+        stages = arrays[4][i]
+        situations = arrays[5][i]
+        child_start = arrays[6][i]
+        parent_lag = arrays[7][i]
+        parent_weight = arrays[8][i]
+        log_prob = arrays[9][i]
+        t.stages[i] = &stages[0] if stages.shape[0] else NULL
+        t.situations[i] = &situations[0] if situations.shape[0] else NULL
+        t.child_start[i] = &child_start[0] if child_start.shape[0] else NULL
+        t.parent_lag[i] = &parent_lag[0] if parent_lag.shape[0] else NULL
+        t.parent_weight[i] = &parent_weight[0] if parent_weight.shape[0] else NULL
+        t.n_parents[i] = parent_lag.shape[0]
+        t.log_prob[i] = &log_prob[0] if log_prob.shape[0] else NULL
+    return 0
+
+
+cdef void _free_tree(Tree* t) noexcept:
+    free(t.stages)
+    free(t.situations)
+    free(t.child_start)
+    free(t.parent_lag)
+    free(t.parent_weight)
+    free(t.n_parents)
+    free(t.log_prob)
 
 
 cdef enum:
@@ -189,19 +203,20 @@ cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py
                                   index_t* hi) noexcept nogil:
     """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
     ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
-    cdef index_t first, at
+    cdef index_t at
     cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
-    if above == _BY_PARENTS or t.child_offset[i - 1] < 0:
+    cdef const index_t* start
+    if above == _BY_PARENTS or t.child_start[i - 1] == NULL:
         hi[0] = t.n_listed[i]
         return 0
-    first = t.child_offset[i - 1]
+    start = t.child_start[i - 1]
     at = s.position[b] if above == _SPARSE else s.situation[b]
     if above != _SPARSE or s.listed[b]:
-        hi[0] = t.child_start[first + at + 1]
-        return t.child_start[first + at]
+        hi[0] = start[at + 1]
+        return start[at]
     # between the listed situations around it
-    hi[0] = t.child_start[first + at]
-    return t.child_start[first + at - 1] if at > 0 else 0
+    hi[0] = start[at]
+    return start[at - 1] if at > 0 else 0
 
 
 cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
@@ -220,9 +235,9 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
         kind = t.kind[i]
         k = t.n_levels[i]
         above = t.n_levels[i - 1] if i > 0 else 0
-        log_prob = &t.log_prob[t.prob_start[i]]
-        stages = &t.stages[t.stage_start[i]]
-        listed = &t.situations[t.situation_start[i]]
+        log_prob = t.log_prob[i]
+        stages = t.stages[i]
+        listed = t.situations[i]
         for b in range(size):
             if i > s.last[b]:
                 continue
@@ -234,8 +249,8 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
                 s.totals[b] += log_prob[stages[situation] * k + code]
             elif kind == _BY_PARENTS:
                 config = 0
-                for q in range(t.parent_start[i], t.parent_start[i + 1]):
-                    config += s.paths[b * m + i - t.parent_lag[q]] * t.parent_weight[q]
+                for q in range(t.n_parents[i]):
+                    config += s.paths[b * m + i - t.parent_lag[i][q]] * t.parent_weight[i][q]
                 s.totals[b] += log_prob[stages[config] * k + code]
             else:
                 lo = _child_bounds(t, i, s, b, &hi)
@@ -259,13 +274,19 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
     ``tree`` holds the arrays described in the module's docstring, in that
     order; the caller checks the codes are levels.
     """
-    cdef Tree t = _tree(tree)
-    cdef Py_ssize_t b, i, start, size, n = codes.shape[0], m = codes.shape[1]
+    cdef Tree t
+    cdef Py_ssize_t b, i, block, start, size, n = codes.shape[0], m = codes.shape[1]
     cdef Rows s
-    _allocate(&s, m, 1)
+    _tree(&t, tree)
+    try:
+        _allocate(&s, m, 1)
+    except MemoryError:
+        _free_tree(&t)
+        raise
     try:
         with nogil:
-            for start in range(0, n, BLOCK):
+            for block in range((n + BLOCK - 1) // BLOCK):
+                start = block * BLOCK
                 size = min(BLOCK, n - start)
                 for b in range(size):
                     for i in range(m):
@@ -277,6 +298,7 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
                     out[start + b] = s.totals[b]
     finally:
         _release(&s)
+        _free_tree(&t)
 
 
 def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
@@ -287,24 +309,32 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
     later); ``codes[r, target]`` is not read.  Rows with a missing value
     (-1) before that or an unknown value (< -1) anywhere are left to the
     caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
-    the log-posterior of level ``a`` (its probability with ``as_prob``),
+    the log-posterior of level ``a`` (its probability with ``as_prob``; a
+    column per level of the target),
     all NaN where every level has probability 0 (paths through stages
     without probabilities count 0), and ``best[r]`` the first most probable
     level (-1 on NaN rows).  The normaliser is the largest score plus the
     log of the summed ``exp(score - largest)``, in level order.
     """
-    cdef Tree t = _tree(tree)
-    cdef Py_ssize_t r, b, i, a, start, size, deepest, n = codes.shape[0], m = codes.shape[1]
-    cdef Py_ssize_t k = t.n_levels[target]
+    cdef Tree t
+    cdef Py_ssize_t r, b, i, a, block, start, size, deepest
+    cdef Py_ssize_t n = codes.shape[0], m = codes.shape[1]
+    cdef Py_ssize_t k = out.shape[1]  # the target's levels
     cdef Py_ssize_t gap  # the first missing value's variable
     cdef code_t code
     cdef const code_t* row
     cdef bint complete
     cdef Rows s
-    _allocate(&s, m, k)
+    _tree(&t, tree)
+    try:
+        _allocate(&s, m, k)
+    except MemoryError:
+        _free_tree(&t)
+        raise
     try:
         with nogil:
-            for start in range(0, n, BLOCK):
+            for block in range((n + BLOCK - 1) // BLOCK):
+                start = block * BLOCK
                 size = min(BLOCK, n - start)
                 deepest = target
                 for b in range(size):
@@ -347,6 +377,7 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
                                    &best[start + b])
     finally:
         _release(&s)
+        _free_tree(&t)
 
 
 cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, float64_t* out,
