@@ -71,9 +71,10 @@ class Sevt(SevtMethods):
         The variables in tree order, with their levels.
     ctables : dict of str to pandas.DataFrame or None
         Contingency tables: one row per situation, one column per level.
-    stage_prob : dict of str to dict of str to pandas.Series or None
-        Stage probabilities (R's ``prob``), each Series carrying its
-        unsmoothed sample size in ``attrs["n"]``.
+    stage_prob : dict of str to StageProbabilities or None
+        Stage probabilities (R's ``prob``): per variable, a read-only
+        mapping from stage label to a Series (built when read), each
+        carrying its unsmoothed sample size in ``attrs["n"]``.
     lambda_ : float or None
         Additive smoothing used in the last fit.
     name_unobserved : list of str or None
