@@ -17,7 +17,7 @@ import pandas as pd
 from pystagedtrees.base._data import check_frame, encode_column
 from pystagedtrees.kernels._infer import dense_summed_out_logprob
 from pystagedtrees.kernels._predict import (
-    BY_PARENTS, DENSE, OWN, SPARSE, class_posteriors, path_log_probabilities,
+    BY_PARENTS, DENSE, OWN, SPARSE, SPARSE_OWN, class_posteriors, path_log_probabilities,
 )
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector
@@ -53,21 +53,23 @@ class _LogTables:
         kind = np.array([_storage(v, len(t)) for v, t in zip(self.vectors, self.per_variable)],
                         dtype=np.uint8)
         self.dense = bool(np.isin(kind, (DENSE, OWN)).all())
-        stages = [_NONE if kind[i] == OWN else v.table if kind[i] == BY_PARENTS else v.stage
-                  for i, v in enumerate(self.vectors)]
+        sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
+        stages = [_NONE if kind[i] in (OWN, SPARSE_OWN) else v.table if kind[i] == BY_PARENTS
+                  else v.stage for i, v in enumerate(self.vectors)]
         # a row of log-probabilities per situation where stages are mostly
-        # their own: one memory read per variable instead of two
-        log_prob = [t[v.stage] if kind[i] == OWN else t
-                     for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
-        listed = [v.sit if kind[i] == SPARSE else _NONE for i, v in enumerate(self.vectors)]
+        # their own: one memory read per variable fewer
+        log_prob = [t[v.stage] if kind[i] == OWN
+                    else np.concatenate([t[v.stage], t[[v.default]]]) if kind[i] == SPARSE_OWN
+                    else t for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
+        listed = [v.sit if sparse[i] else _NONE for i, v in enumerate(self.vectors)]
         child_start = [_NONE] * p
-        for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & (kind[1:] == SPARSE)):
-            parents = listed[i] if kind[i] == SPARSE else np.arange(self.vectors[i].n_situations)
+        for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & sparse[1:]):
+            parents = listed[i] if sparse[i] else np.arange(self.vectors[i].n_situations)
             first_children = np.searchsorted(listed[i + 1], parents * self.n_levels[i])
             child_start[i] = np.append(first_children, len(listed[i + 1]))
         self.tree = (
             kind, self.n_levels, np.array([len(s) for s in listed], dtype=np.int64),
-            np.array([v.default if kind[i] == SPARSE else -1 for i, v in enumerate(self.vectors)],
+            np.array([v.default if sparse[i] else -1 for i, v in enumerate(self.vectors)],
                      dtype=np.int32),
             [np.ascontiguousarray(x, dtype=np.int32) for x in stages],
             listed, child_start,
@@ -91,9 +93,10 @@ _NONE = np.zeros(0, dtype=np.int64)
 def _storage(vector, n_stages):
     if isinstance(vector, ParentStageVector):
         return BY_PARENTS
+    own = 2 * n_stages >= len(vector.stage)
     if not vector.is_dense:
-        return SPARSE
-    return OWN if 2 * n_stages >= len(vector.stage) else DENSE
+        return SPARSE_OWN if own and vector.default >= 0 else SPARSE
+    return OWN if own else DENSE
 
 
 def _digit_weights(radices):

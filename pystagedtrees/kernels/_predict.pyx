@@ -12,8 +12,10 @@ The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
 variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
 ``parent_weight``, ``log_prob``.
 
-- ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS`` or ``OWN`` (dense,
-  with a row of log-probabilities per situation: no stage id is read);
+- ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS``, ``OWN`` (dense,
+  with a row of log-probabilities per situation: no stage id is read) or
+  ``SPARSE_OWN`` (sparse, with a row per listed situation and a last one
+  for the others);
 - ``stages[i][j]``: the stage of situation ``j`` (dense), of the ``j``-th
   listed situation (sparse) or of parent configuration ``j``;
 - ``situations[i][:n_listed[i]]``: the sorted listed situations (sparse);
@@ -40,8 +42,9 @@ cdef enum:
     _SPARSE = 1
     _BY_PARENTS = 2
     _OWN = 3
+    _SPARSE_OWN = 4
 
-DENSE, SPARSE, BY_PARENTS, OWN = _DENSE, _SPARSE, _BY_PARENTS, _OWN
+DENSE, SPARSE, BY_PARENTS, OWN, SPARSE_OWN = _DENSE, _SPARSE, _BY_PARENTS, _OWN, _SPARSE_OWN
 
 
 cdef struct Tree:
@@ -204,14 +207,16 @@ cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py
     """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
     ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
     cdef index_t at
+    cdef bint sparse
     cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
     cdef const index_t* start
     if above == _BY_PARENTS or t.child_start[i - 1] == NULL:
         hi[0] = t.n_listed[i]
         return 0
     start = t.child_start[i - 1]
-    at = s.position[b] if above == _SPARSE else s.situation[b]
-    if above != _SPARSE or s.listed[b]:
+    sparse = above == _SPARSE or above == _SPARSE_OWN
+    at = s.position[b] if sparse else s.situation[b]
+    if not sparse or s.listed[b]:
         hi[0] = start[at + 1]
         return start[at]
     # between the listed situations around it
@@ -262,7 +267,10 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
                         hi = mid
                 s.position[b] = lo
                 s.listed[b] = lo < t.n_listed[i] and listed[lo] == situation
-                stage = stages[lo] if s.listed[b] else t.default_stage[i]
+                if kind == _SPARSE_OWN:
+                    stage = <stage_t> lo if s.listed[b] else <stage_t> t.n_listed[i]
+                else:
+                    stage = stages[lo] if s.listed[b] else t.default_stage[i]
                 s.totals[b] += log_prob[stage * k + code]
             s.situation[b] = situation
 
