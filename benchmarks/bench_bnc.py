@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 import pandas as pd
+from _common import REFERENCE_DIR, best_time, load_split, r_timing, ratio, shared_datasets
 
 import pystagedtrees.bnc as bnc
-from _common import REFERENCE_DIR, best_time, load_split, r_timing, ratio, shared_datasets
 
 
 def _wrapper_calls(train):

@@ -14,9 +14,8 @@ import time
 
 import numpy as np
 
-from pystagedtrees.graphs import as_sevt
 from pystagedtrees.fitting import sevt_fit
-from pystagedtrees.graphs import parentslist
+from pystagedtrees.graphs import as_sevt, parentslist
 from pystagedtrees.random import random_sevt, sample_from
 
 N_VARS = 60

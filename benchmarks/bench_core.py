@@ -6,9 +6,9 @@ least 1,000,000 rows per second for a fitted model of a shared dataset.
 """
 import numpy as np
 import pandas as pd
+from _common import best_time, load_split, peak_memory_mb, shared_datasets
 
 import pystagedtrees as st
-from _common import best_time, load_split, peak_memory_mb, shared_datasets
 
 
 def bench_shared():

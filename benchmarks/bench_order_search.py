@@ -10,10 +10,10 @@ Run: ``python benchmarks/bench_order_search.py [--columns 6] [--datasets A B ...
 import argparse
 import time
 
+from _common import best_time, load_split, ratio, shared_datasets
+
 import pystagedtrees as st
 from pystagedtrees import compat
-
-from _common import best_time, load_split, ratio, shared_datasets
 
 
 def r_seconds(search, data):

@@ -23,10 +23,10 @@ import sys
 
 import numpy as np
 import pandas as pd
+from _common import SHARED, best_time, load_split, ratio
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from _common import SHARED, best_time, load_split, ratio
 
 PEERS = SHARED / "reference" / "peers.md"
 GAVE_UP = re.compile(r">\s*([\d.,]+)\s*s")

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from _common import DATA_DIR, REFERENCE_DIR, SPLITS_DIR, r_timing, shared_datasets
+
 from pystagedtrees.study.benchmark import (
     DEFAULT_METHODS,
     PAPER_DATASETS,

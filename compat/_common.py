@@ -49,7 +49,7 @@ function(model) {
 """
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def r_function(code):
     """An R function from our source text (evaluated once)."""
     from pystagedtrees.compat._session import r_context, ro

@@ -38,8 +38,15 @@ import pandas as pd
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
-from compat._common import (R_SCORES_RECOMPUTED, R_TREE_OF_FAMILIES, add_data_arguments,
-                            r_function, read_dataset, shipped_split, split_rows)
+from compat._common import (
+    R_SCORES_RECOMPUTED,
+    R_TREE_OF_FAMILIES,
+    add_data_arguments,
+    r_function,
+    read_dataset,
+    shipped_split,
+    split_rows,
+)
 from pystagedtrees import compat
 from pystagedtrees.graphs import parentslist, topo_sort_parentslist
 
@@ -130,7 +137,8 @@ def compare_models(diff, py, r, scores=True):
             return
         rows = pd.Index(labels_py).get_indexer(labels_r)
         for j, (row, label) in enumerate(zip(rows, labels_r)):  # by label: positions differ
-            diff.values(py.stage_probabilities(i)[row], r.stage_probabilities(i)[j], f"prob of {v} stage {label!r}, level ")
+            diff.values(py.stage_probabilities(i)[row], r.stage_probabilities(i)[j],
+                        f"prob of {v} stage {label!r}, level ")
             diff.values(py.stage_sizes(i)[row], r.stage_sizes(i)[j], f"n of {v} stage {label!r}")
     compare_counts_and_data(diff, py, r)
     if not scores:
@@ -151,7 +159,8 @@ def compare_counts_and_data(diff, py, r):
                       f"situations counted for {v}")
             if diff.structural:
                 return
-            diff.values(py.situation_counts(i)[order_py], r.situation_counts(i)[order_r], f"counts of {v} (row, level) ")
+            diff.values(py.situation_counts(i)[order_py], r.situation_counts(i)[order_r],
+                        f"counts of {v} (row, level) ")
     raw_py, raw_r = py.data_raw, r.data_raw
     diff.same(raw_py is None, raw_r is None, "has data_raw")
     if isinstance(raw_py, pd.DataFrame) and isinstance(raw_r, pd.DataFrame):

@@ -48,11 +48,19 @@ from pathlib import Path
 
 import numpy as np
 
-from compat._common import (R_DATA_CHECK, R_TREE_OF_FAMILIES, REPOSITORY_REFERENCE,
-                            add_data_arguments, data_name, r_function, read_dataset, read_json,
-                            shipped_split, split_rows)
-from pystagedtrees import compat
-from pystagedtrees import datasets
+from compat._common import (
+    R_DATA_CHECK,
+    R_TREE_OF_FAMILIES,
+    REPOSITORY_REFERENCE,
+    add_data_arguments,
+    data_name,
+    r_function,
+    read_dataset,
+    read_json,
+    shipped_split,
+    split_rows,
+)
+from pystagedtrees import compat, datasets
 
 TIME_LIMIT_DEFAULT = 120.0
 WRAPPER_SEED = 2020

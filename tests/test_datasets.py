@@ -3,9 +3,9 @@ the papers' splits, and what the documentation says of each set's relatives."""
 import numpy as np
 import pandas as pd
 import pytest
+from r_reference import DATASETS, data_check, load_reference
 
 import pystagedtrees as st
-from r_reference import DATASETS, data_check, load_reference
 
 
 def test_every_benchmark_set_has_a_reference():

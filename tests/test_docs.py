@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from pystagedtrees.graphs import ceg, get_vertices
-from pystagedtrees.graphs import parentslist
+from pystagedtrees.graphs import ceg, get_vertices, parentslist
 from pystagedtrees.plotting import to_dot, write_tikz
 
 # Modules whose names are not (yet) exported from pystagedtrees but are public.

@@ -90,12 +90,13 @@ def test_missing_annotations_finds_what_is_missing():
 
 def _type_checking_names():
     """What the modules import for type checkers only, by the names they use."""
+    import dask.dataframe as dd
     import networkx
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-    return {"nx": networkx, "Axes": Axes, "Figure": Figure, "Text": Text,
+    return {"dd": dd, "nx": networkx, "Axes": Axes, "Figure": Figure, "Text": Text,
             "Sevt": pystagedtrees.Sevt, "Ceg": pystagedtrees.Ceg,
             "ParentsList": pystagedtrees.ParentsList, "LogLik": pystagedtrees.LogLik,
             "SevtSummary": pystagedtrees.SevtSummary}
@@ -104,6 +105,7 @@ def _type_checking_names():
 @pytest.mark.parametrize("module_name", [m for m in PUBLIC_MODULES if m not in PENDING])
 def test_annotations_name_what_exists(module_name):
     pytest.importorskip("matplotlib")
+    pytest.importorskip("dask.dataframe")  # the annotations of Dask input
     extra = _type_checking_names()
     unresolved = {}
     for qualname, function in public_callables(module_name):

@@ -13,11 +13,14 @@ import pystagedtrees
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-from pystagedtrees.graphs import Ceg, get_vertices  # noqa: E402
-from pystagedtrees.model import Sevt  # noqa: E402
-from pystagedtrees.graphs import as_networkx  # noqa: E402
 from drawing import expected_situations, tree_content  # noqa: E402
+
+from pystagedtrees.graphs import (  # noqa: E402
+    Ceg,
+    as_networkx,  # noqa: E402
+    get_vertices,
+)
+from pystagedtrees.model import Sevt  # noqa: E402
 
 VIGNETTES = Path(__file__).resolve().parents[1] / "vignettes"
 

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from pystagedtrees.base._dask_types import refuse_dask
+
 __all__ = [
     "read_categorical_csv", "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
     "feature_frame", "fit_input", "categorical_tags",
@@ -46,6 +48,7 @@ def check_frame(data, name="data", allow_no_rows=False):
     ``allow_no_rows`` a frame of columns without rows passes.
     """
     if not isinstance(data, pd.DataFrame):
+        refuse_dask(data, name)
         raise TypeError(
             f"`{name}` must be a pandas DataFrame; got {type(data).__name__}."
         )
@@ -391,6 +394,7 @@ def feature_frame(X, estimator):
     A DataFrame keeps its columns; a 2-D array gets columns ``x0, x1, ...``.
     Sparse and complex input are refused (the features are categorical).
     """
+    refuse_dask(X, "X", estimator)
     if sparse.issparse(X):
         raise TypeError(
             f"{estimator} does not accept sparse input: pass a dense array or a "

@@ -8,19 +8,173 @@ probable class.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pystagedtrees.base._dask import (
+    check_partition_rows,
+    check_same_partitions,
+    dask_levels,
+    dask_meta,
+    is_dask,
+    is_dask_frame,
+    is_dask_series,
+    tree_reduce,
+)
 from pystagedtrees.base._data import (
-    HANDLE_UNKNOWN, categorical_tags, class_column_name, feature_frame, fit_input,
+    HANDLE_UNKNOWN,
+    _check_distinct_strings,
+    categorical_tags,
+    class_column_name,
+    encode_column,
+    feature_frame,
+    fit_input,
     known_levels_frame,
 )
 from pystagedtrees.base._validation import check_choice
 
-__all__ = ["CategoricalClassifier"]
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["CategoricalClassifier", "DaskTraining", "TrainingLevels", "training_partition",
+           "split_partition", "dask_training_frame"]
+
+
+class TrainingLevels:
+    """What a partition needs to read a classifier's training rows: the feature
+    columns and their levels, the classes and the class column's name (small,
+    shipped with each task; never the collections themselves)."""
+
+    def __init__(self, columns, levels, classes, class_name):
+        self.columns, self.levels, self.classes = columns, levels, classes
+        self.class_name = class_name
+
+    @property
+    def tree(self):
+        """The levels of the class (positions in ``classes``) then of each feature."""
+        return {self.class_name: [str(i) for i in range(len(self.classes))], **self.levels}
+
+
+class DaskTraining:
+    """A classifier's training data given as Dask collections, checked on metadata.
+
+    :meth:`partitions` joins ``X``, ``y`` and ``sample_weight`` partition by
+    partition, by position (as an in-memory fit pairs rows), in one Dask
+    graph, so that Dask splits them alike (reading fewer columns, Dask may
+    otherwise merge files into fewer partitions).  :func:`split_partition`
+    takes such a partition apart and :func:`training_partition` turns it
+    into the pandas training frame of an in-memory fit (class first, as
+    codes of ``classes``), reading it with ``spec`` (:class:`TrainingLevels`);
+    nothing of the rows is gathered.
+    """
+
+    def __init__(self, X, y, sample_weight, spec):
+        self.X, self.y, self.sample_weight, self.spec = X, y, sample_weight, spec
+
+    def partitions(self):
+        """Delayed partitions of the joined collections (see :func:`split_partition`)."""
+        import dask.dataframe as dd
+
+        collections = [self.X, self.y]
+        if self.sample_weight is not None:
+            collections.append(self.sample_weight)
+        meta = _joined(self.spec, *(c._meta for c in collections))
+        joined = dd.map_partitions(_joined, self.spec, *collections, align_dataframes=False,
+                                   meta=meta)
+        return joined.to_delayed()
+
+
+def _weight_column(spec):
+    """The joined partitions' column of the row weights: a name no other column has."""
+    name = "__weight__"
+    while name in spec.columns or name == spec.class_name:
+        name = "_" + name
+    return name
+
+
+def _joined(spec, X, y, weights=None):
+    """One partition of ``X`` with its labels (column ``spec.class_name``) and weights
+    beside it, paired by position."""
+    check_partition_rows(X, y, ("X", "y"))
+    X = X.set_axis([str(c) for c in X.columns], axis=1)
+    columns = {c: X[c] for c in spec.columns}
+    columns[spec.class_name] = pd.Series(np.asarray(y), index=X.index, dtype=y.dtype)
+    if weights is not None:
+        check_partition_rows(X, weights, ("X", "sample_weight"))
+        columns[_weight_column(spec)] = pd.Series(np.asarray(weights), index=X.index,
+                                                  dtype=weights.dtype)
+    return pd.DataFrame(columns, index=X.index)
+
+
+def split_partition(part, spec):
+    """``(X, y, weights or None)`` of a joined partition (:meth:`DaskTraining.partitions`)."""
+    weights = part.get(_weight_column(spec))
+    return part[spec.columns], part[spec.class_name], weights
+
+
+def training_partition(part, spec):
+    """One joined partition's training frame (class first, categorical over
+    ``spec.tree``) and its row weights (checked as ``sample_weight``; None without them)."""
+    X, y, weights = split_partition(part, spec)
+    if pd.isna(y).any():
+        raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    tree = spec.tree
+    codes = pd.Index(spec.classes).get_indexer(np.asarray(y, dtype=object))
+    columns = {spec.class_name: pd.Categorical.from_codes(codes, tree[spec.class_name])}
+    for column in spec.columns:
+        columns[column] = pd.Categorical.from_codes(
+            encode_column(X[column], tree[column], column, "X"), tree[column])
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError("`sample_weight` must hold finite weights >= 0.")
+    return pd.DataFrame(columns), weights
+
+
+def _training_frame_of(part, spec):
+    return training_partition(part, spec)[0]
+
+
+def dask_training_frame(training):
+    """The training frame (class first) as a lazy Dask DataFrame, built partition by
+    partition from ``X`` and ``y``; its columns are categoricals of ``training.spec.tree``."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
+                         for c, lev in training.spec.tree.items()})
+    build = delayed(_training_frame_of, pure=True)
+    return dd.from_delayed([build(part, training.spec) for part in training.partitions()],
+                           meta=meta, verify_meta=False)
+
+
+def _distinct_values(parts):
+    """The distinct values of several partitions' distinct values (a ``tree_reduce`` combine)."""
+    return pd.unique(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
+
+
+def _observed_classes(y):
+    """The sorted distinct labels of the Dask series ``y`` (only they are gathered)."""
+    from dask import compute, delayed
+
+    distinct = delayed(_distinct_values, pure=True)
+    (values,) = compute(tree_reduce([distinct([part]) for part in y.to_delayed()],
+                                    _distinct_values))
+    if pd.isna(values).any():
+        raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    if len(values) == 0:
+        raise ValueError("`y` is empty: it has no rows.")
+    _check_distinct_strings(values, [str(v) for v in values], "`y`")
+    try:
+        return np.unique(values.tolist())
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
 
 
 class CategoricalClassifier(ClassifierMixin, BaseEstimator):
@@ -59,6 +213,63 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
         target = pd.DataFrame({self.class_name_: pd.Categorical.from_codes(y_codes, levels)})
         return pd.concat([target, frame], axis=1)
 
+    def _dask_training(self, X, y, sample_weight=None):
+        """Checked Dask ``fit`` input (:class:`DaskTraining`): ``X`` a Dask frame of
+        known categoricals, ``y`` (and ``sample_weight``) Dask series split as ``X``.
+
+        Everything is checked on metadata before any partition is computed;
+        then the distinct labels of ``y`` (only they) are computed, as
+        ``classes_``.  Sets the attributes :meth:`_training_frame` sets.
+        """
+        if not is_dask_frame(X):
+            raise TypeError(f"`X` must be a Dask DataFrame when `y` is a Dask collection; "
+                            f"got {type(X).__name__}.")
+        if is_dask_frame(y) and len(y.columns) == 1:
+            y = y[y.columns[0]]
+        if not is_dask_series(y):
+            raise TypeError(f"`y` must be a Dask Series when `X` is a Dask DataFrame; got "
+                            f"{type(y).__name__}.")
+        check_same_partitions(X, "X", y, "y")
+        if sample_weight is not None:
+            if not is_dask_series(sample_weight):
+                raise TypeError("`sample_weight` must be a Dask Series when `X` is a Dask "
+                                f"DataFrame; got {type(sample_weight).__name__}.")
+            check_same_partitions(X, "X", sample_weight, "sample_weight")
+            if sample_weight.dtype.kind not in "iuf":
+                raise TypeError("`sample_weight` must hold real numbers; got values of dtype "
+                                f"{sample_weight.dtype}.")
+        meta = dask_meta(X, "X")
+        if meta.shape[1] == 0:
+            raise ValueError("`X` has 0 feature(s) while a minimum of 1 is required.")
+        validate_data(self, X._meta, reset=True, skip_check_array=True)
+        columns = list(meta.columns)
+        levels = dask_levels(X, columns, None, "X", levels_argument=False)
+        empty = [c for c in columns if not levels[c]]
+        if empty:
+            raise ValueError(f"`X` column(s) {empty} have no observed value.")
+        self._names = columns
+        self._columns = list(X.columns)
+        self.class_name_ = class_column_name(columns)
+        self.classes_ = _observed_classes(y)
+        return DaskTraining(X, y, sample_weight,
+                            TrainingLevels(columns, levels, self.classes_, self.class_name_))
+
+    def _lazy_predictions(self, X, proba):
+        """``predict`` (``proba`` False) or ``predict_proba`` of a Dask frame, lazily:
+        a Dask Series of labels or a Dask DataFrame with a column per class."""
+        check_is_fitted(self)
+        meta = dask_meta(X, "X")
+        if self._columns is not None:
+            self._columns_by_name(meta)  # the columns, by name, before computing
+        elif meta.shape[1] != len(self._names):
+            raise ValueError(f"X has {meta.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {len(self._names)} features as input.")
+        if proba:
+            out = pd.DataFrame(np.empty((0, len(self.classes_))), columns=list(self.classes_))
+        else:
+            out = pd.Series(self.classes_[:0])
+        return X.map_partitions(_partition_predictions, self, proba, out, meta=out)
+
     def _prediction_frame(self, X):
         """The features of ``X`` in training order, as categoricals over the
         levels the model knows."""
@@ -93,10 +304,32 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`."""
+        if is_dask(X):
+            return self.predict_proba(X).map_partitions(_log_of_partition)
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
-        """The most probable class of each row; on ties the first in ``classes_``."""
+    def predict(self, X: ArrayLike | pd.DataFrame | dd.DataFrame) -> np.ndarray | dd.Series:
+        """The most probable class of each row; on ties the first in ``classes_``.
+
+        A Dask DataFrame gets a lazy Dask Series, predicted partition by partition.
+        """
+        if is_dask(X):
+            return self._lazy_predictions(X, proba=False)
         post = self.predict_proba(X)
         return self.classes_[np.argmax(post, axis=1)]
+
+
+def _partition_predictions(part, estimator, proba, meta):
+    """An estimator's predictions of one partition, indexed as its rows."""
+    if len(part) == 0:
+        return meta
+    if proba:
+        return pd.DataFrame(estimator.predict_proba(part), index=part.index,
+                            columns=meta.columns)
+    return pd.Series(estimator.predict(part), index=part.index)
+
+
+def _log_of_partition(part):
+    with np.errstate(divide="ignore"):
+        return np.log(part)

@@ -21,6 +21,8 @@ Examples
 >>> bnc.modelstring(m)
 '[c] [x|c] [y|x:c]'
 """
+from pystagedtrees.bnc._cv import bnc, cv
+from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._model import (
     BNCModel,
     as_parentslist,
@@ -42,14 +44,12 @@ from pystagedtrees.bnc._model import (
     values,
     vars,
 )
-from pystagedtrees.bnc._cv import bnc, cv
-from pystagedtrees.bnc._estimator import BNClassifier
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import AIC, BIC, accuracy, cLogLik, logLik, predict
-from pystagedtrees.rng import RRoundingRandom as RoundingDraws
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._statistics import cmi
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
+from pystagedtrees.rng import RRoundingRandom as RoundingDraws
 
 __all__ = [
     "accuracy",

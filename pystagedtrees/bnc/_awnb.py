@@ -44,8 +44,8 @@ import numbers
 import numpy as np
 
 from pystagedtrees.base._validation import check_int
-from pystagedtrees.kernels._awnb import best_split
 from pystagedtrees.bnc._dataset import encode_dataset
+from pystagedtrees.kernels._awnb import best_split
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["compute_awnb_weights", "check_awnb_args", "altered_priors", "tree_splits", "min_depths"]

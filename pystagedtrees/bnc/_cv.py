@@ -9,15 +9,15 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._validation import check_flag
-from pystagedtrees.kernels._bnc_counts import col_means
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import check_folds, stratified_folds
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import lp
 from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
-from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
+from pystagedtrees.kernels._bnc_counts import col_means
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 
 __all__ = ["cv", "bnc", "LEARNERS", "learn_structure"]
 

@@ -14,7 +14,9 @@ class Encoded:
     """A dataset as level codes: ``codes[:, j]`` is ``columns[j]``, -1 is NA.
 
     ``weights``, when given, holds a non-negative weight per row: a row
-    counts as that many rows in every table.
+    counts as that many rows in every table.  ``tables``, when given, holds
+    the counts of the families instead of rows (``codes`` then has none):
+    the class, each feature with the class, each pair of features with it.
     """
 
     columns: list
@@ -22,6 +24,15 @@ class Encoded:
     levels: dict
     class_var: str
     weights: np.ndarray = None
+    tables: dict = None
+
+    def table(self, family):
+        """The stored table of ``family`` (of a dataset kept as tables, not rows):
+        stored as given, or with its first two variables the other way round."""
+        family = tuple(family)
+        if family in self.tables:
+            return self.tables[family]
+        return self.tables[(family[1], family[0], *family[2:])].swapaxes(0, 1)
 
     @property
     def class_index(self):

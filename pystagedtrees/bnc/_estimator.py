@@ -1,23 +1,31 @@
 """scikit-learn estimator over the bnclassify learners."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from pystagedtrees.base._dask import is_dask
 from pystagedtrees.base._data import HANDLE_UNKNOWN, check_sample_weight
 from pystagedtrees.base._estimator import CategoricalClassifier
 from pystagedtrees.base._validation import (
-    check_choice, check_int, check_number, check_smoothing,
+    check_choice,
+    check_int,
+    check_number,
+    check_smoothing,
 )
 from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
+from pystagedtrees.bnc._dask import count_families
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
 from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
-from pystagedtrees.rng import Seed, check_seed, resolve_source
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
+from pystagedtrees.rng import Seed, check_seed, resolve_source
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["BNClassifier"]
 
@@ -143,8 +151,9 @@ class BNClassifier(CategoricalClassifier):
         check_seed(self.random_state, name="random_state")
         check_choice(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
 
-    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike | pd.Series,
-            sample_weight: ArrayLike | None = None) -> BNClassifier:
+    def fit(self, X: ArrayLike | pd.DataFrame | dd.DataFrame,
+            y: ArrayLike | pd.Series | dd.Series,
+            sample_weight: ArrayLike | dd.Series | None = None) -> BNClassifier:
         """Learn the structure and the parameters from ``X`` and labels ``y``.
 
         Parameters
@@ -158,8 +167,20 @@ class BNClassifier(CategoricalClassifier):
             values still count as levels, and a class whose rows all weigh 0
             gets the smoothed probability of a class never seen).  The
             cross-validated searches take no weights (a ValueError).
+
+        Notes
+        -----
+        "nb", "tan_cl" and "aode" also fit from Dask collections: ``X`` a
+        Dask DataFrame of categoricals with known categories
+        (``X.categorize()``), ``y`` and ``sample_weight`` Dask Series split
+        into the same partitions.  Each partition's tables are counted where
+        it lies and summed; only they, and the distinct labels of ``y``,
+        are gathered.  The model is the one fitted from the same rows in
+        memory.
         """
         self._check_params()
+        if is_dask(X) or is_dask(y) or is_dask(sample_weight):
+            return self._fit_dask(X, y, sample_weight)
         frame = self._training_frame(X, y)
         weights = check_sample_weight(sample_weight, frame.shape[0])
         if weights is not None and self.structure not in WEIGHTED_STRUCTURES:
@@ -176,18 +197,41 @@ class BNClassifier(CategoricalClassifier):
             self.model_ = self._fit_weighted(frame, weights)
         return self
 
+    def _fit_dask(self, X, y, sample_weight):
+        """The fit of Dask collections: the tables counted partition by partition."""
+        if self.structure not in WEIGHTED_STRUCTURES:
+            raise TypeError(
+                f"`X` is a Dask collection, which structure={self.structure!r} does not take "
+                "(it learns by cross-validated accuracy, over rows); these take Dask input: "
+                f"{list(WEIGHTED_STRUCTURES)}.")
+        enc = count_families(self._dask_training(X, y, sample_weight))
+        return self._fit_encoded(enc)
+
+    def _fit_encoded(self, enc):
+        """The model of a weighted structure from an encoded dataset (rows or tables)."""
+        if self.structure == "tan_cl":
+            structure = tan_cl_encoded(enc, self.edge_score)
+        else:
+            structure = (nb if self.structure == "nb" else aode)(self.class_name_,
+                                                                 features=enc.features)
+        self.model_ = fit_structure(structure, enc,
+                                    lp_arguments(check_smoothing(self.smooth, "smooth")))
+        return self
+
     def _fit_weighted(self, frame, weights):
         """The model of a weighted structure, each row counted ``weights`` times."""
         enc = encode_dataset(self.class_name_, frame, name="X")
         enc.weights = weights
-        if self.structure == "tan_cl":
-            structure = tan_cl_encoded(enc, self.edge_score)
-        else:
-            structure = (nb if self.structure == "nb" else aode)(self.class_name_, frame)
-        return fit_structure(structure, enc, lp_arguments(check_smoothing(self.smooth, "smooth")))
+        return self._fit_encoded(enc).model_
 
-    def predict_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
-        """Class posteriors, columns in ``classes_`` order."""
+    def predict_proba(self, X: ArrayLike | pd.DataFrame | dd.DataFrame
+                      ) -> np.ndarray | dd.DataFrame:
+        """Class posteriors, columns in ``classes_`` order.
+
+        A Dask DataFrame gets a lazy Dask DataFrame, a column per class.
+        """
+        if is_dask(X):
+            return self._lazy_predictions(X, proba=True)
         frame = self._prediction_frame(X)
         codes = encode_for_model(self.model_, frame, name="X")
         return posterior_from_log_joint(compute_log_joint(self.model_, codes))

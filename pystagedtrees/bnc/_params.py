@@ -12,10 +12,10 @@ from scipy.special import gammaln, logsumexp
 
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_smoothing
 from pystagedtrees.bnc._awnb import check_awnb_args, compute_awnb_weights
-from pystagedtrees.kernels._bnc_counts import family_counts
-from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._model import BNCModel, _check_model
+from pystagedtrees.kernels._bnc_counts import family_counts
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 
 __all__ = ["lp", "cpt", "fit_cpts"]
 
@@ -37,6 +37,8 @@ def cpt(counts, smooth, axis=0):
 
 def family_table(enc, family):
     """Counts over the variables of ``family``, shaped by their levels."""
+    if enc.tables is not None:
+        return enc.table(family)
     dims = enc.dims(family)
     cells = math.prod(int(d) for d in dims)  # Python ints: no wrap-around
     check_fits_in_memory(

@@ -9,12 +9,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from pystagedtrees.base._data import category_string, encode_frame
+from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
-from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
 from pystagedtrees.bnc._model import BNCModel, _check_model, _check_not_ensemble, nparams
+from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
 from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
-from pystagedtrees.base._loglik import LogLik
 
 __all__ = [
     "predict",

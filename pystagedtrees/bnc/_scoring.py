@@ -12,6 +12,9 @@ import math
 import numpy as np
 
 from pystagedtrees.base._validation import _physical_memory, check_fits_in_memory
+from pystagedtrees.bnc._model import BNCModel
+from pystagedtrees.bnc._params import cpt
+from pystagedtrees.bnc._predict import _model_log_joint
 from pystagedtrees.kernels._bnc_counts import col_means
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
@@ -22,9 +25,6 @@ from pystagedtrees.kernels._bnc_infer import (
     pool_delta,
     pool_sum,
 )
-from pystagedtrees.bnc._model import BNCModel
-from pystagedtrees.bnc._params import cpt
-from pystagedtrees.bnc._predict import _model_log_joint
 
 __all__ = ["FoldScorer"]
 

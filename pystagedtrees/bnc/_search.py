@@ -16,10 +16,10 @@ import pandas as pd
 from pystagedtrees.base._validation import check_int, check_number, check_smoothing
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import EQUAL_TOL, check_folds, max_random, stratified_folds
-from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
-from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._model import BNCModel
+from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._structure import anb_model
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 
 __all__ = ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"]
 

@@ -9,9 +9,9 @@ import pandas as pd
 
 from pystagedtrees.base._data import check_column, check_frame
 from pystagedtrees.base._validation import check_choice
-from pystagedtrees.kernels._bnc_counts import entropy_ml
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._params import family_table
+from pystagedtrees.kernels._bnc_counts import entropy_ml
 
 __all__ = ["cmi", "cmi_table"]
 

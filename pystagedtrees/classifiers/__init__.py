@@ -17,8 +17,15 @@ classifiers and the naive staged tree.
 - :class:`~pystagedtrees.StagedTreeClassifier`, a scikit-learn estimator over all of them.
 """
 from pystagedtrees.classifiers._classifiers import (
-    StagedTreeClassifier, ordering_ch, ordering_cmi, ordering_mi, sevt_kdb, sevt_naive,
-    sevt_refine, sevt_tan_cl, sevt_tan_hc,
+    StagedTreeClassifier,
+    ordering_ch,
+    ordering_cmi,
+    ordering_mi,
+    sevt_kdb,
+    sevt_naive,
+    sevt_refine,
+    sevt_tan_cl,
+    sevt_tan_hc,
 )
 
 __all__ = [

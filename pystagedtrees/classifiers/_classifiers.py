@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -11,8 +11,15 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from pystagedtrees import bnc
-from pystagedtrees.base._data import HANDLE_UNKNOWN, check_column, check_frame, check_observed, encode_frame
-from pystagedtrees.base._estimator import CategoricalClassifier
+from pystagedtrees.base._dask import is_dask
+from pystagedtrees.base._data import (
+    HANDLE_UNKNOWN,
+    check_column,
+    check_frame,
+    check_observed,
+    encode_frame,
+)
+from pystagedtrees.base._estimator import CategoricalClassifier, dask_training_frame
 from pystagedtrees.base._validation import (
     check_choice,
     check_int,
@@ -20,16 +27,22 @@ from pystagedtrees.base._validation import (
     check_number,
     check_smoothing,
 )
+from pystagedtrees.bnc._dask import count_families as bnc_tables
+from pystagedtrees.bnc._params import fit_structure, lp_arguments
+from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
+from pystagedtrees.bnc._structure import tan_cl_encoded
+from pystagedtrees.fitting._construct import full
+from pystagedtrees.fitting._fit import sevt_fit
+from pystagedtrees.graphs._as_sevt import as_sevt
+from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
+from pystagedtrees.inference._inference import class_log_posterior, encode_rows
+from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
+from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
 from pystagedtrees.model import Sevt
 from pystagedtrees.rng import RNG_KINDS, Rng, Seed, check_seed, resolve_source
-from pystagedtrees.bnc._structure import SCORES as EDGE_SCORES
-from pystagedtrees.learners._clustering import stages_hclust, stages_kmeans
-from pystagedtrees.fitting._construct import full
-from pystagedtrees.graphs._as_sevt import as_sevt
-from pystagedtrees.fitting._fit import sevt_fit
-from pystagedtrees.inference._inference import class_log_posterior, encode_rows
-from pystagedtrees.learners._learners import stages_bhc, stages_fbhc
-from pystagedtrees.graphs._parentslist import ParentsList, as_parentslist
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = [
     "ordering_mi",
@@ -327,8 +340,14 @@ def sevt_refine(x: bnc.BNCModel, data: pd.DataFrame, lambda_: float = 1,
         raise ValueError(f"`data` lacks the classifier's feature(s) {missing}.")
     listed = [class_] + [c for c in data.columns if c in x.features]
     check_observed(data, listed, "data")
+    return _refined_tree(x, listed, data[listed], data, lambda_, refine)
+
+
+def _refined_tree(x, listed, values, data, lambda_, refine):
+    """:func:`sevt_refine` once checked: the variables ``listed`` in their order,
+    their levels ``values`` (a dict or a frame), fitted on ``data`` (rows, or Dask)."""
     parents = {v: list(x.families[v][1:]) for v in listed}
-    tree = as_sevt(parents, values=data[listed])
+    tree = as_sevt(parents, values=values)
     fitted = sevt_fit(tree, data=data[tree.variables], lambda_=lambda_)
     return _refine(fitted, refine)
 
@@ -802,13 +821,63 @@ class StagedTreeClassifier(CategoricalClassifier):
         """Whether ``ordering`` lists the features (a list, tuple, array, Index or Series)."""
         return isinstance(self.ordering, (list, tuple, np.ndarray, pd.Index, pd.Series))
 
-    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike | pd.Series) -> StagedTreeClassifier:
-        """Learn the staged tree from features ``X`` and labels ``y``."""
+    def fit(self, X: ArrayLike | pd.DataFrame | dd.DataFrame,
+            y: ArrayLike | pd.Series | dd.Series) -> StagedTreeClassifier:
+        """Learn the staged tree from features ``X`` and labels ``y``.
+
+        The methods that need only counts ("nb", "tan_cl", and "full_bhc",
+        "full_fbhc" with ``ordering`` None or a list) also fit from a Dask
+        DataFrame ``X`` of known categoricals and a Dask Series ``y`` split
+        alike: each partition is counted where it lies and the tables
+        summed; the model is the one fitted from the same rows in memory
+        (without the warning about rows lost to missing values, which
+        would need the rows).
+        """
         self._check_params()
+        if is_dask(X) or is_dask(y):
+            return self._fit_dask(X, y)
         data = self._training_frame(X, y)
         self.model_, self.bnc_ = self._learn(data)
         _warn_rows_lost(self.model_, data)
         self._dag = None  # read from the model when asked for: large trees need not have one
+        return self
+
+    def _dask_methods(self):
+        """The methods that fit from Dask input (count-only), as the error lists them."""
+        return ["nb", "tan_cl", "full_bhc (ordering None or a list)",
+                "full_fbhc (ordering None or a list)"]
+
+    def _fit_dask(self, X, y):
+        """The fit of Dask collections, for the methods that need only counts."""
+        full_method = self.method in FULL_METHODS and (
+            self.ordering is None or self._ordering_listed())
+        if self.method not in ("nb", "tan_cl") and not full_method:
+            raise TypeError(
+                f"`X` is a Dask collection, which method={self.method!r} with "
+                f"ordering={self.ordering!r} does not take (it reads rows, not counts); "
+                f"these take Dask input: {self._dask_methods()}.")
+        training = self._dask_training(X, y)
+        data, spec = dask_training_frame(training), training.spec
+        if full_method:
+            order = [self.class_name_, *spec.columns] if self.ordering is None \
+                else self._ordering()
+            self.model_ = FULL_METHODS[self.method](
+                full(data, order=order, lambda_=self.lambda_, levels=spec.tree))
+            self.bnc_ = None
+        else:
+            enc = bnc_tables(training)
+            structure = (tan_cl_encoded(enc, self.tan_score) if self.method == "tan_cl"
+                         else bnc.nb(self.class_name_, features=spec.columns))
+            # features with fewer missing values first, as _by_missing orders rows
+            n_rows = enc.table([self.class_name_]).sum()
+            missing = {f: n_rows - enc.table([f, self.class_name_]).sum()
+                       for f in spec.columns}
+            listed = [self.class_name_] + sorted(spec.columns, key=missing.get)
+            listed = [self.class_name_] + [c for c in listed[1:] if c in structure.features]
+            self.model_ = _refined_tree(structure, listed, {v: spec.tree[v] for v in listed},
+                                        data, self.lambda_, self.refine)
+            self.bnc_ = fit_structure(structure, enc, lp_arguments(self.lambda_))
+        self._dag = None
         return self
 
     @property
@@ -819,12 +888,16 @@ class StagedTreeClassifier(CategoricalClassifier):
             self._dag = as_parentslist(self.model_, silent=True)
         return self._dag
 
-    def predict_proba(self, X: ArrayLike | pd.DataFrame) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike | pd.DataFrame | dd.DataFrame
+                      ) -> np.ndarray | dd.DataFrame:
         """Class posteriors, columns in ``classes_`` order.
 
         Rows the model gives probability zero under every class (possible
-        only with ``lambda_ = 0``) get the class marginal.
+        only with ``lambda_ = 0``) get the class marginal.  A Dask DataFrame
+        gets a lazy Dask DataFrame, a column per class.
         """
+        if is_dask(X):
+            return self._lazy_predictions(X, proba=True)
         frame = self._prediction_frame(X)
         # predict() itself would call X `newdata`
         codes = encode_rows(self.model_, frame, "X")

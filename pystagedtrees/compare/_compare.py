@@ -15,17 +15,22 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
-from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.base._validation import (
-    as_numbers, check_choice, check_flag, check_fraction, check_ignore, check_names,
+    as_numbers,
+    check_choice,
+    check_flag,
+    check_fraction,
+    check_ignore,
+    check_names,
 )
 from pystagedtrees.fitting._construct import sevt as sevt_structure
 from pystagedtrees.fitting._fit import sevt_fit
+from pystagedtrees.fitting._scores import logLik
+from pystagedtrees.graphs._parentslist import as_parentslist
 from pystagedtrees.inference._inference import prob
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.graphs._parentslist import as_parentslist
+from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.random._random import randomize_sevt
-from pystagedtrees.fitting._scores import logLik
 from pystagedtrees.stage_ops._stage_ops import path_codes, situation_index, stndnaming
 
 __all__ = [
@@ -299,8 +304,8 @@ def subtree(object: Sevt, path: Mapping[str, str] | Sequence[str] | pd.DataFrame
     -------
     Sevt
         Over the remaining variables; the first keeps the situation's
-        distribution as stage "1" (R keeps its label), the others the stages (and fitted probabilities and counts) of the
-        situations below it.  The log-likelihood is dropped.
+        distribution as stage "1" (R keeps its label), the others the stages
+        (and fitted probabilities and counts) of the situations below it.  The log-likelihood is dropped.
 
     Examples
     --------

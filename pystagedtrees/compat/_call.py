@@ -2,8 +2,8 @@
 import math
 
 from pystagedtrees.compat._convert import from_r, to_r
-from pystagedtrees.compat._values import named_list
 from pystagedtrees.compat._session import RRuntimeError, has_package, helpers, r_context, ri
+from pystagedtrees.compat._values import named_list
 
 R_PACKAGES = ("stagedtrees", "bnclassify")
 

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import category_strings, check_frame, column_levels, encode_column
+from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_call_fits
 from pystagedtrees.compat._session import helpers, r_context, ri
-from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.graphs._parentslist import ParentsEntry, ParentsList
 
 __all__ = [

@@ -28,18 +28,18 @@ import numbers
 import numpy as np
 
 from pystagedtrees.bnc import BNCModel
+from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.compat._values import (
     _names,
     float_vector,
     floats_from_r,
-    value_from_r,
     named_list,
     r_classes,
     str_vector,
     strings_from_r,
+    value_from_r,
     value_to_r,
 )
-from pystagedtrees.compat._session import helpers, r_context, ri
 
 __all__ = ["bnc_to_r", "bnc_from_r"]
 

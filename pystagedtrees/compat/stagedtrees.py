@@ -26,7 +26,8 @@ Examples
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.model._stagevec import StageLabels, StageVector
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.compat._session import helpers, r_context, ri
 from pystagedtrees.compat._values import (
     _names,
     attribute,
@@ -41,9 +42,8 @@ from pystagedtrees.compat._values import (
     table_from_r,
     table_to_r,
 )
-from pystagedtrees.compat._session import helpers, r_context, ri
-from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import StageLabels, StageVector
 
 __all__ = ["sevt_to_r", "sevt_from_r"]
 

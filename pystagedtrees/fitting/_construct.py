@@ -4,24 +4,42 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.base._dask import dask_levels, dask_meta, is_dask_frame
 from pystagedtrees.base._data import check_frame, own_copy
-from pystagedtrees.model._stagevec import (
-    DENSE_MAX, MAX_SITUATIONS, StageLabels, StageVector, dense_too_large,
-)
-from pystagedtrees.fitting._counting import USE_NA, check_order, count_situations, read_data
-from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
-from pystagedtrees.kernels._stage_scores import rsum
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
-from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
-    check_choice, check_flag, check_levels, check_smoothing,
+    check_choice,
+    check_flag,
+    check_levels,
+    check_smoothing,
 )
+from pystagedtrees.fitting._counting import (
+    USE_NA,
+    check_order,
+    column_margins,
+    count_dask_frame,
+    count_situations,
+    read_data,
+)
+from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
+from pystagedtrees.fitting._scores import compute_loglik
+from pystagedtrees.kernels._stage_scores import rsum
+from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
+from pystagedtrees.model._stagevec import (
+    DENSE_MAX,
+    MAX_SITUATIONS,
+    StageLabels,
+    StageVector,
+    dense_too_large,
+)
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["sevt", "full", "indep", "sevt_add", "copy_sevt"]
 
@@ -164,7 +182,17 @@ def sevt(x: Mapping[str, Sequence[str]] | Sequence[Sequence[str]] | pd.DataFrame
     return Sevt(tree, stages, labels)
 
 
-def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
+def _check_levels_arg(levels):
+    """``full``/``indep``'s ``levels``: None or a dict of variable to distinct level strings."""
+    if levels is None:
+        return None
+    if not isinstance(levels, Mapping):
+        raise TypeError(f"`levels` must be a dict of variable to its levels; got "
+                        f"{type(levels).__name__}.")
+    return {str(v): check_levels(lev, v, "levels") for v, lev in levels.items()}
+
+
+def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full, levels):
     """``full``/``indep`` after checking their arguments."""
     lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
@@ -172,11 +200,32 @@ def _from_data(data, order, join_unobserved, lambda_, name_unobserved, full):
         raise TypeError(
             f"`name_unobserved` must be a string or None; got {name_unobserved!r}."
         )
-    codes, tree, weights = read_data(data, order)
+    levels = _check_levels_arg(levels)
+    if is_dask_frame(data):
+        order = check_order(order, list(dask_meta(data, "data").columns))
+        _check_levels_named(levels, order)
+        tree = _check_tree(dask_levels(data, order, levels, "data"), "data",
+                           None if order is None else "order")
+        marginal = not full and not join_unobserved  # R fits each margin (_fit_marginals)
+        situations, counts, margins, n_rows = count_dask_frame(data, tree, margins=marginal)
+        return model_from_counts(tree, situations, counts,
+                                 (margins, n_rows) if marginal else None, None,
+                                 join_unobserved, lambda_, name_unobserved, full)
+    if levels is not None and isinstance(data, pd.DataFrame):
+        order = check_order(order, list(check_frame(data, "data").columns))
+        _check_levels_named(levels, order)
+    codes, tree, weights = read_data(data, order, levels)
     _check_tree(tree, "data", None if order is None else "order")
     return model_from_codes(
         codes, tree, weights, own_copy(data), join_unobserved, lambda_, name_unobserved, full
     )
+
+
+def _check_levels_named(levels, order):
+    unknown = [v for v in levels or {} if v not in order]
+    if unknown:
+        raise ValueError(f"`levels` names variable(s) {unknown} that are not among the "
+                         f"variables used, {order}.")
 
 
 def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
@@ -187,7 +236,19 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
     variable is allowed (the order searches score single variables).
     ``data`` becomes ``data_raw`` as it is: the caller copies the user's.
     """
-    situations, counts = count_situations(codes, [len(lev) for lev in tree.values()], weights)
+    n_levels = [len(lev) for lev in tree.values()]
+    situations, counts = count_situations(codes, n_levels, weights)
+    rows = None  # the margins only where they are used
+    if isinstance(data, pd.DataFrame) and not full and not join_unobserved:
+        rows = (column_margins(codes, n_levels), codes.shape[0])
+    return model_from_counts(tree, situations, counts, rows, data, join_unobserved, lambda_,
+                             name_unobserved, full)
+
+
+def model_from_counts(tree, situations, counts, rows, data, join_unobserved, lambda_,
+                      name_unobserved, full):
+    """:func:`model_from_codes` from the tables: ``rows`` is ``(margins, n_rows)`` when
+    the data were rows (R's ``indep`` of a data frame fits each margin), else None."""
     if join_unobserved:
         model = Sevt(tree, *_structure(tree, full, situations, name_unobserved))
         # R records the name given, none for fresh labels (name None)
@@ -195,12 +256,12 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
     else:
         model = Sevt(tree, *_structure(tree, full))
     model.set_counts(situations, counts, data)
-    if not full and not join_unobserved and isinstance(data, pd.DataFrame):
-        return _fit_marginals(model, codes, lambda_)
+    if not full and not join_unobserved and rows is not None:
+        return _fit_marginals(model, *rows, lambda_)
     return sevt_fit(model, lambda_=lambda_)
 
 
-def _fit_marginals(model, codes, lambda_):
+def _fit_marginals(model, margins, n_rows, lambda_):
     """R's ``indep.data.frame(join_unobserved = FALSE)``: each variable from its own margin.
 
     Every non-missing value counts (not only rows complete up to the
@@ -210,21 +271,20 @@ def _fit_marginals(model, codes, lambda_):
     model.lambda_ = lambda_
     model.start_fit()
     ll = 0.0
-    for i, k in enumerate(model.n_levels):
-        column = codes[:, i]
-        margin = np.bincount(column[column >= 0], minlength=int(k)).astype(float)
+    for i, margin in enumerate(margins):
         smoothed = margin + lambda_
         with np.errstate(invalid="ignore"):  # an all-missing column with lambda 0: NaN, as R
             prob = smoothed / rsum(smoothed)
         model.set_stage_probabilities(i, prob[None, :], np.array([margin.sum()]))
         ll = ll + rsum(margin[margin > 0] * np.log(prob[margin > 0]))
-    model.ll = LogLik(ll, int(sum(model.n_levels - 1)), codes.shape[0])
+    model.ll = LogLik(ll, int(sum(model.n_levels - 1)), n_rows)
     return model
 
 
-def full(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
+def full(data: pd.DataFrame | pd.Series | dd.DataFrame, order: Sequence[str] | None = None,
          join_unobserved: bool = True, lambda_: float = 0,
-         name_unobserved: str | None = "UNOBSERVED") -> Sevt:
+         name_unobserved: str | None = "UNOBSERVED",
+         levels: Mapping[str, Sequence[str]] | None = None) -> Sevt:
     """The saturated staged tree fitted to data (R: ``full``).
 
     Every situation is its own stage; with ``join_unobserved`` the
@@ -232,9 +292,12 @@ def full(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
 
     Parameters
     ----------
-    data : pandas.DataFrame or pandas.Series
+    data : pandas.DataFrame, pandas.Series or dask.dataframe.DataFrame
         Categorical data, or a table of counts (a Series indexed by a
-        MultiIndex of levels).
+        MultiIndex of levels).  A Dask frame is counted partition by
+        partition and its tables summed: the model keeps the tables, not
+        the rows (``data_raw`` is None).  Its columns need known categories
+        (``ddf.categorize()``) or ``levels``.
     order : list of str, optional
         Variables in tree order (default: the data's column order).
     join_unobserved : bool, default True
@@ -243,6 +306,9 @@ def full(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
     name_unobserved : str or None, default "UNOBSERVED"
         None gives each variable's unobserved stage a fresh number, as
         :func:`join_unobserved` does with ``name=None``.
+    levels : dict of str to list of str, optional
+        The levels of some variables, in order (not in R); a value outside
+        them is an error.  Default: read from the data.
 
     Returns
     -------
@@ -267,12 +333,14 @@ def full(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
     >>> model.stage_prob["B"]["1"].round(3).tolist()
     [0.6, 0.4]
     """
-    return _from_data(data, order, join_unobserved, lambda_, name_unobserved, True)
+    return _from_data(data, order, join_unobserved, lambda_, name_unobserved, True,
+                      levels)
 
 
-def indep(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
+def indep(data: pd.DataFrame | pd.Series | dd.DataFrame, order: Sequence[str] | None = None,
           join_unobserved: bool = True, lambda_: float = 0,
-          name_unobserved: str | None = "UNOBSERVED") -> Sevt:
+          name_unobserved: str | None = "UNOBSERVED",
+          levels: Mapping[str, Sequence[str]] | None = None) -> Sevt:
     """The independence staged tree fitted to data (R: ``indep``).
 
     All situations of a variable share one stage ("1"); with
@@ -293,7 +361,8 @@ def indep(data: pd.DataFrame | pd.Series, order: Sequence[str] | None = None,
     >>> st.indep(df).stages()
     {'B': ['1', '1']}
     """
-    return _from_data(data, order, join_unobserved, lambda_, name_unobserved, False)
+    return _from_data(data, order, join_unobserved, lambda_, name_unobserved, False,
+                      levels)
 
 
 def sevt_add(object: Sevt, var: str, data: pd.DataFrame | pd.Series, join_unobserved: bool = True,

@@ -3,23 +3,28 @@
 Only situations that data reach are stored (at most one per data row and
 variable), so counting costs time and memory linear in the data, whatever
 the size of the full tree.  Missing values count as in R: a row counts for
-the variables before its first missing value.
+the variables before its first missing value.  A Dask frame's partitions
+are counted one by one and their tables summed.
 """
 from __future__ import annotations
 
 import numbers
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._counts import situation_level_counts, next_situation_ids
+from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tree_reduce
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
-from pystagedtrees.model._stagevec import MAX_SITUATIONS
 from pystagedtrees.base._validation import check_choice
+from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
+from pystagedtrees.model._stagevec import MAX_SITUATIONS
 
-__all__ = ["make_ctables", "read_data", "count_situations"]
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["make_ctables", "read_data", "count_situations", "count_dask_frame", "column_margins"]
 
 
 def check_order(order, available, name="order"):
@@ -64,6 +69,7 @@ def read_data(data, order=None, levels=None, name="data"):
     if isinstance(data, pd.Series):
         return _read_table(data, order, levels, name)
     if not isinstance(data, pd.DataFrame):
+        refuse_dask(data, name)
         raise TypeError(
             f"`{name}` must be a pandas DataFrame or a pandas Series of counts "
             f"indexed by levels; got {type(data).__name__}."
@@ -174,19 +180,95 @@ def count_situations(codes, n_levels, weights):
     return situations, counts
 
 
+# A Dask frame is counted partition by partition: a partition's tables are
+# what count_situations gives for its rows (sparse: the situations it reaches),
+# plus each variable's margin and its row count; the tables of partitions add
+# up situation by situation, in a tree, and only they are ever gathered.
+
+def column_margins(codes, n_levels):
+    """Counts of each level of each column of ``codes`` (missing values skipped)."""
+    return [np.bincount(codes[:, i][codes[:, i] >= 0], minlength=int(k)).astype(float)
+            for i, k in enumerate(n_levels)]
+
+
+def _count_partition(part, tree, name, complete_only, margins):
+    """The tables of one partition: ``(situations, counts, margins, n_rows)`` (margins
+    None unless asked for), or None for an empty partition."""
+    if len(part) == 0:
+        return None
+    codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name)
+    if complete_only:
+        codes = codes[(codes >= 0).all(axis=1)]
+    n_levels = [len(lev) for lev in tree.values()]
+    situations, counts = count_situations(np.asfortranarray(codes), n_levels,
+                                          np.ones(codes.shape[0]))
+    return (situations, counts, column_margins(codes, n_levels) if margins else None,
+            codes.shape[0])
+
+
+def _add_situation_counts(situation_lists, count_lists):
+    """One variable's tables added up: the union of their situations, sorted."""
+    situations = np.concatenate(situation_lists)
+    union, where = np.unique(situations, return_inverse=True)
+    total = np.zeros((len(union), count_lists[0].shape[1]))
+    np.add.at(total, where, np.concatenate(count_lists))
+    return union, total
+
+
+def _combine(partials):
+    """The tables of several partitions as the tables of their rows together."""
+    partials = [p for p in partials if p is not None]
+    if not partials:
+        return None
+    if len(partials) == 1:
+        return partials[0]
+    situations, counts = [], []
+    for i in range(len(partials[0][0])):
+        union, total = _add_situation_counts([p[0][i] for p in partials],
+                                             [p[1][i] for p in partials])
+        situations.append(union)
+        counts.append(total)
+    margins = None
+    if partials[0][2] is not None:
+        margins = [np.sum(m, axis=0) for m in zip(*(p[2] for p in partials))]
+    return situations, counts, margins, sum(p[3] for p in partials)
+
+
+def count_dask_frame(data, tree, name="data", complete_only=False, margins=False):
+    """The tables of the Dask frame ``data`` over the variables of ``tree`` (in order).
+
+    Returns ``(situations, counts, margins, n_rows)`` as :func:`count_situations`
+    (plus, with ``margins``, the per-variable margins, else None, and the
+    number of rows counted); ``complete_only`` counts only rows without
+    missing values.  Raises if
+    the frame has no rows (known only once counted).
+    """
+    from dask import compute, delayed
+
+    columns = list(tree)
+    count = delayed(_count_partition, pure=True)
+    partials = [count(part, tree, name, complete_only, margins)
+                for part in data[columns].to_delayed()]
+    (result,) = compute(tree_reduce(partials, _combine))
+    if result is None:
+        raise ValueError(f"`{name}` is empty: it has no rows.")
+    return result
+
+
 USE_NA = ("ifany", "no", "always")
 """R's ``useNA`` choices of ``make_ctables`` and ``sevt_add``."""
 
 
-def make_ctables(object: Sevt, data: pd.DataFrame | pd.Series,
+def make_ctables(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame,
                  useNA: Literal["ifany", "no", "always"] = "ifany") -> dict[str, pd.DataFrame]:
     """Contingency tables of ``data`` over the situations of ``object``.
 
     Parameters
     ----------
     object : Sevt
-    data : pandas.DataFrame or pandas.Series
-        Must hold every variable of the model, with known levels.
+    data : pandas.DataFrame, pandas.Series or dask.dataframe.DataFrame
+        Must hold every variable of the model, with known levels.  A Dask
+        frame is counted partition by partition, its tables summed.
     useNA : {"ifany", "no", "always"}, default "ifany"
         As R's: with ``"ifany"`` (or ``"always"``) a row counts in the
         tables of the variables up to its first missing value; with
@@ -208,6 +290,11 @@ def make_ctables(object: Sevt, data: pd.DataFrame | pd.Series,
     """
     check_sevt(object)
     check_choice(useNA, "useNA", USE_NA)
+    if is_dask_frame(data):
+        dask_levels(data, object.variables, object.tree, "data")  # the columns are there
+        situations, counts, _, _ = count_dask_frame(data, object.tree,
+                                                    complete_only=useNA == "no")
+        return dense_ctables(object, situations, counts)
     codes, _, weights = read_data(data, object.variables, object.tree)
     if useNA == "no":
         complete = (codes >= 0).all(axis=1)

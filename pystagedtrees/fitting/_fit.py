@@ -3,19 +3,28 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.base._dask import dask_levels, is_dask_frame
 from pystagedtrees.base._data import own_copy
-from pystagedtrees.kernels._counts import sum_rows_by_stage
-from pystagedtrees.model._stagevec import new_label
-from pystagedtrees.fitting._counting import count_situations, read_data
-from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.base._validation import (
-    check_flag, check_names, check_smoothing, check_trace, user_stacklevel,
+    check_flag,
+    check_names,
+    check_smoothing,
+    check_trace,
+    user_stacklevel,
 )
+from pystagedtrees.fitting._counting import count_dask_frame, count_situations, read_data
+from pystagedtrees.fitting._scores import compute_loglik
+from pystagedtrees.kernels._counts import sum_rows_by_stage
+from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import new_label
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["sevt_fit", "join_unobserved", "check_scope"]
 
@@ -56,7 +65,7 @@ def refitted_stage_prob(model, i):
     return prob, by_stage.sum(axis=1)
 
 
-def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | None = None,
+def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame | None = None,
              lambda_: float | None = None, scope: Sequence[str] | None = None,
              compute_logLik: bool = True) -> Sevt:
     """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
@@ -64,8 +73,10 @@ def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | None = None,
     Parameters
     ----------
     object : Sevt
-    data : pandas.DataFrame or pandas.Series, optional
+    data : pandas.DataFrame, pandas.Series or dask.dataframe.DataFrame, optional
         Data to count; default: the contingency tables stored in the model.
+        A Dask frame is counted partition by partition; the model then
+        keeps the tables, not the rows (``data_raw`` is None).
     lambda_ : float, optional
         Additive smoothing; default the model's (0 with a warning if unset).
     scope : list of str, optional
@@ -109,7 +120,10 @@ def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | None = None,
                 stacklevel=2,
             )
     else:
-        if data is not None:
+        if is_dask_frame(data):  # the tables only: the model keeps no rows
+            dask_levels(data, model.variables, model.tree, "data")  # the columns are there
+            model.set_counts(*count_dask_frame(data, model.tree)[:2], None)
+        elif data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
             model.set_counts(*count_situations(codes, model.n_levels, weights), own_copy(data))
         elif not model.has_counts:

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._stage_scores import rsum, variable_loglik
-from pystagedtrees.base._validation import check_number
 from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._validation import check_number
+from pystagedtrees.kernels._stage_scores import rsum, variable_loglik
 from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]

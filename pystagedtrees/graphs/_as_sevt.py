@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.graphs._parentslist import as_parentslist, topo_sort_parentslist
 from pystagedtrees.kernels._as_sevt import stages_by_parent_config
+from pystagedtrees.model._sevt import Sevt
 from pystagedtrees.model._stagevec import (
     DENSE_MAX,
     MAX_SITUATIONS,
@@ -21,8 +23,6 @@ from pystagedtrees.model._stagevec import (
     StageLabels,
     StageVector,
 )
-from pystagedtrees.model._sevt import Sevt
-from pystagedtrees.graphs._parentslist import as_parentslist, topo_sort_parentslist
 
 __all__ = ["as_sevt"]
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.base._validation import check_flag, check_ignore
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
 from pystagedtrees.stage_ops._stage_ops import join_stages
 
 __all__ = [

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_int, check_levels
 from pystagedtrees.model._sevt import Sevt
+from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:

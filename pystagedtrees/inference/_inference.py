@@ -10,19 +10,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.base._dask import dask_meta, is_dask_frame, refuse_dask
 from pystagedtrees.base._data import check_frame, encode_column
+from pystagedtrees.base._validation import check_flag
 from pystagedtrees.kernels._infer import dense_summed_out_logprob
 from pystagedtrees.kernels._predict import (
-    BY_PARENTS, DENSE, OWN, SPARSE, SPARSE_OWN, class_posteriors, path_log_probabilities,
+    BY_PARENTS,
+    DENSE,
+    OWN,
+    SPARSE,
+    SPARSE_OWN,
+    class_posteriors,
+    path_log_probabilities,
 )
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector
-from pystagedtrees.base._validation import check_flag
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector
+from pystagedtrees.rng import Rng, Seed, resolve_source
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["path_probability", "prob", "predict"]
 
@@ -285,6 +297,36 @@ def _completed_logsumexp(model, prefix, missing, sizes, log_tables):
     return np.where(defined, top + np.log1p(total), top)
 
 
+def _check_variables(model, columns, name, required=False):
+    """Raise unless ``columns`` are variables of the model (``required``: all of them)."""
+    unknown = [c for c in columns if c not in model.variables]
+    if unknown:
+        raise ValueError(
+            f"`{name}` has variable(s) {unknown} that are not in the model "
+            f"{model.variables}."
+        )
+    if required and len(set(columns)) < len(model.variables):
+        raise ValueError(f"`{name}` must give a level for every variable of the model; it "
+                         f"lacks {[v for v in model.variables if v not in columns]}.")
+
+
+def _rows_of_partition(part, function, meta):
+    """``function`` of one partition's rows, indexed as them; ``meta`` if it has none."""
+    if len(part) == 0:
+        return meta
+    values = function(part)
+    if isinstance(values, pd.DataFrame):
+        return values
+    return pd.Series(values, index=part.index, name=meta.name)
+
+
+def _lazy_rows(frame, name, model, function, meta, required=False):
+    """``function`` over the rows of the Dask frame ``frame``, lazily, partition by
+    partition; its columns are checked against the model first (no data computed)."""
+    _check_variables(model, dask_meta(frame, name).columns, name, required)
+    return frame.map_partitions(_rows_of_partition, function, meta, meta=meta)
+
+
 def encode_rows(model, frame, name, unknown_means=None, unread=()):
     """Codes (n x p) of a frame over the model's variables; absent columns are missing.
 
@@ -316,12 +358,7 @@ class EncodedColumns:
 def encode_columns(model, frame, name, unknown_means=None, unread=()):
     """The :class:`EncodedColumns` of a frame (see :func:`encode_rows`)."""
     frame = check_frame(frame, name)
-    unknown = [c for c in frame.columns if c not in model.variables]
-    if unknown:
-        raise ValueError(
-            f"`{name}` has variable(s) {unknown} that are not in the model "
-            f"{model.variables}."
-        )
+    _check_variables(model, frame.columns, name)
     codes = [
         encode_column(frame[v], model.tree[v], v, name,
                       unknown_as=None if unknown_means is None else UNKNOWN,
@@ -343,21 +380,23 @@ def _as_frame(x, name):
     )
 
 
-def path_probability(object: Sevt, x: Mapping[str, str] | Sequence[str] | pd.DataFrame,
-                     log: bool = False) -> float | np.ndarray:
+def path_probability(object: Sevt,
+                     x: Mapping[str, str] | Sequence[str] | pd.DataFrame | dd.DataFrame,
+                     log: bool = False) -> float | np.ndarray | dd.Series:
     """Probability of complete paths (R's internal ``path_probability``).
 
     Parameters
     ----------
     object : Sevt
         A fitted model.
-    x : dict, sequence or pandas.DataFrame
+    x : dict, sequence, pandas.DataFrame or dask.dataframe.DataFrame
         A value for every variable (by name, or a sequence in tree order).
     log : bool, default False
 
     Returns
     -------
-    float or numpy.ndarray
+    float, numpy.ndarray or dask.dataframe.Series
+        A Dask frame gets a lazy Dask Series, computed partition by partition.
 
     Examples
     --------
@@ -368,6 +407,9 @@ def path_probability(object: Sevt, x: Mapping[str, str] | Sequence[str] | pd.Dat
     """
     check_sevt(object, fitted=True)
     log = check_flag(log, "log")
+    if is_dask_frame(x):
+        return _lazy_rows(x, "x", object, partial(path_probability, object, log=log),
+                          pd.Series([], dtype=float), required=True)
     single = not isinstance(x, pd.DataFrame)
     if single and not isinstance(x, (dict, pd.Series)):
         # a string or number is one level, as R's length-one vectors
@@ -386,19 +428,21 @@ def path_probability(object: Sevt, x: Mapping[str, str] | Sequence[str] | pd.Dat
     return float(result[0]) if single else result
 
 
-def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame,
+def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
          conditional_on: Mapping[str, str] | pd.DataFrame | None = None, log: bool = False,
-         na0: bool = True) -> float | np.ndarray:
+         na0: bool = True) -> float | np.ndarray | dd.Series:
     """Probability of events, marginal or conditional (R: ``prob``).
 
     Parameters
     ----------
     object : Sevt
         A fitted model.
-    x : dict or pandas.DataFrame
+    x : dict, pandas.DataFrame or dask.dataframe.DataFrame
         Values of some variables (a dict for one event, a DataFrame for one
         event per row); the others are summed out (ValueError past 2^24
-        completions of the gaps before an event's last given variable).
+        completions of the gaps before an event's last given variable).  A
+        Dask frame gets a lazy Dask Series (``conditional_on`` then one
+        event, a dict).
     conditional_on : dict or pandas.DataFrame, optional
         The conditioning event: one row, or as many rows as ``x`` (or
         ``x`` has one row, used with each), as R's ``cbind`` recycles.  Its
@@ -413,7 +457,7 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame,
 
     Returns
     -------
-    float or numpy.ndarray
+    float, numpy.ndarray or dask.dataframe.Series
 
     Examples
     --------
@@ -424,6 +468,17 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame,
     """
     check_sevt(object, fitted=True)
     log, na0 = check_flag(log, "log"), check_flag(na0, "na0")
+    if is_dask_frame(x):
+        if conditional_on is not None and not isinstance(conditional_on, (dict, pd.Series)):
+            raise TypeError("`conditional_on` must be one event (a dict) when `x` is a Dask "
+                            f"DataFrame; got {type(conditional_on).__name__}.")
+        if conditional_on is not None:
+            _check_variables(object, [str(k) for k in dict(conditional_on)], "conditional_on")
+        return _lazy_rows(x, "x", object, partial(prob, object, conditional_on=conditional_on,
+                                                  log=log, na0=na0),
+                          pd.Series([], dtype=float))
+    refuse_dask(conditional_on, "conditional_on", "prob with an in-memory `x`",
+                ["prob with a Dask `x` and one event (a dict) as `conditional_on`"])
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
     log_tables = _LogTables(object)
@@ -478,19 +533,21 @@ def _all_combinations(model):
     )
 
 
-def predict(object: Sevt, newdata: pd.DataFrame | None = None, class_: str | None = None,
-            prob: bool = False, log: bool = False, seed: Seed = None,
-            rng: Rng = None) -> pd.Categorical | pd.DataFrame:
+def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
+            class_: str | None = None, prob: bool = False, log: bool = False, seed: Seed = None,
+            rng: Rng = None) -> pd.Categorical | pd.DataFrame | dd.Series | dd.DataFrame:
     """Predict a variable from the others (R: ``predict.sevt``).
 
     Parameters
     ----------
     object : Sevt
         A fitted model.
-    newdata : pandas.DataFrame, optional
+    newdata : pandas.DataFrame or dask.dataframe.DataFrame, optional
         Rows to predict; variables absent or missing in a row are summed
         out (ValueError past 2^24 completions of a row's gaps).  Default:
-        every combination of levels.
+        every combination of levels.  A Dask frame is predicted lazily,
+        partition by partition (ties then go to the first class: ``rng``
+        must be None).
     class_ : str, optional
         The variable to predict (default: the root).
     prob : bool, default False
@@ -511,7 +568,8 @@ def predict(object: Sevt, newdata: pd.DataFrame | None = None, class_: str | Non
     pandas.Categorical or pandas.DataFrame
         The most probable class per row (NaN where every class has
         probability 0), or a DataFrame of probabilities with one column per
-        class level.
+        class level; for a Dask ``newdata``, a Dask Series (categorical) or
+        DataFrame.
 
     Examples
     --------
@@ -526,8 +584,17 @@ def predict(object: Sevt, newdata: pd.DataFrame | None = None, class_: str | Non
     prob, log = check_flag(prob, "prob"), check_flag(log, "log")
     class_ = object.variables[0] if class_ is None else class_
     c = object.var_index(class_, "class_")
-    frame = _all_combinations(object) if newdata is None else newdata
     source = resolve_source(seed, rng, optional=True)
+    if is_dask_frame(newdata):
+        if source is not None:
+            raise ValueError("`rng`: random tie breaking draws row after row, which the "
+                             "partitions of a Dask `newdata` cannot follow; use rng=None.")
+        levels = pd.Index(object.tree[class_], name=class_)
+        meta = (pd.DataFrame(np.empty((0, len(levels))), columns=levels) if prob else
+                pd.Series(pd.Categorical([], categories=levels), name=class_))
+        return _lazy_rows(newdata, "newdata", object,
+                          partial(predict, object, class_=class_, prob=prob, log=log), meta)
+    frame = _all_combinations(object) if newdata is None else newdata
     # the class column's own values are not read, as R sets it to NA
     columns = encode_columns(object, frame, "newdata",
                              "the rows with it have no prediction, NaN (as in R when it is the "

@@ -71,6 +71,19 @@ cdef double probdist(int code, const double* x, const double* y, Py_ssize_t k) n
     return <double>acc
 
 
+cdef inline void _set_distance(double[:, ::1] dist, int code, const float64_t[:, ::1] prob,
+                               const index_t[::1] rank, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """R's distance between stages ``a`` and ``b``, the later one first (R
+    fills the lower triangle of its matrix), into both halves of ``dist``."""
+    cdef double value
+    if rank[a] > rank[b]:
+        value = probdist(code, &prob[a, 0], &prob[b, 0], prob.shape[1])
+    else:
+        value = probdist(code, &prob[b, 0], &prob[a, 0], prob.shape[1])
+    dist[a, b] = value
+    dist[b, a] = value
+
+
 cdef inline bint pair_before(index_t a, index_t b, index_t c, index_t d) noexcept nogil:
     """Whether pair {a, b} precedes {c, d} in column-major order of R's matrix."""
     cdef index_t lo1 = min(a, b), hi1 = max(a, b), lo2 = min(c, d), hi2 = max(c, d)
@@ -118,13 +131,7 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     with nogil:
         for a in range(m):
             for b in range(a):
-                # R computes the lower triangle: the later stage first
-                if rank[a] > rank[b]:
-                    value = probdist(code, &prob[a, 0], &prob[b, 0], k)
-                else:
-                    value = probdist(code, &prob[b, 0], &prob[a, 0], k)
-                dist[a, b] = value
-                dist[b, a] = value
+                _set_distance(dist, code, prob, rank, a, b)
     partners_arr = np.empty((m, NEAREST_LISTED), dtype=np.int32)
     # a full list used up: the first search fills it
     next_arr = np.full(m, NEAREST_LISTED, dtype=np.int64)
@@ -171,12 +178,7 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
             for b in range(m):
                 if b == keep or not active[b]:
                     continue
-                if rank[keep] > rank[b]:
-                    value = probdist(code, &prob[keep, 0], &prob[b, 0], k)
-                else:
-                    value = probdist(code, &prob[b, 0], &prob[keep, 0], k)
-                dist[keep, b] = value
-                dist[b, keep] = value
+                _set_distance(dist, code, prob, rank, keep, b)
             for b in range(m):
                 if not active[b]:
                     continue

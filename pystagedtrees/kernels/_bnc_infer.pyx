@@ -4,7 +4,7 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
 import numpy as np
 
-from libc.math cimport exp, fabs, fmax, isfinite, log1p
+from libc.math cimport exp, fabs, fmax, isfinite, isnan, log1p
 
 from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
 
@@ -226,7 +226,9 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
     cdef const double *x = &log_scores[0, 0]
     with nogil:
         for i in range(n):
-            if m == 2 and fmax(x[2 * i], x[2 * i + 1]) > LOG_NORMAL:
+            # a NaN score (R's NA: no prediction) goes the general way
+            if m == 2 and not isnan(x[2 * i]) and not isnan(x[2 * i + 1]) \
+                    and fmax(x[2 * i], x[2 * i + 1]) > LOG_NORMAL:
                 d = x[2 * i + 1] - x[2 * i]
                 if fabs(d) <= LOG_TIE:
                     events[i] = 1

@@ -58,14 +58,17 @@ def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[:
     Step s merges clusters ``left[s] < right[s]`` (each named by an index
     that survives as the merged cluster's name: the smaller one) at
     ``height[s]``.  Ward's "D2" squares the input and reports square roots.
+    The active clusters are kept in increasing order in ``alive``, so every
+    scan visits exactly the clusters, in the order, that a scan over all
+    indices skipping the merged ones would.
     """
-    cdef Py_ssize_t n = diss.shape[0], i, j, k, step
+    cdef Py_ssize_t n = diss.shape[0], i, j, k, step, a, b, n_alive = n
     cdef Py_ssize_t keep, gone, best_i = 0, best_j = 0, candidate = 0
     cdef double best, d_new, d_keep_gone
     cdef index_t[::1] nn = np.zeros(n, dtype=np.int64)
     cdef float64_t[::1] nn_dist = np.zeros(n, dtype=np.float64)
     cdef float64_t[::1] size = np.ones(n, dtype=np.float64)
-    cdef unsigned char[::1] active = np.ones(n, dtype=np.uint8)
+    cdef index_t[::1] alive = np.arange(n, dtype=np.int64)
     with nogil:
         if method == WARD_D2:
             for i in range(n):
@@ -83,9 +86,11 @@ def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[:
             nn[i] = candidate
             nn_dist[i] = best
         for step in range(n - 1):
+            # the last index never has a neighbour to its right
             best = UNSET
-            for i in range(n - 1):
-                if active[i] and nn_dist[i] < best:
+            for a in range(n_alive):
+                i = alive[a]
+                if i < n - 1 and nn_dist[i] < best:
                     best = nn_dist[i]
                     best_i = i
                     best_j = nn[i]
@@ -94,14 +99,20 @@ def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[:
             left[step] = keep
             right[step] = gone
             height[step] = sqrt(best) if method == WARD_D2 else best
-            active[gone] = 0
+            for a in range(n_alive):
+                if alive[a] == gone:
+                    break
+            for b in range(a, n_alive - 1):
+                alive[b] = alive[b + 1]
+            n_alive -= 1
             # New dissimilarities to the merged cluster; its own neighbour is
             # searched to the right, while clusters to its left only learn
             # that it became closer.
             d_keep_gone = diss[keep, gone]
             best = UNSET
-            for k in range(n):
-                if not active[k] or k == keep:
+            for a in range(n_alive):
+                k = alive[a]
+                if k == keep:
                     continue
                 d_new = _lance_williams(method, diss[keep, k], diss[gone, k], d_keep_gone,
                                         size[keep], size[gone], size[k])
@@ -118,13 +129,42 @@ def agglomerate(float64_t[:, ::1] diss, int method, index_t[::1] left, index_t[:
             nn_dist[keep] = best
             nn[keep] = candidate
             # Clusters whose neighbour was one of the merged pair look again.
-            for i in range(n - 1):
-                if active[i] and (nn[i] == keep or nn[i] == gone):
+            for a in range(n_alive):
+                i = alive[a]
+                if i < n - 1 and (nn[i] == keep or nn[i] == gone):
                     best = UNSET
-                    for j in range(i + 1, n):
-                        if active[j] and diss[i, j] < best:
+                    for b in range(a + 1, n_alive):
+                        j = alive[b]
+                        if diss[i, j] < best:
                             best = diss[i, j]
                             candidate = j
                     nn[i] = candidate
                     nn_dist[i] = best
 
+
+def cut_groups(const index_t[::1] left, const index_t[::1] right, Py_ssize_t n_merges,
+               index_t[::1] groups):
+    """R's ``cutree`` after the first ``n_merges`` steps of :func:`agglomerate`.
+
+    A cluster is named by its smallest observation (the index that survives a
+    merge), so the groups, numbered 1, 2, ... in order of first observation,
+    are the clusters in order of their names.  ``groups`` has one entry per
+    observation; requires ``n_merges <= left.shape[0]`` and the indices that
+    :func:`agglomerate` writes.
+    """
+    cdef Py_ssize_t n = groups.shape[0], i, step
+    cdef index_t top, next_group = 0
+    with nogil:
+        # groups[] holds the parent links (each absorbed name points to its
+        # survivor, a smaller index) until it is overwritten with numbers
+        for i in range(n):
+            groups[i] = i
+        for step in range(n_merges):
+            groups[right[step]] = left[step]
+        for i in range(n):
+            top = groups[i]
+            if top == i:
+                next_group += 1
+                groups[i] = next_group
+            else:  # the survivor is smaller, so already numbered
+                groups[i] = groups[top]

@@ -13,17 +13,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
-from pystagedtrees.learners._hclust import agglomerate, cutree
-from pystagedtrees.learners._kmeans import ALGORITHMS, kmeans
-from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
-from pystagedtrees.fitting._fit import fit_variable, stage_counts
-from pystagedtrees.learners._learners import check_pair_tables, penalty_per_parameter, prepare, resolve_score
-from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
+from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
+from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
+from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
+from pystagedtrees.learners._learners import (
+    check_pair_tables,
+    free_stage_mask,
+    penalty_per_parameter,
+    prepare,
+    resolve_score,
+)
+from pystagedtrees.learners._rows import distinct_rows
+from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import StageLabels
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["stages_hclust", "stages_kmeans"]
 
@@ -32,7 +39,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return model.stage_labels(i).ids_without(ignore)
+    return np.flatnonzero(free_stage_mask(model, i, ignore))
 
 
 def stage_distances(prob, distance):
@@ -41,10 +48,14 @@ def stage_distances(prob, distance):
     "totvar" is half the Manhattan distance and "hellinger" the Euclidean
     distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
     """
-    if distance == "totvar":
-        return 0.5 * stage_distances(prob, "manhattan")
+    if distance == "totvar":  # scaled in place: one n x n table, not two
+        out = stage_distances(prob, "manhattan")
+        out *= 0.5
+        return out
     if distance == "hellinger":
-        return stage_distances(np.sqrt(prob), "euclidean") / np.sqrt(2.0)
+        out = stage_distances(np.sqrt(prob), "euclidean")
+        out /= np.sqrt(2.0)
+        return out
     out = np.empty((prob.shape[0], prob.shape[0]))
     r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
     return out
@@ -67,15 +78,27 @@ def _clusterable_probabilities(model, i, ids, learner):
 
 
 def _relabel_by_groups(model, i, ids, groups):
-    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels."""
-    labels = model.stage_labels(i).tolist()
-    for sid, group in zip(ids, groups):
-        labels[sid] = str(int(group))
-    unique = list(dict.fromkeys(labels))
-    index = {label: n for n, label in enumerate(unique)}
-    mapping = np.array([index[label] for label in labels], dtype=np.int32)
+    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels.
+
+    The new stages are numbered in order of first appearance along the
+    situations, as :func:`fit_variable` numbers them: a new stage first
+    appears where the first of the old stages it gathers does.
+    """
+    labels = model.stage_labels(i)
+    # integer keys, equal where the labels are: numbers as themselves, names negative
+    keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
+    keys[ids] = group_keys
+    appearance = model.stage_vector(i).first_appearance()  # old ids by first situation
+    _, first, inverse = np.unique(keys[appearance], return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int32)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0], dtype=np.int32)
+    mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
+    mapping[appearance] = rank[inverse.reshape(-1)]
+    first_old = appearance[np.sort(first)]  # the first old stage of each new one, in order
+    unique = [str(key) if key >= 0 else labels[sid]
+              for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
     model.replace_stages(i, model.stage_vector(i).remap(mapping), StageLabels.from_strings(unique))
-    fit_variable(model, i)
+    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
 
 
 def _per_variable_k(k, positions, model, default=None):
@@ -106,7 +129,7 @@ def _per_variable_k(k, positions, model, default=None):
 
 
 def _learning_scope(model, scope, limit):
-    check_sevt(model, fitted=True)
+    check_sevt(model)  # `prepare` then checks that it is fitted
     if scope is not None:
         return scope
     limit = check_int(limit, "limit", minimum=2, allow_none=True) or len(model.variables)
@@ -178,16 +201,55 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
             continue
-        check_pair_tables(model, i, len(ids), 2, "stages_hclust")  # distances and a copy
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
-        tree = agglomerate(stage_distances(prob, distance), method)
-        if ks[i] is not None:
-            groups = cutree(tree.merge, min(ks[i], len(ids)))
-        else:
-            groups = _best_cut(model, i, ids, tree.merge, kind, score_fn)
+        groups = None
+        if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
+            groups = _cut_distinct_rows(model, i, prob, distance, method, min(ks[i], len(ids)))
+        if groups is None:
+            check_pair_tables(model, i, len(ids), 1, "stages_hclust")  # distances, merged in place
+            diss = stage_distances(prob, distance)
+            if ks[i] is not None:
+                groups = agglomerate_and_cut(diss, method, min(ks[i], len(ids)))
+            else:
+                groups = _best_cut(model, i, ids, agglomerate(diss, method).merge, kind, score_fn)
         _relabel_by_groups(model, i, ids, groups)
-        model.ll = compute_loglik(model)
+        if ks[i] is None:  # the next variable's best cut reads the model's score
+            model.ll = compute_loglik(model)
+    model.ll = compute_loglik(model)
     return model
+
+
+#: Linkages under which the union of two clusters at dissimilarity 0 is at
+#: exactly the same dissimilarity (a maximum, a minimum, or the mean of two
+#: equal numbers) from every other cluster as each of them was.
+_DUPLICATE_BLIND_METHODS = ("complete", "single", "mcquitty", "median")
+
+
+def _cut_distinct_rows(model, i, prob, distance, method, k):
+    """``cutree(hclust(dist(prob), method), k)`` computed on the distinct rows of ``prob``.
+
+    Stages with equal probabilities are at dissimilarity 0, so R's hclust
+    merges all of them before anything else, each into the first of its
+    group, and under :data:`_DUPLICATE_BLIND_METHODS` the merged groups keep
+    the dissimilarities of that first row: the later merges are those of the
+    distinct rows in order of first appearance, ties included, and so is any
+    cut into at most that many groups.  Fewer distinct rows than stages make
+    this quadratic in the distinct rows instead of the stages (eeg's 3,160
+    stages of X14 have 143 distinct probability vectors).  None when the cut
+    splits equal rows (then the order of R's merges at 0 decides) or when
+    distinct rows are at dissimilarity 0.
+    """
+    row_of, first = distinct_rows(prob)
+    n_distinct = first.shape[0]
+    if k > n_distinct:
+        return None
+    if n_distinct == 1:
+        return np.ones(prob.shape[0], dtype=np.int64)
+    check_pair_tables(model, i, n_distinct, 1, "stages_hclust")
+    diss = stage_distances(prob[first], distance)
+    if np.count_nonzero(diss) != n_distinct * (n_distinct - 1):
+        return None
+    return agglomerate_and_cut(diss, method, k)[row_of]
 
 
 def _best_cut(model, i, ids, merge, kind, score_fn):
@@ -317,8 +379,8 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
                                      f"{points.shape}; got {moved.shape}.")
                 points = moved
             try:
-                groups = kmeans(points, min(k_i, len(ids) - 1), nstart=nstart,
-                                algorithm=algorithm, rng=source).cluster
+                groups = best_run(as_matrix(points, "x"), min(k_i, len(ids) - 1),
+                                  nstart=nstart, algorithm=algorithm, rng=source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             _relabel_by_groups(model, i, ids, groups)

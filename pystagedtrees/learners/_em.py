@@ -14,14 +14,14 @@ from typing import Any
 import pandas as pd
 
 from pystagedtrees.base._data import check_frame, encode_frame
-from pystagedtrees.rng import Rng, Seed, resolve_source
+from pystagedtrees.base._validation import check_call_fits, check_flag, check_int
 from pystagedtrees.compare._compare import compare_stages
 from pystagedtrees.fitting._construct import copy_sevt
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import class_log_posterior, most_probable
 from pystagedtrees.learners._learners import stages_bhc
 from pystagedtrees.model._sevt import Sevt, check_learned, check_sevt
-from pystagedtrees.base._validation import check_call_fits, check_flag, check_int
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["sevt_fit_em", "stages_em"]
 

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pystagedtrees.kernels import _hclust as _hclust_kernel
+
 __all__ = ["HclustResult", "hclust", "cutree", "METHODS"]
 
 #: Agglomeration methods of R's hclust, in R's order.
@@ -98,12 +99,30 @@ def agglomerate(diss, method):
     stage probabilities), and ``method`` one of :data:`METHODS`; it is
     overwritten.  Skipping the checks matters for thousands of stages.
     """
+    left, right, height = _merges(diss, method)
+    return HclustResult(_merge_matrix(left, right), height)
+
+
+def agglomerate_and_cut(diss, method, k):
+    """``cutree(agglomerate(diss, method).merge, k)`` without building R's ``merge``.
+
+    ``diss`` and ``method`` as :func:`agglomerate` requires (``diss`` is
+    overwritten), ``1 <= k <= n``.
+    """
+    left, right, _ = _merges(diss, method)
+    groups = np.empty(diss.shape[0], dtype=np.int64)
+    _hclust_kernel.cut_groups(left, right, diss.shape[0] - k, groups)
+    return groups
+
+
+def _merges(diss, method):
+    """The kernel's (surviving index, absorbed index, height) of each step."""
     n = diss.shape[0]
     left = np.empty(n - 1, dtype=np.int64)
     right = np.empty(n - 1, dtype=np.int64)
     height = np.empty(n - 1, dtype=np.float64)
     _hclust_kernel.agglomerate(diss, _METHOD_CODES[method], left, right, height)
-    return HclustResult(_merge_matrix(left, right), height)
+    return left, right, height
 
 
 def _merge_matrix(left, right):

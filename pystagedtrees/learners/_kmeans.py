@@ -11,9 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pystagedtrees.kernels import _kmeans as _kmeans_kernel
-from pystagedtrees.rng import RandomSource, resolve_source
 from pystagedtrees.base._validation import check_choice
+from pystagedtrees.kernels import _kmeans as _kmeans_kernel
+from pystagedtrees.learners._rows import distinct_rows
+from pystagedtrees.rng import RandomSource, resolve_source
 
 __all__ = ["KMeansResult", "kmeans", "ALGORITHMS"]
 
@@ -57,7 +58,7 @@ def _long_double_sum(values):
     return float(np.cumsum(np.asarray(values, dtype=np.longdouble).ravel())[-1])
 
 
-def _as_matrix(x, name):
+def as_matrix(x, name):
     if hasattr(x, "to_numpy"):
         x = x.to_numpy()
     try:
@@ -75,9 +76,7 @@ def _as_matrix(x, name):
 
 def _unique_rows(x):
     """Distinct rows in order of first occurrence (R's ``unique`` on a matrix)."""
-    # +0.0 maps -0.0 to 0.0: R compares values, not bit patterns.
-    _, first = np.unique(x + 0.0, axis=0, return_index=True)
-    return x[np.sort(first)]
+    return x[distinct_rows(x)[1]]  # by value, as R compares them (-0.0 is 0.0)
 
 
 def _has_duplicate_rows(x):
@@ -182,7 +181,20 @@ def kmeans(x, centers, iter_max: int = 10, nstart: int = 1, algorithm: str = "Ha
     >>> kmeans(x, 2, rng=RRandom(1)).cluster.tolist()   # set.seed(1); kmeans(x, 2)$cluster
     [1, 1, 2, 2, 2]
     """
-    x = _as_matrix(x, "x")
+    x = as_matrix(x, "x")
+    cluster, centers_out, wss, size, iterations, fault, best_total = best_run(
+        x, centers, iter_max, nstart, algorithm, rng)
+    column_means = (np.cumsum(x, axis=0, dtype=np.longdouble)[-1] / x.shape[0]).astype(np.float64)
+    # R sums the matrix in column-major order
+    totss = _long_double_sum(((x - column_means) ** 2).T)
+    return KMeansResult(cluster, centers_out, totss, wss, best_total, totss - best_total,
+                        size, iterations, fault)
+
+
+def best_run(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=None):
+    """:func:`kmeans` without the total sum of squares, which clustering alone
+    does not need: ``(cluster, centers, withinss, size, iter, ifault,
+    tot_withinss)`` of the kept run; ``x`` as ``as_matrix`` returns it."""
     m = x.shape[0]
     check_choice(algorithm, "algorithm", ALGORITHMS)
     method = "Lloyd" if algorithm == "Forgy" else algorithm
@@ -205,7 +217,7 @@ def kmeans(x, centers, iter_max: int = 10, nstart: int = 1, algorithm: str = "Ha
                 )
             initial = candidates[source.sample_int(candidates.shape[0], k)]
     else:
-        initial = _as_matrix(centers, "centers")
+        initial = as_matrix(centers, "centers")
         if _has_duplicate_rows(initial):
             raise ValueError("initial centers are not distinct: `centers` has duplicated rows.")
         k = initial.shape[0]
@@ -227,9 +239,4 @@ def kmeans(x, centers, iter_max: int = 10, nstart: int = 1, algorithm: str = "Ha
             total = _long_double_sum(run[2])
             if total < best_total:
                 best, best_total = run, total
-    cluster, centers_out, wss, size, iterations, fault = best
-    column_means = (np.cumsum(x, axis=0, dtype=np.longdouble)[-1] / m).astype(np.float64)
-    # R sums the matrix in column-major order
-    totss = _long_double_sum(((x - column_means) ** 2).T)
-    return KMeansResult(cluster, centers_out, totss, wss, best_total, totss - best_total,
-                        size, iterations, fault)
+    return (*best, best_total)

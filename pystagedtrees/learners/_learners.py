@@ -13,19 +13,24 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._validation import (
+    check_fits_in_memory,
+    check_ignore,
+    check_int,
+    check_number,
+    check_score_value,
+    check_trace,
+)
+from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
+from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.kernels._bhc import backward_join
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.base._validation import (
-    check_fits_in_memory, check_ignore, check_int, check_number, check_score_value, check_trace,
-)
-from pystagedtrees.model._stagevec import ParentStageVector, new_label
-from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
-from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
+from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
+from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
 __all__ = [
@@ -98,10 +103,17 @@ def prepare(object, scope, ignore):
     return model, positions, check_ignore(ignore, model.name_unobserved)
 
 
+def free_stage_mask(model, i, ignore):
+    """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
+    named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
+    keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
+    return ~np.isin(keys, ignored)
+
+
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
-    labels = model.stage_labels(i)
-    return [int(s) for s in model.stage_vector(i).first_appearance() if labels[s] not in ignore]
+    order = model.stage_vector(i).first_appearance()
+    return order[free_stage_mask(model, i, ignore)[order]].tolist()
 
 
 def first_situations(model, i, ids):
@@ -125,8 +137,7 @@ def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    for keep, drop in merges:
-        mapping[ids[drop]] = ids[keep]
+    mapping[ids[merges[:, 1]]] = ids[merges[:, 0]]  # a later row wins, as in a loop
     # a kept stage may be dropped later: follow the chains
     while True:
         chained = mapping[mapping]

@@ -15,14 +15,17 @@ from typing import Any
 import pandas as pd
 
 from pystagedtrees.base._data import own_copy
+from pystagedtrees.base._validation import (
+    check_call_fits,
+    check_flag,
+    check_score_value,
+    check_smoothing,
+)
 from pystagedtrees.fitting._construct import _check_tree, append_from_codes, model_from_codes
 from pystagedtrees.fitting._counting import read_data
-from pystagedtrees.model._sevt import Sevt, check_learned
-from pystagedtrees.learners._learners import stages_bhc
 from pystagedtrees.fitting._scores import BIC
-from pystagedtrees.base._validation import (
-    check_call_fits, check_flag, check_score_value, check_smoothing,
-)
+from pystagedtrees.learners._learners import stages_bhc
+from pystagedtrees.model._sevt import Sevt, check_learned
 
 __all__ = ["search_greedy", "search_best"]
 

@@ -24,13 +24,17 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.model._methods import SevtMethods
-from pystagedtrees.model._stagevec import (
-    DENSE_MAX, ParentStageVector, StageLabels, StageVector, dense_too_large,
-)
 from pystagedtrees.base._data import own_copy
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_int, check_label, check_labels, check_smoothing
+from pystagedtrees.model._methods import SevtMethods
+from pystagedtrees.model._stagevec import (
+    DENSE_MAX,
+    ParentStageVector,
+    StageLabels,
+    StageVector,
+    dense_too_large,
+)
 
 __all__ = ["Sevt", "check_sevt", "check_learned"]
 

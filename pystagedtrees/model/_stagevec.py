@@ -19,7 +19,6 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 import numpy as np
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
-
 from pystagedtrees.kernels._counts import first_positions
 
 DENSE_MAX = 1 << 20

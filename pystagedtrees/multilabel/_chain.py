@@ -16,13 +16,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pystagedtrees.base._dask_types import refuse_dask
 from pystagedtrees.base._validation import check_choice, check_int
-from pystagedtrees.rng import resolve_source
 from pystagedtrees.multilabel._dependence import label_names
 from pystagedtrees.multilabel._network import (
     _check_network_params,
     _learn_label_network,
 )
+from pystagedtrees.rng import resolve_source
 
 __all__ = ["BNClassifierChain"]
 
@@ -366,6 +367,8 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             ) from exc
         if Y is None:
             raise ValueError("BNClassifierChain requires y to be passed, but the target y is None.")
+        refuse_dask(X, "X", "BNClassifierChain")
+        refuse_dask(Y, "Y", "BNClassifierChain")
         names = label_names(Y)
         shape = getattr(Y, "shape", ())  # before scikit-learn's checks, whose message is obscure
         if len(shape) == 2 and shape[1] == 0:

@@ -26,12 +26,16 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Optional, TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from pystagedtrees.base._validation import (
-    check_choice, check_flag, check_ignore, check_int, check_number,
+    check_choice,
+    check_flag,
+    check_ignore,
+    check_int,
+    check_number,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 
@@ -688,12 +692,12 @@ class _TreeStyle:
 
     show_ignored: bool
     cex_label_nodes: Callable  # variable index -> size
-    cex_label_edges: Optional[float]
-    cex_nodes: Optional[Callable]
+    cex_label_edges: float | None
+    cex_nodes: Callable | None
     cex_tree_y: float
     var_names: bool
     col_edges: str
-    pch_nodes: Union[int, str]
+    pch_nodes: int | str
     lwd_nodes: float
     lwd_edges: float
 
@@ -1429,7 +1433,7 @@ def _tikz_color(color):
     rgb = _rgb255(color)
     if rgb is None:
         return color  # a name xcolor may know
-    return "{rgb,255:red,%d; green,%d; blue,%d}" % rgb
+    return "{{rgb,255:red,{:d}; green,{:d}; blue,{:d}}}".format(*rgb)
 
 
 _TEX_SPECIAL = re.compile(r"([\\{}$&#_%~^])")

@@ -17,14 +17,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.kernels._random import StageJoiner, draw_levels
-from pystagedtrees.rng import Rng, Seed, resolve_source
-from pystagedtrees.model._stagevec import ParentStageVector
 from pystagedtrees.base._validation import (
-    as_numbers, check_call_fits, check_fits_in_memory, check_ignore, check_int, check_number,
+    as_numbers,
+    check_call_fits,
+    check_fits_in_memory,
+    check_ignore,
+    check_int,
+    check_number,
 )
 from pystagedtrees.fitting._construct import sevt as sevt_structure
+from pystagedtrees.kernels._random import StageJoiner, draw_levels
 from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import ParentStageVector
+from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = [
     "random_sevt",

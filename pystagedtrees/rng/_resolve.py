@@ -2,7 +2,7 @@
 package docstring states the rule).  The only place that tells generators apart."""
 import numbers
 import warnings
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -17,9 +17,9 @@ __all__ = ["RNG_KINDS", "Rng", "Seed", "check_seed", "resolve_source"]
 RNG_KINDS = ("numpy", "R", "R-rounding")
 
 #: What a seed may be (see :func:`check_seed`).
-Seed = Union[int, np.random.Generator, np.random.RandomState, None]
+Seed = int | np.random.Generator | np.random.RandomState | None
 #: What ``rng`` may be: a name in RNG_KINDS, a source in use, or a numpy Generator in use.
-Rng = Union[str, RandomSource, np.random.Generator, None]
+Rng = str | RandomSource | np.random.Generator | None
 
 # how each convention words a numpy seed (the estimators' is scikit-learn's)
 _NUMPY_SEEDS = {

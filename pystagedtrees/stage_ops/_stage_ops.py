@@ -9,14 +9,19 @@ import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import category_string, encode_column
-from pystagedtrees.kernels._stage_scores import join_probabilities
-from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector
-from pystagedtrees.base._validation import (
-    as_numbers, check_flag, check_ignore, check_label, check_labels, is_distribution,
-)
 from pystagedtrees.base._loglik import LogLik
-from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.base._validation import (
+    as_numbers,
+    check_flag,
+    check_ignore,
+    check_label,
+    check_labels,
+    is_distribution,
+)
 from pystagedtrees.fitting._fit import sevt_fit, stage_counts
+from pystagedtrees.kernels._stage_scores import join_probabilities
+from pystagedtrees.model._sevt import Sevt, check_sevt
+from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector
 
 __all__ = ["stages", "set_stages", "set_stage_prob", "get_stage", "get_path", "join_stages",
            "rename_stage", "stndnaming", "summary", "SevtSummary"]

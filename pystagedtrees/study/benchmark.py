@@ -113,7 +113,7 @@ def _wrapper_args(seed, rng):
     return dict(k=5, epsilon=0.01, smooth=1, seed=seed, rng=rng)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _methods():
     from pystagedtrees import bnc
     from pystagedtrees import classifiers as cl

@@ -49,12 +49,12 @@ from threadpoolctl import threadpool_limits
 
 from pystagedtrees import datasets as shipped_data
 from pystagedtrees.multilabel import BNClassifierChain, label_network
-from pystagedtrees.study.benchmark import progress_bar
 from pystagedtrees.multilabel.metrics import (
     MULTILABEL_SCORES,
     check_indicator_matrix,
     multilabel_scores,
 )
+from pystagedtrees.study.benchmark import progress_bar
 
 __all__ = [
     "add_arguments",

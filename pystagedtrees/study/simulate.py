@@ -34,10 +34,10 @@ from pystagedtrees.study.benchmark import (
     latest,
     method_style,
     pending,
+    positive_int,
     read_results,
     succeeded,
     task_seed,
-    positive_int,
     timed_run,
 )
 

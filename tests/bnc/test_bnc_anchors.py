@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import pystagedtrees.bnc as bnc
+from pystagedtrees.bnc import RoundingDraws
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import distribute_over_folds
-from pystagedtrees.bnc import RoundingDraws
 from pystagedtrees.bnc._structure import ode_scores
+
 
 def nb_fit(class_, data, smooth=1, columns=None):
     subset = data if columns is None else data[columns]

@@ -14,10 +14,10 @@ import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import stratified_folds
 from pystagedtrees.bnc._predict import compute_log_joint, map_random
-from pystagedtrees.rng import resolve_source
 from pystagedtrees.bnc._scoring import FoldScorer
 from pystagedtrees.bnc._search import _Dag
 from pystagedtrees.bnc._structure import anb_model, ode_scores
+from pystagedtrees.rng import resolve_source
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -871,7 +871,7 @@ def test_new_params_must_fit_the_structure():
     data = pst.datasets.titanic()
     model = bnc.lp(bnc.nb("Survived", data), data, smooth=1)
     good = bnc.params(model)
-    for name, table, match in (
+    for _name, table, match in (
             ("huge", np.full(20_000_000, 5e-8), r"`params`\['Survived'\] must have shape \(2,\)"),
             ("small", np.ones((1, 1)), r"`params`\['Survived'\] must have shape"),
             ("nan", np.array([np.nan, 1.0]), "must hold probabilities"),

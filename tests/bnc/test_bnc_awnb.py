@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pystagedtrees.bnc as bnc
-from pystagedtrees.rng import RRandom
+from pystagedtrees.bnc import RoundingDraws
 from pystagedtrees.bnc._awnb import compute_awnb_weights, min_depths, tree_splits
 from pystagedtrees.bnc._params import normalise_columns
-from pystagedtrees.bnc import RoundingDraws
+from pystagedtrees.rng import RRandom
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

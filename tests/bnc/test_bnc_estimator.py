@@ -11,11 +11,11 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import classification_frame
 
 import pystagedtrees.bnc as bnc
 from pystagedtrees.bnc import BNClassifier
 from pystagedtrees.bnc._estimator import WEIGHTED_STRUCTURES
-from strategies import classification_frame
 
 NOT_APPLICABLE = {
     "check_positive_only_tag_during_fit": (

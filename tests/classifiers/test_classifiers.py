@@ -6,10 +6,15 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from r_reference import (assert_matches_r_predict, dataset_params, load_split,
-                         load_wrapper_reference, r_result)
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+from r_reference import (
+    assert_matches_r_predict,
+    dataset_params,
+    load_split,
+    load_wrapper_reference,
+    r_result,
+)
 from sklearn.metrics import mutual_info_score
 
 import pystagedtrees as st
@@ -192,7 +197,7 @@ def test_greedy_orderings_pick_a_best_feature_at_each_step(d):
     ):
         order = ordering(d)
         assert order[0] == "c" and sorted(order[1:]) == sorted(d.columns[1:])
-        for i, x in enumerate(order[1:], start=1):
+        for i, _x in enumerate(order[1:], start=1):
             chosen, left = order[1:i], order[i:]
             scores = np.array([score(v, chosen) for v in left])
             if np.all(np.isnan(scores)):

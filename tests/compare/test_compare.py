@@ -178,7 +178,9 @@ def test_lr_test_p_value_and_confint_labels_match_r(titanic):
     stat, df = result["Chisq"].iloc[1], result["Df"].iloc[1]
     script = f"""
 cat(sprintf("%a", pchisq({float(stat / 30).hex()}, {df}, lower.tail = FALSE)), "\\n")
-for (level in c(0.95, 0.9, 0.99, 0.5, 0.8)) {{ a <- (1 - level) / 2; cat(paste0(format(100 * c(a, 1 - a), digits = 3), " %"), sep = "|"); cat("\\n") }}
+for (level in c(0.95, 0.9, 0.99, 0.5, 0.8)) {{
+  a <- (1 - level) / 2; cat(paste0(format(100 * c(a, 1 - a), digits = 3), " %"), sep = "|"); cat("\\n")
+}}
 """
     out = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True).stdout.splitlines()
     from scipy.stats import chi2
@@ -240,7 +242,8 @@ def test_subtree_of_a_compact_tree():
     sub = subtree(model, {"X1": "1", "X2": "2"})
     assert sub.variables == [f"X{j}" for j in range(3, 27)]
     row = sample_from(model, 1, seed=2).iloc[[0]].assign(X1="1", X2="2")
-    prefix = st.path_probability(model, row[model.variables], log=True) - st.path_probability(sub, row[sub.variables], log=True)
+    prefix = (st.path_probability(model, row[model.variables], log=True)
+              - st.path_probability(sub, row[sub.variables], log=True))
     # the prefix probability P(X1=1, X2=2) does not depend on the rest of the row
     first_two = model.stage_prob["X1"]["1"]["1"] * model.stage_prob["X2"][st.get_stage(model, {"X1": "1"})]["2"]
     assert np.exp(prefix) == pytest.approx(first_two, rel=1e-10)

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
 from pystagedtrees import compat
-from strategies import categorical_frames
 
 if not compat.r_available():
     pytest.skip(

@@ -19,9 +19,10 @@ from pystagedtrees import compat
 if not compat.r_available():
     pytest.skip("rpy2 or R is not installed", allow_module_level=True)
 
+from strategies import small_gain_table  # noqa: E402
+
 from pystagedtrees.compat import from_r, r_call, to_r  # noqa: E402
 from pystagedtrees.compat._session import RRuntimeError, r_context, ro  # noqa: E402
-from strategies import small_gain_table  # noqa: E402
 
 needs_stagedtrees = pytest.mark.skipif(
     not compat.has_r_package("stagedtrees"),
@@ -305,8 +306,8 @@ def test_r_call_errors_name_the_call_and_an_aode_is_not_read():
         r_call("base::log", "a")
     with r_context():
         model = ro.r("local({ d <- data.frame(c = factor(c('a', 'b', 'a')), "
-                     "x = factor(c('u', 'v', 'v')), y = factor(c('p', 'p', 'q'))); bnclassify::lp(bnclassify::aode('c', d), "
-                     "d, smooth = 1) })")
+                     "x = factor(c('u', 'v', 'v')), y = factor(c('p', 'p', 'q'))); "
+                     "bnclassify::lp(bnclassify::aode('c', d), d, smooth = 1) })")
     with pytest.raises(TypeError, match="AODE ensemble"):
         from_r(model)
 

@@ -1,8 +1,8 @@
 """full() and indep() equal R stagedtrees on every benchmark set (split 1)."""
 import pytest
+from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 import pystagedtrees as st
-from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 
 @pytest.mark.parametrize("name", dataset_params())

@@ -6,11 +6,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from pystagedtrees.model._stagevec import StageLabels, StageVector
-from pystagedtrees.graphs._ceg import Ceg, ceg, ceg_adj_matrix, get_edges, get_vertices, join_positions, sevt_simplify
-from pystagedtrees.graphs import as_adj_matrix, as_networkx
-from pystagedtrees.random import random_sevt
 from pystagedtrees.fitting._scores import compute_loglik
+from pystagedtrees.graphs import as_adj_matrix, as_networkx
+from pystagedtrees.graphs._ceg import (
+    Ceg,
+    ceg,
+    ceg_adj_matrix,
+    get_edges,
+    get_vertices,
+    join_positions,
+    sevt_simplify,
+)
+from pystagedtrees.model._stagevec import StageLabels, StageVector
+from pystagedtrees.random import random_sevt
 
 LEVELS = {"A": ["a", "b", "c"], "B": ["x", "y"], "C": ["0", "1"], "D": ["u", "v"]}
 

@@ -2,13 +2,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from r_reference import assert_matches_r_predict, dataset_params, load_split, r_result
 
 import pystagedtrees as st
-from r_reference import assert_matches_r_predict, dataset_params, load_split, r_result
+from pystagedtrees.graphs import as_sevt, parentslist, random_parentslist
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
-from pystagedtrees.graphs import as_sevt
-from pystagedtrees.graphs import parentslist, random_parentslist
-from pystagedtrees.random import sample_from, random_sevt
+from pystagedtrees.random import random_sevt, sample_from
 
 
 def _tan_parents(ref):

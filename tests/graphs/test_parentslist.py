@@ -241,7 +241,7 @@ def test_bad_graphs_raise_clear_errors():
 def test_random_parentslist_respects_bounds():
     pl = random_parentslist(8, k=4, maxp=2, seed=5)
     assert pl.variables == [f"X{j}" for j in range(1, 9)]
-    for i, (v, e) in enumerate(pl.items()):
+    for i, (_v, e) in enumerate(pl.items()):
         assert 2 <= len(e.values) <= 4
         assert (len(e.parents) == 0) if i == 0 else (1 <= len(e.parents) <= min(2, i))
         assert all(int(p[1:]) <= i for p in e.parents)

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
-from strategies import categorical_frames
 
 SETTINGS = settings(max_examples=30, deadline=None)
 

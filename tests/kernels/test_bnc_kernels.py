@@ -14,8 +14,15 @@ from r_replay import r_sum
 
 from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts
 from pystagedtrees.kernels._bnc_infer import (
-    exp_rows, family_index_counts, gather_by_fold, log_joint, map_hits, max_col, max_col_ties,
-    pool_delta, pool_sum,
+    exp_rows,
+    family_index_counts,
+    gather_by_fold,
+    log_joint,
+    map_hits,
+    max_col,
+    max_col_ties,
+    pool_delta,
+    pool_sum,
 )
 
 seeds = hst.integers(0, 2**32 - 1)

@@ -12,7 +12,10 @@ from hypothesis import strategies as hst
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
 from pystagedtrees.kernels._counts import (
-    first_positions, next_situation_ids, situation_level_counts, sum_rows_by_stage,
+    first_positions,
+    next_situation_ids,
+    situation_level_counts,
+    sum_rows_by_stage,
 )
 from pystagedtrees.kernels._infer import dense_summed_out_logprob
 from pystagedtrees.kernels._random import StageJoiner, draw_levels

@@ -17,7 +17,10 @@ from pystagedtrees.kernels._bhc import backward_join
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.kernels._stage_scores import (
-    join_probabilities, max_levels, rsum, variable_loglik,
+    join_probabilities,
+    max_levels,
+    rsum,
+    variable_loglik,
 )
 
 seeds = hst.integers(0, 2**32 - 1)

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
+import pystagedtrees as st
+from pystagedtrees.learners import _clustering as clustering
 from pystagedtrees.learners._clustering import R_DIST_METHODS, stage_distances
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript (R) is not installed")
@@ -46,3 +49,21 @@ def test_distances_are_symmetric_and_zero_on_the_diagonal(seed, method):
     np.testing.assert_array_equal(np.diag(d), 0.0)
     assert (d >= 0).all()
     assert d[0, 1] == 0.0  # identical rows
+
+
+@settings(max_examples=40, deadline=None)
+@given(categorical_frames(min_vars=3, max_vars=5, max_levels=3, max_rows=80, with_na=False),
+       hst.sampled_from(["complete", "single", "mcquitty", "median"]),
+       hst.sampled_from(["totvar", "hellinger", "euclidean", "maximum", "canberra"]),
+       hst.integers(1, 6), hst.sampled_from([0.5, 1]))
+def test_hclust_on_distinct_probabilities_equals_hclust_on_every_stage(
+        data, method, distance, k, lambda_):
+    # Few rows and lambda > 0 give many stages with equal probabilities, which
+    # the fast path clusters once; the plain path clusters every stage as R does.
+    start = st.full(data, lambda_=lambda_)
+    fast = st.stages_hclust(start, k=k, method=method, distance=distance)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(clustering, "_DUPLICATE_BLIND_METHODS", ())
+        plain = st.stages_hclust(start, k=k, method=method, distance=distance)
+    assert fast.stages() == plain.stages()
+    assert float(fast.ll) == float(plain.ll)

@@ -3,14 +3,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+# The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
+from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 from scipy.cluster.hierarchy import linkage
 from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial.distance import squareform
 
 from pystagedtrees.learners._hclust import METHODS, cutree, hclust
-
-# The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
-from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 SIZES = (2, 3, 5, 8, 13, 25, 40, 70)
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pystagedtrees.learners._kmeans import kmeans
-from pystagedtrees.rng import RRandom
-
 # The R runner lives with the RNG tests (tests/ is on sys.path under pytest).
 from rscript import as_floats, as_ints, needs_r, r_literal, run_r
+
+from pystagedtrees.learners._kmeans import kmeans
+from pystagedtrees.rng import RRandom
 
 ALGORITHMS = ("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
 
@@ -143,7 +143,7 @@ def r_random_k():
 @needs_r
 @pytest.mark.parametrize("a, algorithm", list(enumerate(ALGORITHMS)))
 def test_set_seed_and_integer_k_match_r(a, algorithm, r_random_k):
-    for i, (kind, m, p, k, nstart, seed) in enumerate(RANDOM_K_CASES):
+    for i, (kind, m, _p, k, nstart, seed) in enumerate(RANDOM_K_CASES):
         tag, where = f"{i}_{a}", f"{kind} m={m} k={k} nstart={nstart} seed={seed}"
         rng = RRandom(seed)
         with warnings.catch_warnings():

@@ -4,11 +4,11 @@ import pandas as pd
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames, small_gain_table
+from tie_cases import EXACT_TIE, NEAR_TIE
 
 import pystagedtrees as st
 from pystagedtrees.fitting._scores import compute_loglik
-from strategies import categorical_frames, small_gain_table
-from tie_cases import EXACT_TIE, NEAR_TIE
 
 SETTINGS = settings(max_examples=25, deadline=None)
 
@@ -129,7 +129,7 @@ def test_kmeans_is_reproducible_and_bounded():
     a = st.stages_kmeans(start, k=2, seed=7)
     b = st.stages_kmeans(start, k=2, seed=7)
     assert a.stages() == b.stages()
-    for v, stages in st.stages_kmeans(start, k=3, seed=1).stages().items():
+    for _v, stages in st.stages_kmeans(start, k=3, seed=1).stages().items():
         assert len(set(stages) - {"UNOBSERVED"}) <= 3
     r1 = st.stages_kmeans(start, k=2, rng="R", seed=2024)
     r2 = st.stages_kmeans(start, k=2, rng="R", seed=2024)

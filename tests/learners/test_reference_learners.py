@@ -7,10 +7,10 @@ log-likelihood equal to a fresh computation).
 """
 import numpy as np
 import pytest
+from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 import pystagedtrees as st
 from pystagedtrees.fitting._scores import compute_loglik
-from r_reference import assert_matches_r_model, dataset_params, load_split, r_result
 
 LEARNERS = {
     "stages_bhc": lambda full, indep: st.stages_bhc(full),

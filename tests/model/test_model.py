@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
+from strategies import categorical_frames
 
 import pystagedtrees as st
 import pystagedtrees.model._stagevec as stagevec
 from pystagedtrees.fitting._scores import compute_loglik
-from strategies import categorical_frames
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

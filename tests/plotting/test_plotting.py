@@ -5,15 +5,16 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from drawing import expected_situations, tree_content
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import pystagedtrees as st
-from drawing import expected_situations, tree_content
-from pystagedtrees.graphs import ceg, get_vertices
-from pystagedtrees.graphs import as_networkx, as_parentslist
-from pystagedtrees.plotting._plotting import DAG_EDGE_COLORS, FIGURE_PAD, LEGEND_MAX
+from pystagedtrees.graphs import as_networkx, as_parentslist, ceg, get_vertices
 from pystagedtrees.plotting._plotting import (
+    DAG_EDGE_COLORS,
+    FIGURE_PAD,
+    LEGEND_MAX,
     PALETTES,
     _tree_layout,
     barplot,

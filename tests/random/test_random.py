@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 import pystagedtrees as st
-from pystagedtrees.rng import RRandom
 from pystagedtrees.random import (
     generate_linear_dataset,
     generate_random_dataset,
@@ -19,6 +18,7 @@ from pystagedtrees.random import (
     randomize_sevt,
     sample_from,
 )
+from pystagedtrees.rng import RRandom
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not on PATH")
 
@@ -138,7 +138,8 @@ def _r_sample_from_script(model, size, seed):
     lines = [f"set.seed({seed}); size <- {size}"]
     k = [int(x) for x in model.n_levels]
     lines.append(f"k <- c({', '.join(map(str, k))}); p <- length(k)")
-    lines.append(f"S <- matrix(NA, size, p); S[, 1] <- sample.int(k[1], size, TRUE, prob = {_r_numbers(model.stage_probabilities(0)[0])})")
+    root = _r_numbers(model.stage_probabilities(0)[0])
+    lines.append(f"S <- matrix(NA, size, p); S[, 1] <- sample.int(k[1], size, TRUE, prob = {root})")
     lines.append("stage <- list(); P <- list(); ok <- list()")
     unobserved = set(model.name_unobserved or [])
     for i in range(1, len(k)):
@@ -247,7 +248,7 @@ def test_random_sevt_joins_only_existing_stages():
             assert len(set(labels)) <= len(labels)
             if q == 0:
                 assert labels == st.stages(base, v)
-        for v, per_stage in model.stage_prob.items():
+        for per_stage in model.stage_prob.values():
             for prob in per_stage.values():
                 assert prob.min() >= 0 and abs(prob.sum() - 1) < 1e-12
     assert len(set(st.stages(random_sevt(base, q=1.0, seed=3), "Survived"))) < 16

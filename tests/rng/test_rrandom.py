@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 from pystagedtrees.kernels import _rrandom as _rrandom_kernels
 from pystagedtrees.rng import RRandom
-from rscript import as_floats, as_ints, needs_r, r_literal, run_r
+
 
 # ------------------------------------------------------- spec (R 4.2) numbers
 # stagedtrees-spec.md section 7: each value comes from a fresh set.seed(42).

@@ -9,13 +9,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 import pystagedtrees
 from pystagedtrees import bnc
 from pystagedtrees.rng import (
-    RNG_KINDS, NumpySource, RandomSource, RRandom, RRoundingRandom, check_seed, resolve_source,
+    RNG_KINDS,
+    NumpySource,
+    RandomSource,
+    RRandom,
+    RRoundingRandom,
+    check_seed,
+    resolve_source,
 )
-from rscript import as_floats, as_ints, needs_r, r_literal, run_r
 
 # ------------------------------------------------------------------ numpy backend
 # each protocol draw against the Generator call it stands for, on the same seed

@@ -13,8 +13,8 @@ from sklearn.datasets import make_multilabel_classification
 from sklearn.linear_model import LogisticRegression
 
 import pystagedtrees
-from pystagedtrees.multilabel.metrics import MULTILABEL_SCORES
 from pystagedtrees.multilabel import BNClassifierChain, label_network
+from pystagedtrees.multilabel.metrics import MULTILABEL_SCORES
 from pystagedtrees.study.multilabel import (
     compare,
     compare_repeated,

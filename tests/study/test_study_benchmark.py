@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from r_reference import load_reference, load_wrapper_reference
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+from r_reference import load_reference, load_wrapper_reference
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score, precision_score
 
 import pystagedtrees

@@ -1,0 +1,119 @@
+"""Staged trees from Dask DataFrames are the staged trees of the same rows in pandas:
+same tables, same stages after the learners, same log-likelihood and predictions,
+on the local scheduler and on a cluster of two worker processes."""
+import numpy as np
+import pandas as pd
+from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+from strategies import categorical_frames
+
+import pystagedtrees as st
+
+
+def assert_same_model(dask_model, pandas_model, from_dask=True):
+    assert dask_model.variables == pandas_model.variables
+    assert dask_model.stages() == pandas_model.stages()
+    for v in pandas_model.variables:
+        pd.testing.assert_frame_equal(dask_model.ctables[v], pandas_model.ctables[v])
+    np.testing.assert_allclose(float(st.logLik(dask_model)), float(st.logLik(pandas_model)),
+                               rtol=1e-12)
+    assert st.logLik(dask_model).nobs == st.logLik(pandas_model).nobs
+    if from_dask:
+        assert dask_model.data_raw is None  # the model keeps the tables, not the rows
+
+
+@ON_LOCAL
+def test_full_and_indep_match_pandas(frame, n_partitions, scheduler):
+    ddf = split(frame, partition_cuts(len(frame), n_partitions))
+    assert ddf.npartitions == n_partitions
+    for build in (st.full, st.indep):
+        for join in (True, False):
+            assert_same_model(build(ddf, join_unobserved=join, lambda_=0.5),
+                              build(frame, join_unobserved=join, lambda_=0.5))
+    order = ["D", "B", "A", "C"]
+    assert_same_model(st.full(ddf, order=order), st.full(frame, order=order))
+
+
+@ON_SCHEDULERS
+def test_learners_on_a_dask_model_match_pandas(frame, n_partitions, scheduler):
+    ddf = split(frame, partition_cuts(len(frame), n_partitions, seed=n_partitions))
+    from_dask, from_pandas = st.full(ddf, lambda_=1), st.full(frame, lambda_=1)
+    for learn in (st.stages_bhc, st.stages_fbhc, st.stages_hclust):
+        assert_same_model(learn(from_dask), learn(from_pandas))
+
+
+@ON_SCHEDULERS
+def test_sevt_fit_and_make_ctables_match_pandas(frame, n_partitions, scheduler):
+    ddf = split(frame, partition_cuts(len(frame), n_partitions, seed=1))
+    model = st.stages_bhc(st.full(frame))
+    assert_same_model(st.sevt_fit(model, ddf, lambda_=1), st.sevt_fit(model, frame, lambda_=1))
+    for use_na in ("ifany", "no"):
+        expected = st.make_ctables(model, frame, useNA=use_na)
+        got = st.make_ctables(model, ddf, useNA=use_na)
+        for v in model.variables:
+            pd.testing.assert_frame_equal(got[v], expected[v])
+
+
+@ON_SCHEDULERS
+def test_lazy_predictions_match_pandas(frame, n_partitions, scheduler):
+    ddf = split(frame, partition_cuts(len(frame), n_partitions, seed=2))
+    model = st.stages_fbhc(st.full(frame, lambda_=1))
+    labels = st.predict(model, ddf, class_="B")
+    assert isinstance(labels, st_dask_series())  # lazy: nothing computed yet
+    expected = st.predict(model, frame, class_="B")
+    got = labels.compute()
+    assert list(got.cat.categories) == list(expected.categories)
+    assert got.astype(object).tolist() == pd.Series(expected).astype(object).tolist()
+    for log in (False, True):
+        np.testing.assert_allclose(st.predict(model, ddf, prob=True, log=log).compute(),
+                                   st.predict(model, frame, prob=True, log=log), rtol=1e-12)
+    events = frame[["A", "C"]]
+    np.testing.assert_allclose(st.prob(model, split(events, [100, 100, 400])).compute(),
+                               st.prob(model, events), rtol=1e-12)
+    conditional = st.prob(model, split(frame[["B"]], [300]), conditional_on={"A": "a1"})
+    np.testing.assert_allclose(conditional.compute(),
+                               st.prob(model, frame[["B"]], conditional_on={"A": "a1"}),
+                               rtol=1e-12)
+    complete = frame.dropna()
+    np.testing.assert_allclose(
+        st.path_probability(model, split(complete, [50, 50]), log=True).compute(),
+        st.path_probability(model, complete, log=True), rtol=1e-12)
+
+
+def st_dask_series():
+    import dask.dataframe as dd
+    return dd.Series
+
+
+def test_levels_argument_reads_columns_without_categories(frame):
+    strings = frame.astype(object).where(frame.notna(), None)
+    levels = {v: list(frame[v].cat.categories) for v in frame.columns}
+    ddf = split(strings, [200, 450])
+    assert_same_model(st.full(ddf, levels=levels), st.full(frame))
+    assert_same_model(st.full(strings, levels=levels), st.full(frame), from_dask=False)
+
+
+def test_dask_frames_of_categorize_count_as_pandas(frame):
+    import dask
+    import dask.dataframe as dd
+
+    strings = frame.astype(object).where(frame.notna(), None)
+    ddf = dd.from_pandas(strings, npartitions=4).categorize()
+    expected = st.full(ddf.compute())  # the categories categorize() found, in its order
+    with dask.config.set(scheduler="sync"):
+        assert_same_model(st.full(ddf), expected)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=categorical_frames(max_rows=40), cuts=hst.lists(hst.integers(0, 40), max_size=8),
+       join=hst.booleans())
+def test_any_partitioning_gives_the_pandas_model(data, cuts, join):
+    import dask
+
+    cuts = [min(c, len(data)) for c in cuts]
+    with dask.config.set(scheduler="sync"):
+        got = st.full(split(data, cuts), join_unobserved=join, lambda_=1)
+        assert_same_model(got, st.full(data, join_unobserved=join, lambda_=1))
+        assert_same_model(st.indep(split(data, cuts), join_unobserved=join),
+                          st.indep(data, join_unobserved=join))
