@@ -1,6 +1,14 @@
-"""Helpers shared by the benchmark scripts: shared data, timing, R ratios."""
+"""Helpers shared by the benchmark scripts: shared data, timing, R ratios, and
+the Markdown record of a run (``--output FILE``)."""
+import argparse
+import contextlib
+import datetime
+import io
 import json
+import os
 import resource
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,3 +78,82 @@ def r_timing(record):
     if error and "time limit" not in error:
         return "failed", None, False
     return f"{'>' if error else ''}{seconds:.3f}", seconds, bool(error)
+
+
+# -- the Markdown record of a run (--output FILE) ---------------------------------------------
+
+def _r_versions():
+    """What the R side of the ratios ran: the recorded references' versions, and R here."""
+    lines = []
+    record = next(iter(sorted(REFERENCE_DIR.glob("*.json"))), None)
+    if record is not None:
+        ref = json.loads(record.read_text())
+        lines.append(f"R's recorded seconds: {ref.get('r_version', 'R (version not recorded)')}, "
+                     f"stagedtrees {ref.get('stagedtrees_version', '?')}, "
+                     f"bnclassify {ref.get('bnclassify_version', '?')} "
+                     f"({os.path.relpath(REFERENCE_DIR, ROOT)})")
+    rscript = shutil.which("Rscript")
+    if rscript:
+        done = subprocess.run([rscript, "--version"], capture_output=True, text=True)
+        lines.append("R on this machine (live timings): "
+                     + ((done.stdout or done.stderr).strip().splitlines() or ["?"])[0])
+    return lines or ["R: none (no recorded references, no Rscript)"]
+
+
+def machine_lines():
+    """Date, machine and versions of a benchmark run, as Markdown list items."""
+    from pystagedtrees.study._record import machine
+
+    m = machine()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    return [
+        f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"Machine: {m['cpu']}, {m['cores']} cores; {m['os']}",
+        f"Python {m['python']}, numpy {m['numpy']}, pandas {m['pandas']}, "
+        f"scikit-learn {m['scikit-learn']}, pystagedtrees {m['pystagedtrees']} (commit {commit})",
+        *_r_versions(),
+    ]
+
+
+class _Tee(io.TextIOBase):
+    """Writes to the terminal and keeps a copy."""
+
+    def __init__(self, terminal):
+        self.terminal, self.copy = terminal, io.StringIO()
+
+    def write(self, text):
+        self.copy.write(text)
+        return self.terminal.write(text)
+
+    def flush(self):
+        self.terminal.flush()
+
+
+@contextlib.contextmanager
+def markdown_output(doc):
+    """Run a benchmark's main code; with ``--output FILE`` on the command line,
+    also write what it printed to ``FILE`` as Markdown, under the date, the
+    machine and the versions.  ``--output`` and ``--note TEXT`` (a sentence
+    saying, e.g., that the sizes were reduced) are taken out of ``sys.argv``
+    before the script reads its own options."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--note", default=None)
+    options, rest = parser.parse_known_args(sys.argv[1:])
+    command = " ".join(["python", f"benchmarks/{Path(sys.argv[0]).name}", *rest])
+    sys.argv[1:] = rest
+    tee = _Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):
+        yield
+    if options.output is None:
+        return
+    title = doc.strip().splitlines()[0].rstrip(".")
+    lines = [f"### {title}", "", *(f"- {line}" for line in [f"Command: `{command}`",
+                                                             *machine_lines()])]
+    if options.note:
+        lines += ["", options.note]
+    lines += ["", "```text", tee.copy.getvalue().rstrip("\n"), "```", ""]
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    options.output.write_text("\n".join(lines))
+    print(f"wrote {options.output}")

@@ -13,7 +13,15 @@ import time
 
 import numpy as np
 import pandas as pd
-from _common import REFERENCE_DIR, best_time, load_split, r_timing, ratio, shared_datasets
+from _common import (
+    REFERENCE_DIR,
+    best_time,
+    load_split,
+    markdown_output,
+    r_timing,
+    ratio,
+    shared_datasets,
+)
 
 import pystagedtrees.bnc as bnc
 
@@ -87,5 +95,6 @@ def bench_prediction(n_rows=1_000_000):
 
 
 if __name__ == "__main__":
-    bench_learners()
-    bench_prediction()
+    with markdown_output(__doc__):
+        bench_learners()
+        bench_prediction()

@@ -13,6 +13,7 @@ Run: ``python benchmarks/bench_conversion.py``.
 import time
 
 import numpy as np
+from _common import markdown_output
 
 from pystagedtrees.fitting import sevt_fit
 from pystagedtrees.graphs import as_sevt, parentslist
@@ -50,4 +51,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

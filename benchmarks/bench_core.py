@@ -6,7 +6,7 @@ least 1,000,000 rows per second for a fitted model of a shared dataset.
 """
 import numpy as np
 import pandas as pd
-from _common import best_time, load_split, peak_memory_mb, shared_datasets
+from _common import best_time, load_split, markdown_output, peak_memory_mb, shared_datasets
 
 import pystagedtrees as st
 
@@ -36,5 +36,6 @@ def bench_large(n_vars=40, n_rows=100_000):
 
 
 if __name__ == "__main__":
-    bench_shared()
-    bench_large()
+    with markdown_output(__doc__):
+        bench_shared()
+        bench_large()

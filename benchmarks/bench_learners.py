@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from _common import best_time, load_split, r_timing, ratio, shared_datasets
+from _common import best_time, load_split, markdown_output, r_timing, ratio, shared_datasets
 
 import pystagedtrees as st
 
@@ -159,14 +159,15 @@ def _time_row(name, key, full, indep, r_time, repeat=5):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", action="store_true",
-                        help="issue 32's large sets and the 60 x 50,000 synthetic chain")
-    parser.add_argument("--r-timeout", type=float, default=300,
-                        help="seconds R may take on the synthetic chain (default 300)")
-    parser.add_argument("datasets", nargs="*")
-    args = parser.parse_args()
-    if args.large:
-        main_large(args.datasets or LARGE_SETS, args.r_timeout)
-    else:
-        main(args.datasets or shared_datasets())
+    with markdown_output(__doc__):
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("--large", action="store_true",
+                            help="issue 32's large sets and the 60 x 50,000 synthetic chain")
+        parser.add_argument("--r-timeout", type=float, default=300,
+                            help="seconds R may take on the synthetic chain (default 300)")
+        parser.add_argument("datasets", nargs="*")
+        args = parser.parse_args()
+        if args.large:
+            main_large(args.datasets or LARGE_SETS, args.r_timeout)
+        else:
+            main(args.datasets or shared_datasets())

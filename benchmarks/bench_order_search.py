@@ -10,7 +10,7 @@ Run: ``python benchmarks/bench_order_search.py [--columns 6] [--datasets A B ...
 import argparse
 import time
 
-from _common import best_time, load_split, ratio, shared_datasets
+from _common import best_time, load_split, markdown_output, ratio, shared_datasets
 
 import pystagedtrees as st
 from pystagedtrees import compat
@@ -50,4 +50,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 import pandas as pd
-from _common import SHARED, best_time, load_split, ratio
+from _common import SHARED, best_time, load_split, markdown_output, ratio
 
 import pystagedtrees as st
 import pystagedtrees.bnc as bnc
@@ -144,14 +144,15 @@ def bench_synthetic(text):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-synthetic", action="store_true",
-                        help="leave out the 100,000-row scale test")
-    args = parser.parse_args()
-    if not PEERS.exists():
-        sys.exit(f"this benchmark needs {PEERS}")
-    peers = PEERS.read_text()
-    bench_staged_trees(peers)
-    bench_classifiers(peers)
-    if not args.skip_synthetic:
-        bench_synthetic(peers)
+    with markdown_output(__doc__):
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("--skip-synthetic", action="store_true",
+                            help="leave out the 100,000-row scale test")
+        args = parser.parse_args()
+        if not PEERS.exists():
+            sys.exit(f"this benchmark needs {PEERS}")
+        peers = PEERS.read_text()
+        bench_staged_trees(peers)
+        bench_classifiers(peers)
+        if not args.skip_synthetic:
+            bench_synthetic(peers)

@@ -22,7 +22,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _common import DATA_DIR, REFERENCE_DIR, SPLITS_DIR, r_timing, shared_datasets
+from _common import (
+    DATA_DIR,
+    REFERENCE_DIR,
+    SPLITS_DIR,
+    markdown_output,
+    r_timing,
+    shared_datasets,
+)
 
 from pystagedtrees.study.benchmark import (
     DEFAULT_METHODS,
@@ -104,4 +111,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()

@@ -34,8 +34,9 @@ extensions = [
     "sphinx_copybutton",
 ]
 
+# performance/*.md: the benchmarks' tables, included by performance.md
 exclude_patterns = ["conf.py", "_build", "_ext", "_templates", "tools", "**.ipynb_checkpoints",
-                    "README.md"]
+                    "README.md", "performance/*.md", "studies"]
 templates_path = ["_templates"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".py": "myst-nb"}
 root_doc = "index"
@@ -60,12 +61,6 @@ nitpick_ignore = [
     ("py:class", "pystagedtrees.model._stagevec.ParentStageVector"),
     ("py:class", "pystagedtrees.model._stagevec.StageLabels"),
     ("py:class", "pystagedtrees.graphs._parentslist.ParentsEntry"),
-    # Docstrings of pystagedtrees/study, whose owners are changing it now:
-    # label_network is pystagedtrees.multilabel.label_network there, and
-    # FIGURE_GROUPS and the classifiers' module are private.  To be fixed in those files, then removed here.
-    ("py:func", "label_network"),
-    ("py:data", "FIGURE_GROUPS"),
-    ("py:mod", "pystagedtrees.classifiers._classifiers"),
 ]
 
 # -- autodoc, autosummary, numpydoc ---------------------------------------------

@@ -71,3 +71,40 @@ def test_the_built_site_has_one_page_per_reference_name(reference):
     # a page names its R counterpart
     text = page_of("pystagedtrees.full", filename_map).read_text()
     assert "R counterpart:" in text and "<span class=\"pre\">full</span>" in text
+
+
+def test_the_performance_page_shows_every_benchmark_as_its_script_wrote_it():
+    scripts = sorted(p.stem for p in (ROOT / "benchmarks").glob("bench_*.py"))
+    page = (DOCS / "performance.md").read_text()
+    assert sorted(re.findall(r"\{include\} performance/(bench_\w+)\.md", page)) == scripts
+    regenerate = (ROOT / "benchmarks" / "regenerate_docs.sh").read_text()
+    for name in scripts:
+        # the regeneration script writes each table where the page reads it
+        assert re.search(rf"benchmarks/{name}\.py [^\n]*(\\\n[^\n]*)*--output \"\$out/{name}\.md\"",
+                         regenerate), name
+        text = (DOCS / "performance" / f"{name}.md").read_text()
+        assert text.startswith("### ")
+        for field in (f"- Command: `python benchmarks/{name}.py", "- Date: ", "- Machine: ",
+                      " cores; ", "- Python ", "numpy ", "pystagedtrees "):
+            assert field in text, (name, field)
+        assert "```text\n" in text
+
+
+@pytest.mark.parametrize("study, record", [("benchmark", "results_run.json"),
+                                           ("multilabel", "multilabel_run.json")])
+def test_the_study_pages_show_what_their_command_wrote(study, record):
+    import json
+
+    folder = DOCS / "studies" / study
+    run = json.loads((folder / record).read_text())
+    # written by the command of docs/studies/run.sh, on the shipped data
+    assert run["command"].startswith(f"python -m pystagedtrees.study {study} ")
+    assert f"python -m pystagedtrees.study {study} " in (DOCS / "studies" / "run.sh").read_text()
+    assert run["settings"].get("data", run["settings"].get("data_dir")) is None
+    for output in run["outputs"]:
+        assert (ROOT / output).is_file(), output
+    page = (DOCS / f"study-{study}.md").read_text()
+    for shown in re.findall(r"(?:literalinclude\} |\]\()(studies/[\w/.-]+)", page):
+        assert (DOCS / shown).is_file(), shown
+        assert shown.endswith(("output.txt", record)) or str(DOCS / shown) in {
+            str(ROOT / o) for o in run["outputs"]}, shown

@@ -26,15 +26,6 @@ def _public_modules():
 
 
 PUBLIC_MODULES = _public_modules()
-# Files whose owners are changing them now (shipped data, the studies): their
-# annotations come with those changes; strict, so the mark goes once they have them.
-PENDING = {
-    "pystagedtrees.study.benchmark": "the studies",
-    "pystagedtrees.study.multilabel": "the studies",
-    "pystagedtrees.study.simulate": "the studies",
-}
-
-
 def public_callables(module_name):
     """(qualified name, function) of every public function and method of a module."""
     module = importlib.import_module(module_name)
@@ -64,13 +55,7 @@ def missing_annotations(function):
     return missing
 
 
-def _module_cases():
-    return [pytest.param(m, id=m, marks=[pytest.mark.xfail(
-        strict=True, reason=f"annotations come with the changes to {PENDING[m]}")]
-        if m in PENDING else []) for m in PUBLIC_MODULES]
-
-
-@pytest.mark.parametrize("module_name", _module_cases())
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
 def test_public_functions_are_annotated(module_name):
     unannotated = {qualname: missing for qualname, f in public_callables(module_name)
                    if (missing := missing_annotations(f))}
@@ -102,7 +87,7 @@ def _type_checking_names():
             "SevtSummary": pystagedtrees.SevtSummary}
 
 
-@pytest.mark.parametrize("module_name", [m for m in PUBLIC_MODULES if m not in PENDING])
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
 def test_annotations_name_what_exists(module_name):
     pytest.importorskip("matplotlib")
     pytest.importorskip("dask.dataframe")  # the annotations of Dask input

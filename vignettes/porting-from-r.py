@@ -13,65 +13,17 @@
 # %% [markdown]
 # # Porting R scripts: stagedtrees and bnclassify calls in Python
 #
-# The calls below are those of the staged tree papers: the stagedtrees paper
-# (Carli, Leonelli, Riccomagno & Varando, *Journal of Statistical Software*
-# 102(6), 2022), the staged tree classifiers (Carli, Leonelli & Varando,
-# *Knowledge-Based Systems* 268, 2023) and the context-specific refinements
-# of Bayesian network classifiers (Leonelli & Varando, *PGM* 2024).  Each has
-# the same name in Python; the table gives the spelling.  `st` is
-# `import pystagedtrees as st`, `bnc` is `import pystagedtrees.bnc as bnc`.
-#
-# | R | Python |
-# |---|---|
-# | `full(data, order = o, lambda = 1)` | `st.full(data, order=o, lambda_=1)` |
-# | `indep(data, order = o)` | `st.indep(data, order=o)` |
-# | `sevt(list(A = c("a", "b"), ...), full = TRUE)` | `st.sevt({"A": ["a", "b"], ...}, full=True)` |
-# | `sevt_fit(tree, data, lambda = 1)` | `st.sevt_fit(tree, data, lambda_=1)` |
-# | `join_unobserved(tree)` | `st.join_unobserved(tree)` |
-# | `stages_bhc(tree)` / `stages_fbhc` / `stages_hc` | `st.stages_bhc(tree)` / `st.stages_fbhc` / `st.stages_hc` |
-# | `stages_bhc(tree, max_iter = Inf, scope = "X")` | `st.stages_bhc(tree, max_iter=None, scope=["X"])` |
-# | `stages_bhc(tree, score = function(x) -AIC(x))` | `st.stages_bhc(tree, score=lambda m: -st.AIC(m))` |
-# | `stages_bj(tree, distance = "kullback", thr = 0.1)` | `st.stages_bj(tree, distance="kullback", thr=0.1)` |
-# | `stages_hclust(tree, k = 2, distance = "totvar", method = "complete")` | `st.stages_hclust(tree, k=2, distance="totvar", method="complete")` |
-# | `set.seed(1); stages_kmeans(tree, k = 2)` | `st.stages_kmeans(tree, k=2, rng="R", seed=1)` |
-# | `set.seed(1); stages_bhcr(tree)` | `st.stages_bhcr(tree, rng="R", seed=1)` |
-# | `stages_csbhc(tree)`, `stages_simplebhc(tree)` | `st.stages_csbhc(tree)`, `st.stages_simplebhc(tree)` |
-# | `tree$stages$X`, `stages(tree)["X"]` | `st.stages(tree, "X")` |
-# | `tree$prob$X`, `tree$ll`, `tree$tree` | `tree.stage_prob["X"]`, `tree.ll`, `tree.tree` |
-# | `get_stage(tree, c("a", "x"))`, `get_path(tree, "Y", "2")` | `st.get_stage(tree, ["a", "x"])`, `st.get_path(tree, "Y", "2")` |
-# | `sevt_add(tree, "Y", data)`, `copy_sevt(tree, "lambda")` | `st.sevt_add(tree, "Y", data)`, `st.copy_sevt(tree, "lambda")` |
-# | `search_greedy(data, alg = stages_fbhc)`, `search_best(data)` | `st.search_greedy(data, alg=st.stages_fbhc)`, `st.search_best(data)` |
-# | `set.seed(1); search_best(data, alg = stages_kmeans)` | `st.search_best(data, alg=st.stages_kmeans, rng=RRandom(1))` |
-# | `sevt_fit_em(tree)`, `stages_em(tree, stages_alg = stages_fbhc)` | `st.sevt_fit_em(tree)`, `st.stages_em(tree, stages_alg=st.stages_fbhc)` |
-# | `join_stages(tree, "X", "1", "2")`, `rename_stage(...)` | `st.join_stages(tree, "X", "1", "2")`, `st.rename_stage(...)` |
-# | `stndnaming(tree, uniq = TRUE)` | `st.stndnaming(tree, uniq=True)` |
-# | `logLik(tree)`, `BIC(tree)`, `AIC(tree)` | `st.logLik(tree)`, `st.BIC(tree)`, `st.AIC(tree)` |
-# | `summary(tree)` | `st.summary(tree)` |
-# | `prob(tree, c(Y = "yes"), conditional_on = c(A = "a"))` | `st.prob(tree, {"Y": "yes"}, conditional_on={"A": "a"})` |
-# | `predict(tree, newdata, class = "Y", prob = TRUE)` | `st.predict(tree, newdata, class_="Y", prob=True)` |
-# | `compare_stages(t1, t2)`, `hamming_stages(t1, t2)` | `st.compare_stages(t1, t2)`, `st.hamming_stages(t1, t2)` |
-# | `lr_test(t1, t2)`, `confint(tree)` | `st.lr_test(t1, t2)`, `st.confint(tree)` |
-# | `subtree(tree, c("a"))`, `cid(t1, t2)` | `st.subtree(tree, ["a"])`, `st.cid(t1, t2)` |
-# | `set.seed(1); sample_from(tree, 100)` | `st.sample_from(tree, 100, rng="R", seed=1)` |
-# | `random_sevt(tree, q = 0.5)` | `st.random_sevt(tree, q=0.5, seed=...)` |
-# | `ceg(tree)`, `sevt_simplify(tree)` | `st.ceg(tree)`, `st.sevt_simplify(tree)` |
-# | `as_parentslist(tree)`, `as_sevt(parentslist)` | `st.as_parentslist(tree)`, `st.as_sevt(parentslist)` |
-# | `as_sevt(bnlearn::as.bn.fit(as_grain(bnc_model)))` | `st.as_sevt(bnc_model)` (then `st.sevt_fit(..., lambda_=1)`) |
-# | `plot(tree, cex_label_nodes = 1, cex_nodes = 0)`, `text(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` | `plot(tree, cex_label_nodes=1, cex_nodes=0)`, `text(tree)`, `barplot(tree, "X")`, `write_tikz(tree)` from `pystagedtrees.plotting` |
-# | `nb("class", data)`, `tan_cl("class", data)` | `bnc.nb("class", data)`, `bnc.tan_cl("class", data)` |
-# | `tan_hc("class", data, k = 5, epsilon = 0, smooth = 1)` | `bnc.tan_hc("class", data, k=5, epsilon=0, smooth=1)` |
-# | `kdb("class", data, k = 5, kdbk = 3, smooth = 1)` | `bnc.kdb("class", data, k=5, kdbk=3, smooth=1)` |
-# | `lp(dag, data, smooth = 1)`, `bnc("tan_cl", "class", data, smooth = 1)` | `bnc.lp(dag, data, smooth=1)`, `bnc.bnc("tan_cl", "class", data, smooth=1)` |
-# | `predict(model, data, prob = TRUE)`, `cv(model, data, k = 10)` | `bnc.predict(model, data, prob=True)`, `bnc.cv(model, data, k=10)` |
-# | `accuracy(predict(model, test), test$class)`, `cLogLik(model, test)` | `bnc.accuracy(bnc.predict(model, test), test["class"])`, `bnc.cLogLik(model, test)` |
-# | `cmi("x", "y", data, "class")`, `is_ode(model)`, `awnb_weights(model)` | `bnc.cmi("x", "y", data, "class")`, `bnc.is_ode(model)`, `bnc.awnb_weights(model)` |
+# Every call of the staged tree papers (the stagedtrees paper, the staged
+# tree classifiers and the context-specific refinements of Bayesian network
+# classifiers) and of the R packages' vignettes has the same name in Python;
+# the site's porting guide (`docs/porting.md`) gives each one's spelling in
+# a table.  This vignette runs the differences that matter when porting.
+# `st` is `import pystagedtrees as st`.
 #
 # The staged tree classifiers of the two classification papers have their
 # own functions in `pystagedtrees.classifiers` (`sevt_tan_cl`,
 # `sevt_tan_hc`, `sevt_kdb`, `sevt_naive`, and the scikit-learn
 # `StagedTreeClassifier`): see the `classifiers` vignette.
-#
-# The rest of this vignette runs the differences that matter when porting.
 
 # %%
 import pandas as pd

@@ -47,10 +47,13 @@ figures = {}  # name -> (model drawn, axes); saved at the end, checked by the te
 
 
 def repository_root():
+    """The folder holding compat/, above this script or above the folder a
+    notebook runs in (vignettes/, or docs/vignettes/ when the site is built)."""
     try:
-        return Path(__file__).resolve().parents[1]
-    except NameError:  # in a notebook: run from vignettes/
-        return Path.cwd().parent
+        start = Path(__file__).resolve().parent
+    except NameError:  # in a notebook
+        start = Path.cwd()
+    return next(folder for folder in (start, *start.parents) if (folder / "compat").is_dir())
 
 
 # the tools of compat/ sit at the repository's top, which a script run from

@@ -89,7 +89,8 @@ def level_string(value):
 
 
 def _numeric_values_as_levels(values, column):
-    """The values of a numeric column as integers, refusing non-integral floats."""
+    """The values of a numeric column as integers, refusing non-integral floats
+    (int64, or Python integers when a whole float is past int64, as 1e20)."""
     arr = np.asarray(values)
     if not arr.dtype.isnative:  # big-endian data: pandas' hash tables refuse it
         arr = arr.astype(arr.dtype.newbyteorder("="))
@@ -101,14 +102,15 @@ def _numeric_values_as_levels(values, column):
             "integer, string, boolean or categorical values."
         )
     arr = arr.astype(float)
-    # beyond int64 a whole float has no integer to read as
-    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr))
     if np.any(bad):
         raise TypeError(
             f"column {column!r} holds non-categorical floats (e.g. "
             f"{float(arr[bad][0])!r}); discretize it first, "
             "e.g. with pandas.cut, or convert it to a categorical."
         )
+    if np.any(np.abs(arr) >= 2.0**63):  # whole, but past int64: Python's exact integers
+        return np.array([int(v) for v in arr], dtype=object)
     return arr.astype(np.int64)
 
 
@@ -145,8 +147,7 @@ def _check_distinct_strings(values, strings, where):
 def category_string(value):
     """The level name of one value as read in a column of values: :func:`level_string`,
     but a whole float 1.0 as "1", as R's ``factor(c(1, 2))``."""
-    if (isinstance(value, (float, np.floating)) and np.isfinite(value)
-            and float(value).is_integer() and abs(value) < 2.0**63):
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
         return str(int(value))
     return level_string(value)
 

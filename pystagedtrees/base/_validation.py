@@ -260,6 +260,54 @@ def check_fits_in_memory(needed, what, advice):
         )
 
 
+def _available_memory():
+    """Bytes the system could give now (Linux's MemAvailable: free memory
+    plus caches it can drop), or None where the system does not say."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_budget():
+    """Bytes one step of work may allocate: half the machine's memory, and no
+    more than is available now; None where the system tells neither."""
+    physical, available = _physical_memory(), _available_memory()
+    known = [m for m in (None if physical is None else physical // 2, available) if m is not None]
+    return min(known) if known else None
+
+
+def _gib(nbytes):
+    return f"{nbytes / 2**30:,.2f} GiB" if nbytes >= 2**26 else f"{nbytes:,} bytes"
+
+
+def check_steps_fit(steps, advice):
+    """Refuse, before the first step runs, work of which some step cannot fit in memory.
+
+    ``steps`` yields ``(what, bytes)``, one per step (for a learner: one per
+    variable in scope, the bytes of the tables it allocates for it), and is
+    read whole before any step starts, so that a refusal costs only the
+    estimates.  The message names the first step over the budget of
+    :func:`memory_budget`, with both figures; ``advice`` says what to do.
+    """
+    budget = memory_budget()
+    if budget is None:
+        return
+    for what, needed in steps:
+        if needed > budget:
+            raise ValueError(
+                f"{what} would need {_gib(needed)}, more than the {_gib(budget)} this machine "
+                f"can give (half its memory at most, and what is available now): {advice}."
+            )
+
+
 def check_call_fits(func, what, *args, **kwargs):
     """Raise a TypeError beginning with ``what`` unless ``func(*args, **kwargs)``
     binds to ``func``'s parameters: checked before any work, so that a wrong

@@ -642,7 +642,8 @@ class StagedTreeClassifier(CategoricalClassifier):
         first): a named ordering, the features' names in order (``x0, x1,
         ...`` for an array), a callable ``ordering(data, class_)`` returning
         the whole order, class first, as in :func:`sevt_naive`, or None
-        (the column order).
+        (the column order).  The network methods order the features by
+        their network: a list or callable is refused with them.
     lambda_ : float, default 1.0
         Additive smoothing of the stage probabilities (and of ``bnc_``).
     refine : {"bhc", "fbhc", None}, default "bhc"
@@ -804,6 +805,13 @@ class StagedTreeClassifier(CategoricalClassifier):
                     f"or a callable; got {type(self.ordering).__name__}."
                 )
             check_choice(self.ordering, "ordering", [*ORDERINGS, None])
+        elif self.method in BNC_METHODS:
+            # the network's structure fixes the tree's order: a chosen one would be ignored
+            raise ValueError(
+                f"`ordering` orders the features of the methods 'naive', 'full_bhc' and "
+                f"'full_fbhc'; method={self.method!r} orders them by its network: leave "
+                "`ordering` at its default."
+            )
         check_smoothing(self.lambda_, "lambda_")
         check_choice(self.refine, "refine", list(REFINERS))
         check_choice(self.cluster, "cluster", CLUSTERINGS)

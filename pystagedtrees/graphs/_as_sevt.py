@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pystagedtrees.base._validation import check_steps_fit
 from pystagedtrees.graphs._parentslist import as_parentslist, topo_sort_parentslist
 from pystagedtrees.kernels._as_sevt import stages_by_parent_config
 from pystagedtrees.model._sevt import Sevt
@@ -72,14 +73,11 @@ def _tree_levels(pl, order):
     return tree
 
 
-def parent_stage_vector(n_levels, i, parent_positions, variable):
-    """Stage vector of variable ``i`` whose stages are its parents' configurations.
-
-    Stage ``c`` is the configuration with mixed-radix index ``c`` (earliest
-    parent slowest), which is also the order of first appearance.  A
-    variable with more than ``DENSE_MAX`` situations gets the compact
-    :class:`ParentStageVector`.
-    """
+def parent_layout(n_levels, i, parent_positions, variable):
+    """How variable ``i``'s stages follow its parents: its number of
+    situations, its parents' positions (earliest first), their numbers of
+    levels and situation strides, and the number of configurations;
+    refusing a variable past what this library indexes or builds."""
     n_situations = int(np.prod(n_levels[:i], dtype=object))
     if n_situations > MAX_SITUATIONS:
         raise ValueError(
@@ -97,6 +95,25 @@ def parent_stage_vector(n_levels, i, parent_positions, variable):
             f"variable {variable!r} would have {n_configs} parent configurations (stages), more "
             f"than the {MAX_CONFIGURATIONS} this library builds."
         )
+    return n_situations, positions, radices, strides, n_configs
+
+
+def layout_bytes(layout):
+    """Memory of the stages built from a layout: an id and a label per
+    configuration (about 64 bytes), and an id per situation when stored densely."""
+    n_situations, _, _, _, n_configs = layout
+    return 64 * n_configs + (4 * n_situations if n_situations <= DENSE_MAX else 0)
+
+
+def parent_stage_vector(i, layout):
+    """Stage vector of variable ``i`` whose stages are its parents' configurations.
+
+    Stage ``c`` is the configuration with mixed-radix index ``c`` (earliest
+    parent slowest), which is also the order of first appearance.  A
+    variable with more than ``DENSE_MAX`` situations gets the compact
+    :class:`ParentStageVector`.
+    """
+    n_situations, positions, radices, strides, n_configs = layout
     table = np.arange(n_configs, dtype=np.int32)
     lags = np.array([i - j for j in positions], dtype=np.int64)
     if n_situations > DENSE_MAX:
@@ -172,8 +189,14 @@ def as_sevt(x: Any, order: Sequence[str] | None = None,
     position = {v: i for i, v in enumerate(order)}
     stages = [StageVector(1, np.zeros(1, dtype=np.int32))]
     labels = [StageLabels.numbered([1])]
-    for i, v in enumerate(order[1:], start=1):
-        vector, lab = parent_stage_vector(n_levels, i, [position[p] for p in pl[v].parents], v)
+    # every variable checked before any is built
+    layouts = [parent_layout(n_levels, i, [position[p] for p in pl[v].parents], v)
+               for i, v in enumerate(order[1:], start=1)]
+    check_steps_fit(((f"as_sevt builds the {layout[4]:,} stages of {v!r}", layout_bytes(layout))
+                     for v, layout in zip(order[1:], layouts)),
+                    "give the variable fewer parents or parents of fewer levels")
+    for i, layout in enumerate(layouts, start=1):
+        vector, lab = parent_stage_vector(i, layout)
         stages.append(vector)
         labels.append(lab)
     return Sevt(tree, stages, labels)

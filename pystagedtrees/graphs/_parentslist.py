@@ -21,9 +21,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.base._validation import check_fits_in_memory, check_flag, check_int, check_levels
+from pystagedtrees.base._validation import (
+    check_fits_in_memory,
+    check_flag,
+    check_int,
+    check_levels,
+    check_steps_fit,
+)
 from pystagedtrees.model._sevt import Sevt
-from pystagedtrees.model._stagevec import ParentStageVector
+from pystagedtrees.model._stagevec import EXPAND_MAX, ParentStageVector, dense_too_large
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:
@@ -338,6 +344,11 @@ def _minimal_parents(model, i):
     how the stages change along it tells the kind of independence.
     """
     vector = model.stage_vector(i)
+    entry = ParentsEntry(parents=[], values=model.tree[model.variables[i]])
+    single = vector.ids_in_use()
+    if len(single) == 1:  # no axis can matter: nothing to lay out
+        entry.stages = [model.stage_labels(i).as_array()[single[0]]]
+        return entry
     if isinstance(vector, ParentStageVector):
         axes_vars = [i - int(lag) for lag in vector.lags]
         arr = vector.table.reshape(tuple(int(r) for r in vector.radices))
@@ -346,7 +357,6 @@ def _minimal_parents(model, i):
         arr = vector.dense(f"stage vector of {model.variables[i]!r}").reshape(
             tuple(int(k) for k in model.n_levels[:i])
         )
-    entry = ParentsEntry(parents=[], values=model.tree[model.variables[i]])
     for axis in reversed(range(len(axes_vars))):
         name = model.variables[axes_vars[axis]]
         k = arr.shape[axis]
@@ -368,7 +378,32 @@ def _minimal_parents(model, i):
     return entry
 
 
+def _stage_array_size(model, i):
+    """Entries of the array of stage ids :func:`_minimal_parents` lays out for
+    variable ``i``: none for a variable of one stage."""
+    vector = model.stage_vector(i)
+    if len(vector.ids_in_use()) == 1:
+        return 0
+    return len(vector.table) if isinstance(vector, ParentStageVector) else vector.n_situations
+
+
+def _check_stage_arrays(model):
+    """Refuse, before reducing any variable, a tree whose stage ids some
+    variable cannot lay out: past what the library expands, or (about 16
+    bytes an entry: the ids, a sorted copy, their differences) the memory."""
+    sizes = [(var, _stage_array_size(model, i)) for i, var in enumerate(model.variables)]
+    for var, size in sizes:
+        if size > EXPAND_MAX:
+            raise dense_too_large(size, f"array of stage ids of {var!r}", EXPAND_MAX, advice=(
+                "as_parentslist compares the stages of every situation; a tree this "
+                "large converts only when its variables have a stage each (as indep) or "
+                "come from a Bayesian network (as_sevt)"))
+    check_steps_fit(((f"as_parentslist lays out the {size:,} stage ids of {var!r}", 16 * size)
+                     for var, size in sizes), "convert a tree of fewer situations")
+
+
 def _from_sevt(model, silent):
+    _check_stage_arrays(model)
     variables = model.variables
     entries = {variables[0]: ParentsEntry(parents=[], values=model.tree[variables[0]])}
     asymmetric = False

@@ -30,7 +30,7 @@ from pystagedtrees.kernels._predict import (
     path_log_probabilities,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector
+from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:
@@ -90,6 +90,18 @@ class _LogTables:
              for i, v in enumerate(self.vectors)],
             [np.ascontiguousarray(x.ravel()) for x in log_prob],
         )
+        self._model, self._common = model, None
+
+    def common_stages(self):
+        """Per variable, ``(stage id, exceptions)``: every situation not in the
+        sorted array ``exceptions`` is in that stage (the default stage of a
+        sparse vector, the commonest of a dense one); None for a vector stored
+        by parent configuration.  Computed once, when rows with many
+        completions ask."""
+        if self._common is None:
+            self._common = [_common_stage(self._model.stage_vector(i))
+                            for i in range(len(self._model.variables))]
+        return self._common
 
     def dense_arrays(self):
         """Stages, their starts, log-probabilities and their starts, variable
@@ -123,6 +135,17 @@ def _flat(arrays, dtype):
 
 def _starts(arrays):
     return np.cumsum([0] + [np.size(a) for a in arrays[:-1]]).astype(np.int64)
+
+
+def _common_stage(vector):
+    if not isinstance(vector, StageVector):
+        return None
+    if not vector.is_dense and vector.default >= 0:
+        return vector.default, vector.sit
+    # every situation has its own id: dense, or sparse with all listed
+    common = int(np.argmax(np.bincount(vector.stage)))
+    exceptions = np.flatnonzero(vector.stage != common)
+    return common, exceptions if vector.is_dense else vector.sit[exceptions]
 
 
 def path_logprob(model, codes, log_tables=None):
@@ -166,6 +189,11 @@ def _logsumexp_rows(values):
         return safe + np.log(np.exp(values - safe[:, None]).sum(axis=1))
 
 
+def _log_total(values):
+    """log(sum(exp(values))) of one array, NaN counted as -inf."""
+    return float(_logsumexp_rows(values[None, :])[0])
+
+
 def marginal_logprob(model, codes, log_tables=None):
     """Log-probability of partially observed rows (missing codes are -1).
 
@@ -183,7 +211,7 @@ def marginal_logprob(model, codes, log_tables=None):
         out = np.full(len(codes), -np.inf)
         out[~impossible] = marginal_logprob(model, codes[~impossible], log_tables)
         return out
-    _check_completions(model, codes)
+    _check_completions(model, codes, log_tables)
     # each distinct row once: rows with missing values expand into every
     # completion of their gaps
     first, inverse = _distinct_rows(codes + 1, model.n_levels[: codes.shape[1]] + 1)
@@ -197,15 +225,24 @@ def marginal_logprob(model, codes, log_tables=None):
     return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
 
 
-def _check_completions(model, codes):
-    """Refuse rows whose gaps before their last observed value have too many completions."""
+def _check_completions(model, codes, log_tables):
+    """Refuse rows whose gaps before their last observed value have too many
+    completions, unless the tree distinguishes few of them and the rows are
+    summed by :func:`_distinguished_logprob`."""
     present = codes >= 0
     observed_later = np.logical_or.accumulate(present[:, ::-1], axis=1)[:, ::-1]
     gaps = ~present & observed_later
     log2_completions = gaps @ np.log2(model.n_levels[: codes.shape[1]].astype(float))
-    worst = int(np.argmax(log2_completions))
-    if log2_completions[worst] > math.log2(MAX_COMPLETIONS):
-        missing = np.flatnonzero(gaps[worst])
+    too_many = np.flatnonzero(log2_completions > math.log2(MAX_COMPLETIONS))
+    if len(too_many) == 0:
+        return
+    masks, _ = _distinct_rows(present[too_many], np.full(codes.shape[1], 2))
+    for row in too_many[masks]:  # one row per pattern of gaps
+        missing = np.flatnonzero(gaps[row])
+        upto = int(np.flatnonzero(present[row])[-1]) + 1
+        if not log_tables.dense and (  # the dense kernel sums every completion
+                _distinguished_paths(model, log_tables, missing, upto) <= MAX_COMPLETIONS):
+            continue
         names = [model.variables[j] for j in missing]
         shown = ", ".join(map(repr, names[:6])) + (", ..." if len(names) > 6 else "")
         completions = math.prod(int(model.n_levels[j]) for j in missing)
@@ -214,6 +251,70 @@ def _check_completions(model, codes):
             f"summing them out takes {completions} paths, more than the "
             f"{MAX_COMPLETIONS} this library sums (R sums them too, far more slowly); "
             "fill those values or leave out the later ones.")
+
+
+def _distinguished_paths(model, log_tables, missing, upto):
+    """Most partial paths :func:`_distinguished_logprob` holds at once for a
+    row with gaps ``missing`` before ``upto``: entering variable ``i``, no
+    more than the completions of the gaps so far, nor than the ancestors of
+    the exceptions of variables ``i..upto-1`` (when each has a common stage);
+    a gap at ``i`` multiplies them by its levels."""
+    common = log_tables.common_stages()
+    below = [0] * (upto + 1)  # exceptions of the variables i..upto-1
+    for i in range(upto - 1, -1, -1):
+        below[i] = math.inf if common[i] is None else below[i + 1] + len(common[i][1])
+    gaps = set(int(j) for j in missing)
+    worst, completions = 1, 1
+    for i in range(upto):
+        k = int(model.n_levels[i]) if i in gaps else 1
+        worst = max(worst, min(completions, below[i] + 1) * k)
+        completions *= k
+    return worst
+
+
+def _distinguished_logprob(model, row, upto, log_tables):
+    """Log-probability of one row summed over the completions of its gaps
+    before ``upto`` (its last observed variable, plus one), costed by the
+    situations the tree distinguishes rather than by the completions.
+
+    Partial paths advance variable by variable.  A partial path at a
+    situation of variable ``i`` none of whose situations at or below it,
+    down to ``upto``, is an exception (:meth:`_LogTables.common_stages`)
+    meets only the common stages from there on: all such paths have the
+    same future and are summed into one weight, ``free``.  What is left
+    are ancestors of exceptions (see :func:`_distinguished_paths`).  Equal,
+    up to rounding, to summing every completion's path.
+    """
+    n_levels = [int(k) for k in model.n_levels[:upto]]
+    vectors = [model.stage_vector(j) for j in range(upto)]
+    common = log_tables.common_stages()[:upto]
+    mergeable_from = upto  # variables from here on all have a common stage
+    while mergeable_from > 0 and common[mergeable_from - 1] is not None:
+        mergeable_from -= 1
+    sit, weight, free = np.zeros(1, dtype=np.int64), np.zeros(1), -np.inf
+    for i in range(upto):
+        if i >= mergeable_from and len(sit):
+            alone = np.ones(len(sit), dtype=bool)
+            span = 1  # situations of variable j below one of variable i
+            for j in range(i, upto):
+                exceptions = common[j][1]
+                alone &= (np.searchsorted(exceptions, sit * span)
+                          == np.searchsorted(exceptions, (sit + 1) * span))
+                span *= n_levels[j]
+            free = _log_total(np.append(weight[alone], free))
+            sit, weight = sit[~alone], weight[~alone]
+        log_p = _undefined_as_zero(log_tables.per_variable[i])
+        level = int(row[i])
+        if level >= 0:
+            weight = weight + log_p[vectors[i].lookup(sit), level]
+            sit = sit * n_levels[i] + level
+            free_term = log_p[common[i][0], level] if i >= mergeable_from else 0.0
+        else:
+            weight = (weight[:, None] + log_p[vectors[i].lookup(sit)]).ravel()
+            sit = (sit[:, None] * n_levels[i] + np.arange(n_levels[i])).ravel()
+            free_term = _log_total(log_p[common[i][0]]) if i >= mergeable_from else 0.0
+        free = free + free_term
+    return _log_total(np.append(weight, free))
 
 
 def _distinct_rows(values, radix):
@@ -249,6 +350,11 @@ def _summed_out_logprob(model, codes, log_tables):
             continue
         sizes = [int(model.n_levels[j]) for j in missing]
         n_completions = math.prod(sizes)
+        # past the completions summed at most, _check_completions let only such rows in
+        if n_completions > _COMPLETION_BUFFER and (n_completions > MAX_COMPLETIONS or (
+                _distinguished_paths(model, log_tables, missing, upto) < n_completions // 4)):
+            out[rows] = [_distinguished_logprob(model, codes[r], upto, log_tables) for r in rows]
+            continue
         step = max(1, _SPARSE_PATHS // n_completions)
         for start in range(0, len(rows), step):
             part = slice(start, start + step)
@@ -373,6 +479,13 @@ def _as_frame(x, name):
     if isinstance(x, pd.DataFrame):
         return x
     if isinstance(x, (dict, pd.Series)):
+        for variable, value in dict(x).items():
+            if not isinstance(value, str) and (
+                    isinstance(value, (Iterable, Mapping)) or np.ndim(value) > 0):
+                raise TypeError(
+                    f"`{name}` must map each variable to one level (a DataFrame gives one "
+                    f"event per row); got {value!r} for {variable!r}."
+                )
         return pd.DataFrame({str(k): [v] for k, v in dict(x).items()})
     raise TypeError(
         f"`{name}` must be a dict (variable -> level) or a DataFrame; got "

@@ -13,7 +13,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from pystagedtrees.base._validation import as_numbers, check_choice, check_int, scalar_of_0d
+from pystagedtrees.base._validation import (
+    as_numbers,
+    check_choice,
+    check_int,
+    check_steps_fit,
+    scalar_of_0d,
+)
 from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
@@ -21,8 +27,14 @@ from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
 from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
 from pystagedtrees.learners._learners import (
+    LEARNER_MEMORY_ADVICE,
+    MEMORY_STEPS,
+    STAGE_BYTES,
+    check_learner_memory,
     check_pair_tables,
+    free_stage_count,
     free_stage_mask,
+    pair_tables_step,
     penalty_per_parameter,
     prepare,
     resolve_score,
@@ -197,6 +209,7 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     kind, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     ks = _per_variable_k(k, positions, model)
+    check_steps_fit(_hclust_steps(model, positions, ignore, ks, method), LEARNER_MEMORY_ADVICE)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
@@ -367,6 +380,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)
+    check_learner_memory(stages_kmeans, model, positions, ignore)
     for i in positions:
         k_i = ks[i]
         ids = _free_ids_in_prob_order(model, i, ignore)
@@ -388,3 +402,41 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
             fit_variable(model, i)
     model.ll = compute_loglik(model)
     return model
+
+
+def _kmeans_bytes(m, k):
+    """What stages_kmeans allocates for ``m`` stages: its points (and a
+    transformed copy), the centres and a few numbers per point."""
+    return 8 * m * (3 * k + 6)
+
+
+def _kmeans_steps(model, positions, ignore):
+    for i in positions:
+        m, k = free_stage_count(model, i, ignore), int(model.n_levels[i])
+        yield (f"stages_kmeans clusters the {m:,} free stages of {model.variables[i]!r}",
+               _kmeans_bytes(m, k))
+
+
+def _hclust_steps(model, positions, ignore, ks=None, method="complete"):
+    """What stages_hclust allocates per variable: one table of distances,
+    between the distinct probability rows where its cut into ``ks[i]``
+    groups is made on them (see :func:`_cut_distinct_rows`), else between
+    all the free stages.  Without ``ks`` (options not known: called by
+    another learner) the distinct rows, a least need the loop's own check
+    completes."""
+    for i in positions:
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        if len(ids) < 2:
+            continue
+        k = None if ks is None else ks[i]
+        m, kind = len(ids), "free"
+        if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
+            n_distinct = len(distinct_rows(model.stage_probabilities(i)[ids])[1])
+            if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
+                m, kind = n_distinct, "distinct"
+        yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)
+
+
+MEMORY_STEPS.update({stages_hclust: _hclust_steps, stages_kmeans: _kmeans_steps})
+# the order searches' estimate: hclust's need depends on the probabilities learned
+STAGE_BYTES.update({stages_kmeans: _kmeans_bytes})

@@ -19,7 +19,7 @@ from pystagedtrees.compare._compare import compare_stages
 from pystagedtrees.fitting._construct import copy_sevt
 from pystagedtrees.fitting._fit import sevt_fit
 from pystagedtrees.inference._inference import class_log_posterior, most_probable
-from pystagedtrees.learners._learners import stages_bhc
+from pystagedtrees.learners._learners import check_learner_call_memory, stages_bhc
 from pystagedtrees.model._sevt import Sevt, check_learned, check_sevt
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
@@ -197,6 +197,7 @@ def stages_em(object: Sevt, data: pd.DataFrame | None = None,
     # before any imputation: an unknown option would fail only at the first call
     check_call_fits(stages_alg, "further arguments must be options of `stages_alg` "
                     f"({getattr(stages_alg, '__name__', stages_alg)!r})", object, **alg_args)
+    check_learner_call_memory(stages_alg, object, alg_args)
     max_iter_em = check_int(max_iter_em, "max_iter_em", minimum=1)
     incremental = check_flag(incremental, "incremental")
     chain_impute = check_flag(chain_impute, "chain_impute")

@@ -15,11 +15,11 @@ import numpy as np
 
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import (
-    check_fits_in_memory,
     check_ignore,
     check_int,
     check_number,
     check_score_value,
+    check_steps_fit,
     check_trace,
 )
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
@@ -151,40 +151,100 @@ def apply_merges(model, i, ids, merges, prob, n):
     model.merge_stage_ids(i, mapping, np.flatnonzero(mapping == np.arange(len(mapping))))
 
 
-def check_pair_tables(model, i, n_stages, tables, learner):
-    """Refuse a learner whose tables over pairs of stages would not fit in memory.
+MEMORY_STEPS = {}
+"""Per learner (the public function), what it allocates for each variable in
+scope: ``steps(model, positions, ignore)`` yields ``(what, bytes)``."""
 
-    They would fail on allocation, or worse, be killed by the system when
-    touched; R's learners compare the same pairs, in far more time.
+STAGE_BYTES = {}
+"""Per learner, its bytes for a variable of ``k`` levels whose ``m``
+situations are each a stage of its own: ``bytes(m, k)`` (the order searches
+estimate with it before building any tree)."""
+
+
+LEARNER_MEMORY_ADVICE = ("start from a model with fewer stages (e.g. indep), or leave that "
+                         "variable out of `scope`")
+
+
+def check_learner_memory(learner, model, positions, ignore):
+    """Refuse, before any variable is learned, a learner for which some
+    variable in scope needs more memory than the machine can give.
+
+    The steps also refuse what the learner would refuse on reaching a
+    variable (too many levels, situations it cannot list), so no variable is
+    learned in vain.  Learners without registered steps pass.
     """
-    check_fits_in_memory(
-        tables * 8 * n_stages ** 2,
-        f"{learner} compares the {n_stages:,} free stages of {model.variables[i]!r} "
-        f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers",
-        f"start from a model with fewer stages (e.g. indep), or leave "
-        f"{model.variables[i]!r} out of `scope`",
-    )
+    steps = MEMORY_STEPS.get(learner)
+    if steps is not None:
+        check_steps_fit(steps(model, positions, ignore), LEARNER_MEMORY_ADVICE)
+
+
+def check_learner_call_memory(learner, model, options):
+    """:func:`check_learner_memory` of ``learner(model, **options)``, before a
+    function that calls it (``stages_em``) does any work of its own."""
+    if learner in MEMORY_STEPS and model.has_counts:
+        positions = [i for i in check_scope(model, options.get("scope")) if i != 0]
+        check_learner_memory(learner, model, positions,
+                             check_ignore(options.get("ignore"), model.name_unobserved))
+
+
+def free_stage_count(model, i, ignore):
+    """Number of stages of variable ``i`` a learner may change."""
+    return int(np.count_nonzero(free_stage_mask(model, i, ignore)))
+
+
+def pair_tables_bytes(tables):
+    """``bytes(m, k)`` of ``tables`` tables of numbers over pairs of ``m`` stages."""
+    return lambda m, k: tables * 8 * m * m
+
+
+def pair_tables_step(model, i, n_stages, tables, learner, kind="free"):
+    """The ``(what, bytes)`` of ``tables`` tables over pairs of ``n_stages``
+    stages of variable ``i`` (R's learners compare the same pairs, in far
+    more time)."""
+    return (f"{learner} compares the {n_stages:,} {kind} stages of {model.variables[i]!r} "
+            f"pairwise, in {tables} table(s) of {n_stages:,} x {n_stages:,} numbers",
+            pair_tables_bytes(tables)(n_stages, int(model.n_levels[i])))
+
+
+def check_pair_tables(model, i, n_stages, tables, learner):
+    """Refuse one variable's tables over pairs of stages beyond memory, where
+    their size is known only on reaching the variable."""
+    check_steps_fit([pair_tables_step(model, i, n_stages, tables, learner)],
+                    LEARNER_MEMORY_ADVICE)
+
+
+def pair_table_steps(learner, tables, compiled=True):
+    """Memory steps of a learner holding ``tables`` tables over pairs of free
+    stages; a ``compiled`` one also has the compiled loops' limit of levels."""
+    def steps(model, positions, ignore):
+        for i in positions:
+            if compiled:
+                _check_levels(model, i)
+            m = free_stage_count(model, i, ignore)
+            if m >= 2:
+                yield pair_tables_step(model, i, m, tables, learner)
+    return steps
 
 
 def _check_levels(model, i):
     if model.n_levels[i] > max_levels():
         raise ValueError(
             f"variable {model.variables[i]!r} has {model.n_levels[i]} levels; the learners "
-            f"accept at most {max_levels()}."
+            f"accept at most {max_levels()} (the compiled loops keep a stage's "
+            "probabilities on the stack): leave it out of `scope`."
         )
 
 
 def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvement, trace):
     penalty = penalty_per_parameter(kind, model.ll.nobs)
     ll, df = float(model.ll), float(model.ll.df)
+    check_learner_memory(stages_fbhc if first_improvement else stages_bhc, model, positions,
+                         ignore)
     for i in positions:
-        _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
             _trace_variable_done(trace, model.variables[i], min(1, max_iter), first_improvement)
             continue
-        check_pair_tables(model, i, len(ids), 2,
-                          "stages_fbhc" if first_improvement else "stages_bhc")
         prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         first = np.ascontiguousarray(first_situations(model, i, ids))
@@ -293,7 +353,10 @@ def stages_bhc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels (the compiled loops keep a stage's probabilities on the
+        stack); more, or tables over pairs of stages that would not fit in
+        memory, are refused (ValueError) before any variable is learned.
     score : None, "bic", "aic" or callable, default None
         The score to maximise; None means ``-BIC``.  A callable receives a
         model and returns a float (slower: every candidate is rescored).
@@ -348,7 +411,10 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels; more, or a table of distances between stages that would not
+        fit in memory, are refused (ValueError) before any variable is
+        learned.
     distance : str, default "kullback"
         One of "manhattan", "euclidean", "reny", "kullback", "totvar",
         "hellinger", "bhatt", "chandarw" (R's definitions: symmetrised
@@ -377,14 +443,13 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     trace = check_trace(trace)
     model, positions, ignore = prepare(object, scope, ignore)
     ll, df = float(model.ll), float(model.ll.df)
+    check_learner_memory(stages_bj, model, positions, ignore)
     for i in positions:
-        _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if len(ids) < 2:
             if trace > 0:
                 print(f"backward join over {model.variables[i]} done.")
             continue
-        check_pair_tables(model, i, len(ids), 1, "stages_bj")
         prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         rank = np.ascontiguousarray(first_situations(model, i, ids))
@@ -406,8 +471,8 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     return model
 
 
-def _movable_situations(model, i, ids):
-    """Situations in the given stages, with their counts (for stages_hc)."""
+def _check_movable(model, i, ids):
+    """Refuse a variable whose situations in stages ``ids`` stages_hc cannot list."""
     vector = model.stage_vector(i)
     if isinstance(vector, ParentStageVector):  # stored per parent configuration
         raise ValueError(
@@ -422,6 +487,33 @@ def _movable_situations(model, i, ids):
             f"{vector.n_situations - len(vector.sit)} situations, too many to "
             "enumerate; ignore it (it holds the unobserved situations)."
         )
+
+
+def _hc_steps(model, positions, ignore):
+    """What stages_hc allocates per variable: tables over its movable
+    situations and the stages they may form (at most one more each), and a
+    cache of move terms bounded by the kernel (32 MiB)."""
+    for i in positions:
+        _check_levels(model, i)
+        ids = free_stage_ids(model, i, ignore)
+        if not ids:
+            continue
+        _check_movable(model, i, ids)
+        n_sit = int(model.stage_vector(i).paths_per_stage(len(model.stage_labels(i)))[ids].sum())
+        yield (f"stages_hc moves the {n_sit:,} situations of {model.variables[i]!r} among "
+               f"up to {len(ids) + n_sit + 1:,} stages",
+               _hc_bytes(len(ids), n_sit, int(model.n_levels[i])))
+
+
+def _hc_bytes(n_stages, n_sit, k):
+    max_stages = n_stages + n_sit + 1
+    return 8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 16)) + (1 << 25)
+
+
+def _movable_situations(model, i, ids):
+    """Situations in the given stages, with their counts (for stages_hc)."""
+    _check_movable(model, i, ids)
+    vector = model.stage_vector(i)
     all_sit = np.arange(vector.n_situations) if vector.is_dense else vector.sit
     stage = vector.lookup(all_sit)
     keep = np.isin(stage, ids)
@@ -497,7 +589,9 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     Parameters
     ----------
     object : Sevt
-        A fitted model.
+        A fitted model.  The variables in ``scope`` may have at most 256
+        levels; more, or situations the learner cannot list or fit in
+        memory, are refused (ValueError) before any variable is learned.
     score : None, "bic", "aic" or callable, default None
         The score to maximise; None means ``-BIC`` (see :func:`stages_bhc`).
     max_iter : int, optional
@@ -529,8 +623,8 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     # a moved model's log-likelihood is recomputed from the tree's tables,
     # nobs included, as R's sevt_fit(scope = v) does
     penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
+    check_learner_memory(stages_hc, model, positions, ignore)
     for i in positions:
-        _check_levels(model, i)
         ids = free_stage_ids(model, i, ignore)
         if not ids:
             _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
@@ -838,3 +932,17 @@ def stages_simplebhc(object: Sevt, score: str | Callable[[Sevt], float] | None =
                                           join=_join_positions_ids)
     model.score = {"value": value, "f": score_fn}
     return model
+
+
+MEMORY_STEPS.update({
+    stages_bhc: pair_table_steps("stages_bhc", 2),  # the joins' log-likelihood changes and gains
+    stages_fbhc: pair_table_steps("stages_fbhc", 2),
+    stages_bj: pair_table_steps("stages_bj", 1),  # the distances
+    stages_hc: _hc_steps,
+})
+STAGE_BYTES.update({
+    stages_bhc: pair_tables_bytes(2),
+    stages_fbhc: pair_tables_bytes(2),
+    stages_bj: pair_tables_bytes(1),
+    stages_hc: lambda m, k: _hc_bytes(m, m, k),
+})

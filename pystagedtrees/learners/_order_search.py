@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from pystagedtrees.base._data import own_copy
@@ -20,11 +21,12 @@ from pystagedtrees.base._validation import (
     check_flag,
     check_score_value,
     check_smoothing,
+    check_steps_fit,
 )
 from pystagedtrees.fitting._construct import _check_tree, append_from_codes, model_from_codes
 from pystagedtrees.fitting._counting import read_data
 from pystagedtrees.fitting._scores import BIC
-from pystagedtrees.learners._learners import stages_bhc
+from pystagedtrees.learners._learners import STAGE_BYTES, stages_bhc
 from pystagedtrees.model._sevt import Sevt, check_learned
 
 __all__ = ["search_greedy", "search_best"]
@@ -79,7 +81,40 @@ def _check_search(data, alg, search_criterion, lambda_, join_unobserved, alg_arg
                     **alg_args)
     lambda_ = check_smoothing(lambda_, "lambda_")
     join_unobserved = check_flag(join_unobserved, "join_unobserved")
-    return _EncodedData(data, lambda_, join_unobserved)
+    encoded = _EncodedData(data, lambda_, join_unobserved)
+    _check_search_memory(encoded, alg, name)
+    return encoded
+
+
+def _distinct_rows_without_each(codes):
+    """For each column, the number of distinct rows of the other columns.
+
+    Rows are hashed once (a sum of codes times odd 64-bit constants); a
+    column's hash is taken out by subtraction.  Two distinct rows share a
+    hash with probability about 2^-64: a bound for estimates, not for results.
+    """
+    weights = np.random.default_rng(0).integers(1, 2**63, size=codes.shape[1], dtype=np.uint64)
+    weights |= np.uint64(1)
+    shifted = codes.astype(np.int64) + 1  # missing values (-1) are a value here
+    row_hash = np.zeros(len(codes), dtype=np.uint64)
+    for j in range(codes.shape[1]):
+        row_hash += shifted[:, j].astype(np.uint64) * weights[j]
+    return [len(np.unique(row_hash - shifted[:, j].astype(np.uint64) * weights[j]))
+            for j in range(codes.shape[1])]
+
+
+def _check_search_memory(encoded, alg, name):
+    """Refuse, before building any tree, a search whose learner could not hold
+    some variable added last, after every other: its situations are then the
+    distinct rows of the other columns (plus one unobserved stage)."""
+    needed = STAGE_BYTES.get(alg)
+    if needed is None:
+        return
+    counts = _distinct_rows_without_each(encoded.codes)
+    check_steps_fit(
+        ((f"{name} on {var!r} added after every other variable, in up to {m + 1:,} stages",
+          needed(m + 1, len(encoded.tree[var]))) for var, m in zip(encoded.variables, counts)),
+        "use fewer rows or columns, or a learner of less memory (stages_kmeans)")
 
 
 def _criterion(search_criterion, model):

@@ -22,6 +22,7 @@ import pandas as pd
 from pystagedtrees.rng import Rng, Seed
 
 if TYPE_CHECKING:
+    import dask.dataframe as dd
     import networkx as nx
     from matplotlib.axes import Axes
     from matplotlib.text import Text
@@ -86,7 +87,7 @@ class SevtMethods:
 
         return logLik(self)
 
-    def make_ctables(self, data: pd.DataFrame | pd.Series,
+    def make_ctables(self, data: pd.DataFrame | pd.Series | dd.DataFrame,
                      useNA: Literal["ifany", "no", "always"] = "ifany") -> dict[str, pd.DataFrame]:
         """Contingency tables of ``data`` over the situations of ``object``.
 
@@ -115,7 +116,7 @@ class SevtMethods:
 
         return sevt_df(self)
 
-    def sevt_fit(self, data: pd.DataFrame | pd.Series | None = None,
+    def sevt_fit(self, data: pd.DataFrame | pd.Series | dd.DataFrame | None = None,
                  lambda_: float | None = None, scope: Sequence[str] | None = None,
                  compute_logLik: bool = True) -> Sevt:
         """Estimate the stage probabilities of a staged tree (R: ``sevt_fit``).
@@ -234,8 +235,8 @@ class SevtMethods:
         return summary(self)
 
     # -- inference (inference) ------------------------------------------
-    def path_probability(self, x: Mapping[str, str] | Sequence[str] | pd.DataFrame,
-                         log: bool = False) -> float | np.ndarray:
+    def path_probability(self, x: Mapping[str, str] | Sequence[str] | pd.DataFrame | dd.DataFrame,
+                         log: bool = False) -> float | np.ndarray | dd.Series:
         """Probability of complete paths (R's internal ``path_probability``).
 
         See :func:`pystagedtrees.path_probability`.
@@ -244,9 +245,9 @@ class SevtMethods:
 
         return path_probability(self, x=x, log=log)
 
-    def predict(self, newdata: pd.DataFrame | None = None, class_: str | None = None,
+    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None, class_: str | None = None,
                 prob: bool = False, log: bool = False, seed: Seed = None,
-                rng: Rng = None) -> pd.Categorical | pd.DataFrame:
+                rng: Rng = None) -> pd.Categorical | pd.DataFrame | dd.Series | dd.DataFrame:
         """Predict a variable from the others (R: ``predict.sevt``).
 
         See :func:`pystagedtrees.predict`.
@@ -255,9 +256,9 @@ class SevtMethods:
 
         return predict(self, newdata=newdata, class_=class_, prob=prob, log=log, seed=seed, rng=rng)
 
-    def prob(self, x: Mapping[str, str] | pd.DataFrame,
+    def prob(self, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
              conditional_on: Mapping[str, str] | pd.DataFrame | None = None, log: bool = False,
-             na0: bool = True) -> float | np.ndarray:
+             na0: bool = True) -> float | np.ndarray | dd.Series:
         """Probability of events, marginal or conditional (R: ``prob``).
 
         See :func:`pystagedtrees.prob`.

@@ -32,6 +32,16 @@ MAX_SITUATIONS = 1 << 62
 """Situation indices are int64: larger trees are refused."""
 
 
+def first_position_by_id(ids, n_ids=0):
+    """Per id ``0..max(ids)`` (at least ``n_ids`` entries), the index of its
+    first occurrence in ``ids`` (int32, non-negative), or -1: one pass, no
+    sort, so tables of millions of ids cost milliseconds."""
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    out = np.full(max(int(ids.max()) + 1 if len(ids) else 0, n_ids), -1, dtype=np.int64)
+    first_positions(ids, out)
+    return out
+
+
 class StageVector:
     """Stage id of every situation of one variable (dense or sparse).
 
@@ -114,12 +124,9 @@ class StageVector:
 
     def _first_positions(self):
         """Per id, the index (into ``stage``) of its first listed situation, or -1."""
-        n_ids = int(self.stage.max()) + 1 if len(self.stage) else 0
-        if self.sit is not None and self.default >= 0:
-            n_ids = max(n_ids, self.default + 1)
-        out = np.full(n_ids, -1, dtype=np.int64)
-        first_positions(self.stage, out)
-        return out
+        return first_position_by_id(
+            self.stage, self.default + 1 if self.sit is not None and self.default >= 0 else 0
+        )
 
     def first_appearance(self):
         """Stage ids in order of first appearance along the situations."""
@@ -267,11 +274,13 @@ class ParentStageVector:
         earliest parent is the slowest digit of both), so the order of the
         table is the order of the situations.
         """
-        values, first = np.unique(self.table, return_index=True)
-        return values[np.argsort(first, kind="stable")].astype(np.int32)
+        first = first_position_by_id(self.table)
+        ids = np.flatnonzero(first >= 0)
+        return ids[np.argsort(first[ids], kind="stable")].astype(np.int32)
 
     def ids_in_use(self):
-        return np.unique(self.table).astype(np.int32)
+        """Sorted distinct ids of the table."""
+        return np.flatnonzero(first_position_by_id(self.table) >= 0).astype(np.int32)
 
     def remap(self, mapping):
         mapping = np.asarray(mapping, dtype=np.int32)

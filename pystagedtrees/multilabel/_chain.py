@@ -153,6 +153,38 @@ def _estimator_has(method):
     return lambda self: hasattr(self.estimator, method)
 
 
+def _check_numeric_features(X):
+    """Refuse string features before scikit-learn's
+    ClassifierChain, which stacks them with the labels as numbers, fails
+    on them with numpy's "could not convert string to float"."""
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    elif sp.issparse(X):
+        return
+    else:
+        try:
+            values = np.asarray(X, dtype=object)
+        except ValueError:  # ragged: scikit-learn says so
+            return
+        if values.ndim != 2:
+            return
+        frame = pd.DataFrame(values)
+    for column in frame.columns:
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.cat.categories
+        elif pd.api.types.is_numeric_dtype(values.dtype):
+            continue
+        example = next((v for v in values if isinstance(v, str)), None)
+        if example is not None:
+            raise TypeError(
+                f"`X`: column {column!r} holds strings (e.g. {example!r}); the chain stacks "
+                "the features with the labels as numbers (scikit-learn's ClassifierChain), "
+                "so encode them as integer codes first, e.g. with "
+                "sklearn.preprocessing.OrdinalEncoder."
+            )
+
+
 class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Classifier chain whose label order comes from a Bayesian network (BNCC).
 
@@ -374,6 +406,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(shape) == 2 and shape[1] == 0:
             raise ValueError(f"`Y` must have at least one label column; got shape {shape}.")
         codes, self.classes_ = _encode_binary_targets(Y, names)
+        _check_numeric_features(X)
         X, codes = validate_data(self, X, codes, multi_output=True, accept_sparse=True)
         cv = _checked_cv(self.cv, X.shape[0])
         self.order_, self.label_graph_ = self._chain_order(codes, names,
@@ -404,6 +437,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             column keeping its own values.
         """
         check_is_fitted(self)
+        _check_numeric_features(X)
         X = validate_data(self, X, reset=False, accept_sparse=True)
         codes = self.chain_.predict(X).astype(np.int64)
         kinds = {values.dtype.kind for values in self.classes_}
@@ -433,6 +467,7 @@ class BNClassifierChain(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         numpy.ndarray of shape (n_samples, n_labels)
         """
         check_is_fitted(self)
+        _check_numeric_features(X)
         X = validate_data(self, X, reset=False, accept_sparse=True)
         return self.chain_.predict_proba(X)
 

@@ -61,22 +61,35 @@ def _check_takes_k_and_rng(rfun):
     check_call_fits(rfun, "`rfun` must take two arguments, rfun(k, rng)", 1, None)
 
 
-def _random_distribution(k, rfun, source):
-    weights = (as_numbers(rfun(k, source.generator), "what `rfun(k, rng)` returns")
-               if rfun is not None else source.rexp(k))
-    if weights.shape != (k,):
-        raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape {weights.shape}.")
+def _random_distributions(k, n, rfun, source):
+    """``n`` distributions over ``k`` levels, ``w / sum(w)`` with ``w = rfun(k, rng)``
+    drawn stage after stage; the default weights (R's ``rexp(k)`` per stage)
+    come in one draw of ``n * k``, the same stream."""
+    if rfun is None:
+        weights = source.rexp(n * k).reshape(n, k)
+    else:
+        weights = np.empty((n, k))
+        for stage in range(n):
+            drawn = as_numbers(rfun(k, source.generator), "what `rfun(k, rng)` returns")
+            if drawn.shape != (k,):
+                raise ValueError(f"`rfun(k, rng)` must return k = {k} numbers; got shape "
+                                 f"{drawn.shape}.")
+            weights[stage] = drawn
     # R normalises abs(w) by sum(w): negative draws would give negative "probabilities"
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.max() > 0:
+    bad = ~(np.isfinite(weights).all(axis=1) & (weights >= 0).all(axis=1)
+            & (weights.max(axis=1, initial=0.0) > 0))
+    if bad.any():
         raise ValueError(
-            f"`rfun(k, rng)` must return finite non-negative numbers, not all 0; got {weights}."
+            f"`rfun(k, rng)` must return finite non-negative numbers, not all 0; got "
+            f"{weights[np.argmax(bad)]}."
         )
     with np.errstate(over="ignore"):
-        total = np.sum(weights)
-    if np.isinf(total):  # weights near the largest float: scaled first (R's sum overflows)
-        weights = weights / weights.max()
-        total = np.sum(weights)
-    return weights / total
+        total = np.sum(weights, axis=1)
+    huge = np.isinf(total)
+    if huge.any():  # weights near the largest float: scaled first (R's sum overflows)
+        weights[huge] /= weights[huge].max(axis=1, keepdims=True)
+        total[huge] = np.sum(weights[huge], axis=1)
+    return weights / total[:, None]
 
 
 def _as_random_base(x):
@@ -149,7 +162,7 @@ def random_sevt(x: Any, q: float = 0.5, rfun: Callable[[int, Any], Sequence[floa
         _random_stage_joins(model, i, float(q), source)
     for i in list(range(1, len(model.variables))) + [0]:  # R draws the root's last
         k, n_stages = int(model.n_levels[i]), len(model.stage_labels(i))
-        prob = np.array([_random_distribution(k, rfun, source) for _ in range(n_stages)])
+        prob = _random_distributions(k, n_stages, rfun, source)
         model.set_stage_probabilities(i, prob, np.full(n_stages, np.nan))
     return model
 

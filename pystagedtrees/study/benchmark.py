@@ -20,12 +20,14 @@ joblib workers (``--n-jobs``), or to a Dask cluster with ``--backend dask
 --scheduler ADDRESS`` (the workers must see the data directories).  At
 the end a table of medians over splits is printed and written next to
 ``--out``, with the figures (accuracy and time per dataset, each staged
-tree next to the classifier it refines, as the paper's Figures 16-18).
+tree next to the classifier it refines, as the paper's Figures 16-18) and
+the run's record ``<out stem>_run.json`` (command, settings, date, machine
+and versions).
 
 Method names follow the paper's scripts:
 
 - ``st_bhc_tan_cl``, ``st_bhc_tan_hc``, ``st_bhc_3db``, ``st_bhc_5db``:
-  the refinements (:mod:`pystagedtrees.classifiers._classifiers`);
+  the refinements (:mod:`pystagedtrees.classifiers`);
 - ``st_kmeans_cmi``, ``st_hclust_cmi``: naive staged trees, CMI order;
 - ``bnc_nb``, ``bnc_tan_cl``, ``bnc_tan_hc``, ``bnc_3db``, ``bnc_5db``: the
   Bayesian network classifiers of :mod:`pystagedtrees.bnc`.
@@ -36,20 +38,27 @@ replays R after ``set.seed(--seed)`` (so split 1 with seed 2020 repeats the
 project's R references); with numpy each run gets its own seed derived
 from ``--seed``, the dataset, the split and the method.
 """
+from __future__ import annotations
+
 import argparse
 import functools
 import io
 import json
+import os
 import sys
 import time
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from pystagedtrees import datasets as shipped_data
 from pystagedtrees.base._data import read_categorical_csv
+from pystagedtrees.study._record import write_run_record
 
 __all__ = [
     "PAPER_DATASETS",
@@ -156,7 +165,8 @@ def task_seed(seed, rng, *keys):
 
 # -- scores ------------------------------------------------------------------------------
 
-def classification_scores(truth, predicted, positive):
+def classification_scores(truth: ArrayLike, predicted: ArrayLike,
+                          positive: object) -> dict[str, float]:
     """Accuracy, balanced accuracy, F1 and precision of ``positive`` against the rest.
 
     The definitions of the paper's scripts: balanced accuracy is the mean of
@@ -215,7 +225,8 @@ def timed_run(method, train, test, class_, seed, rng):
 
 # -- data ------------------------------------------------------------------------------------
 
-def load_dataset(data_dir, name, class_column="answer", levels_dir=None):
+def load_dataset(data_dir: str | os.PathLike[str] | None, name: str, class_column: str = "answer",
+                 levels_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """A dataset as categorical columns, the class first.
 
     Parameters
@@ -258,7 +269,8 @@ def _read_dataset(data_dir, name, class_column, levels_dir):
     return read_categorical_csv(path, class_column, levels, class_arg="class_column")
 
 
-def load_split(data, splits_dir, name, split):
+def load_split(data: pd.DataFrame, splits_dir: str | os.PathLike[str] | None, name: str,
+               split: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Training and test rows of split ``split`` (1-based column ``V<split>``; with
     ``splits_dir`` None, the papers' split of the shipped set ``name``)."""
     if splits_dir is None:
@@ -327,7 +339,9 @@ def _dask_results(function, tasks, scheduler):
             yield future.result()
 
 
-def run_grid(function, tasks, n_jobs=1, backend="loky", scheduler=None, label="runs"):
+def run_grid(function: Callable[[Any], Any], tasks: Sequence[Any], n_jobs: int = 1,
+             backend: str = "loky", scheduler: str | None = None,
+             label: str = "runs") -> Iterator[Any]:
     """Results of ``function(task)`` for every task, in completion order.
 
     Parameters
@@ -429,9 +443,13 @@ def latest(results, keys):
 
 # -- the benchmark ----------------------------------------------------------------------------
 
-def run_benchmark(data_dir, splits_dir, out, datasets=None, methods=DEFAULT_METHODS,
-                  splits=range(1, 11), class_column="answer", levels_dir=None, seed=2020,
-                  rng="numpy", n_jobs=1, backend="loky", scheduler=None):
+def run_benchmark(data_dir: str | os.PathLike[str] | None,
+                  splits_dir: str | os.PathLike[str] | None, out: str | os.PathLike[str],
+                  datasets: Sequence[str] | None = None,
+                  methods: Sequence[str] = DEFAULT_METHODS, splits: Iterable[int] = range(1, 11),
+                  class_column: str = "answer", levels_dir: str | os.PathLike[str] | None = None,
+                  seed: int = 2020, rng: str = "numpy", n_jobs: int = 1, backend: str = "loky",
+                  scheduler: str | None = None) -> pd.DataFrame:
     """Run (or resume) the grid and return every recorded row.
 
     Parameters mirror the command-line options (see the module docstring);
@@ -479,7 +497,7 @@ def run_benchmark(data_dir, splits_dir, out, datasets=None, methods=DEFAULT_METH
     return latest(read_results(out, COLUMNS), keys)
 
 
-def summarise(results, stat="accuracy"):
+def summarise(results: pd.DataFrame, stat: str = "accuracy") -> pd.DataFrame:
     """Median of ``stat`` over splits: datasets in rows, methods in columns, and a mean row.
 
     Examples
@@ -533,10 +551,11 @@ def _dodged_panel(ax, medians, methods, datasets, log):
     ax.grid(True, axis="y", alpha=0.3)
 
 
-def plot_benchmark(results, out_dir, prefix="benchmark"):
+def plot_benchmark(results: pd.DataFrame, out_dir: str | os.PathLike[str],
+                   prefix: str = "benchmark") -> list[Path]:
     """Write the figures of the benchmark as PNG files; returns their paths.
 
-    For each group of :data:`FIGURE_GROUPS` with a method in ``results``:
+    For each group of ``FIGURE_GROUPS`` with a method in ``results``:
     ``<prefix>_accuracy_<group>.png`` (median accuracy and fit seconds per
     dataset) and ``<prefix>_scores_<group>.png`` (balanced accuracy, F1,
     precision); for all the methods run, ``<prefix>_accuracy_all.png``
@@ -619,7 +638,7 @@ def add_grid_arguments(parser, default_seed):
     parser.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the options of the ``benchmark`` study on ``parser``.
 
     Examples
@@ -657,7 +676,7 @@ def figure_dir(args):
     return args.figures_dir if args.figures_dir is not None else args.out.parent
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Run the benchmark with parsed command-line ``args``; returns the exit status."""
     start = time.perf_counter()
     results = run_benchmark(
@@ -668,12 +687,14 @@ def run(args):
     )
     seconds = time.perf_counter() - start
     failed = results[~succeeded(results)]
+    written = [args.out]
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         for stat in ("accuracy", "fit_seconds"):
             table = summarise(results, stat)
             print(f"\nmedian {stat} over splits:")
             print(table.to_string(float_format="{:.4f}".format))
-            table.to_csv(args.out.with_name(f"{args.out.stem}_{stat}_median.csv"))
+            written.append(args.out.with_name(f"{args.out.stem}_{stat}_median.csv"))
+            table.to_csv(written[-1])
     print(f"\n{len(results)} runs recorded in {args.out}; this session took {seconds:.1f} s.")
     if len(failed):
         print(f"{len(failed)} run(s) failed, e.g. {failed.iloc[0]['method']} on "
@@ -681,4 +702,8 @@ def run(args):
     if not args.no_figures:
         for path in plot_benchmark(results, figure_dir(args), prefix=args.out.stem):
             print(f"figure: {path}")
+            written.append(path)
+    record = write_run_record(args.out.with_name(f"{args.out.stem}_run.json"), "benchmark", args,
+                              time.perf_counter() - start, written)
+    print(f"run record: {record}")
     return 0 if failed.empty else 1

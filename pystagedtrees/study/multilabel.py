@@ -29,17 +29,30 @@ either way: :func:`summarise_repeats` reports, per learner and score,
 BNCC's mean against the mean of the random chains, their mean paired
 difference with its standard error, and in how many repeats BNCC is no
 worse; the per-repeat table goes to ``<out>/multilabel_repeats.csv``.
+Every run summarises all the methods over its repeats
+(:func:`summarise_methods`: means with standard errors, and each method's
+paired difference from BNCC), prints them (:func:`methods_table`), writes
+them to ``<out>/multilabel_summary.csv``, draws them to
+``<out>/multilabel_methods.png`` (:func:`plot_methods`) and records the run
+(command, settings, date, machine, versions) in ``<out>/multilabel_run.json``.
 """
+from __future__ import annotations
+
 import argparse
 import itertools
 import numbers
 import operator
+import os
+import time
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
+from numpy.typing import ArrayLike
+from sklearn.base import ClassifierMixin, TransformerMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.multioutput import MultiOutputClassifier
@@ -54,24 +67,33 @@ from pystagedtrees.multilabel.metrics import (
     check_indicator_matrix,
     multilabel_scores,
 )
+from pystagedtrees.study._record import write_run_record
 from pystagedtrees.study.benchmark import progress_bar
+
+if TYPE_CHECKING:  # networkx is imported where a graph is drawn or walked
+    import networkx as nx
 
 __all__ = [
     "add_arguments",
     "base_learners",
     "compare",
     "compare_repeated",
+    "METHODS",
     "load_multilabel_csv",
+    "methods_table",
     "split_labels",
     "network_orders",
     "plot_label_network",
+    "plot_methods",
     "run",
     "score_orders",
+    "summarise_methods",
     "summarise_repeats",
 ]
 
 
-def load_multilabel_csv(path, n_labels, labels_at="start"):
+def load_multilabel_csv(path: str | os.PathLike[str] | IO[str], n_labels: int,
+                        labels_at: str = "start") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read a CSV whose first (or last) ``n_labels`` columns are 0/1 labels.
 
     Parameters
@@ -100,7 +122,8 @@ def load_multilabel_csv(path, n_labels, labels_at="start"):
     return split_labels(pd.read_csv(path), n_labels, labels_at)
 
 
-def split_labels(data, n_labels, labels_at="start"):
+def split_labels(data: pd.DataFrame, n_labels: int,
+                 labels_at: str = "start") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Features and 0/1 labels of a table whose first (or last) ``n_labels`` columns
     are labels (see :func:`load_multilabel_csv`).
 
@@ -143,7 +166,7 @@ def split_labels(data, n_labels, labels_at="start"):
     return X.astype(float), Y.apply(pd.to_numeric).astype(int)
 
 
-def base_learners(n_bins=3):
+def base_learners(n_bins: int = 3) -> dict[str, tuple[TransformerMixin, ClassifierMixin]]:
     """The two base learners, each a (preprocessing, classifier) pair.
 
     Parameters
@@ -245,7 +268,8 @@ def _pooled_predictions(X, Y, n_folds, n_bins, random_state, fold_predictions, p
     return list(pooled.items())
 
 
-def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0, progress=False):
+def compare(X: ArrayLike, Y: ArrayLike, n_folds: int = 10, n_orders: int = 10, n_bins: int = 3,
+            random_state: int = 0, progress: bool = False) -> pd.DataFrame:
     """Cross-validate BR, random-order chains, ECC and BNCC.
 
     Parameters
@@ -311,8 +335,9 @@ def compare(X, Y, n_folds=10, n_orders=10, n_bins=3, random_state=0, progress=Fa
     return pd.DataFrame(rows, columns=["learner", "method", "statistic", *MULTILABEL_SCORES])
 
 
-def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_state=0,
-                     progress=False):
+def compare_repeated(X: ArrayLike, Y: ArrayLike, n_repeats: int, n_folds: int = 10,
+                     n_orders: int = 10, n_bins: int = 3, random_state: int = 0,
+                     progress: bool = False) -> pd.DataFrame:
     """:func:`compare` with ``n_repeats`` fold splits.
 
     Repeat ``r`` is :func:`compare` with ``random_state + r``, so its folds
@@ -344,7 +369,7 @@ def compare_repeated(X, Y, n_repeats, n_folds=10, n_orders=10, n_bins=3, random_
     return table[["seed", *table.columns.drop("seed")]]
 
 
-def summarise_repeats(table):
+def summarise_repeats(table: pd.DataFrame) -> pd.DataFrame:
     """BNCC against the random-order chains over the repeats of :func:`compare_repeated`.
 
     For each repeat, BNCC's score is paired with the mean over that repeat's
@@ -376,31 +401,212 @@ def summarise_repeats(table):
     >>> summary.columns.tolist()
     ['learner', 'score', 'bncc', 'cc_random', 'difference', 'se', 'no_worse', 'repeats']
     """
+    rows = []
+    for learner, per_repeat in _per_repeat_scores(table, ("BNCC", "CC-random")):
+        bncc, random_mean = per_repeat["BNCC"], per_repeat["CC-random"]
+        for score in MULTILABEL_SCORES:
+            difference = bncc[score] - random_mean[score]
+            rows.append({
+                "learner": learner, "score": score,
+                "bncc": bncc[score].mean(), "cc_random": random_mean[score].mean(),
+                "difference": difference.mean(), "se": _standard_error(difference),
+                "no_worse": int(_no_worse(score, difference).sum()), "repeats": len(difference),
+            })
+    return pd.DataFrame(rows)
+
+
+METHODS = ("BR", "CC-random", "ECC", "BNCC")
+"""The methods of :func:`compare`, in the order the summaries list them."""
+
+
+def _per_repeat_scores(table, methods):
+    """``[(learner, {method: scores by seed})]`` of a :func:`compare_repeated`
+    table for ``methods``; ``CC-random`` is each repeat's mean over its random
+    orders."""
     missing = {"seed", "learner", "method", "statistic", *MULTILABEL_SCORES} - set(table.columns)
     if missing:
         raise ValueError(
             f"`table` must be a result of compare_repeated; it lacks {sorted(missing)}."
         )
-    rows = []
+    out = []
     for learner, runs in table.groupby("learner", sort=False):
-        bncc = runs[runs.method == "BNCC"].set_index("seed")
-        random_mean = runs[(runs.method == "CC-random") & (runs.statistic == "mean")]
-        random_mean = random_mean.set_index("seed").loc[bncc.index]
-        for score in MULTILABEL_SCORES:
-            difference = bncc[score] - random_mean[score]
-            no_worse = difference <= 0 if score == "hamming_loss" else difference >= 0
-            n = len(difference)
-            rows.append({
-                "learner": learner, "score": score,
-                "bncc": bncc[score].mean(), "cc_random": random_mean[score].mean(),
-                "difference": difference.mean(),
-                "se": difference.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
-                "no_worse": int(no_worse.sum()), "repeats": n,
-            })
+        single = runs[runs.statistic.isin(["value", "mean"])]
+        per_method = {method: rows.set_index("seed")[list(MULTILABEL_SCORES)]
+                      for method, rows in single.groupby("method", sort=False)}
+        absent = [method for method in methods if method not in per_method]
+        if absent:
+            raise ValueError(f"`table` must be a result of compare_repeated; it has no "
+                             f"{absent} rows for learner {learner!r}.")
+        seeds = per_method["BNCC"].index
+        out.append((learner, {method: per_method[method].loc[seeds] for method in methods}))
+    return out
+
+
+def _standard_error(values):
+    """Standard error of the mean of ``values`` (NaN for a single one)."""
+    return values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
+
+
+def _no_worse(score, difference):
+    """Where a difference (method minus another) is no worse: lower Hamming loss, else higher."""
+    return difference <= 0 if score == "hamming_loss" else difference >= 0
+
+
+def summarise_methods(table: pd.DataFrame) -> pd.DataFrame:
+    """Every method against BNCC over the repeats of :func:`compare_repeated`.
+
+    For each base learner, method and score: the mean over the repeats and
+    its standard error, and the mean paired difference from BNCC (the
+    method's score minus BNCC's in the same repeat, so on the same folds)
+    with its standard error.  ``CC-random`` counts, in each repeat, the mean
+    over that repeat's random orders.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`compare_repeated`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (learner, method, score), methods in the order of
+        :data:`METHODS`, with columns ``mean``, ``se`` (NaN with one
+        repeat), ``minus_bncc``, ``minus_bncc_se`` (NaN for BNCC itself),
+        ``no_worse_than_bncc`` (repeats where the method is no worse than
+        BNCC) and ``repeats``.
+
+    Examples
+    --------
+    >>> from pystagedtrees.study.multilabel import compare_repeated, summarise_methods
+    >>> from sklearn.datasets import make_multilabel_classification
+    >>> X, Y = make_multilabel_classification(
+    ...     n_samples=60, n_features=5, n_classes=3, random_state=0)
+    >>> summary = summarise_methods(compare_repeated(X, Y, 2, n_folds=2, n_orders=2))
+    >>> summary.columns.tolist()
+    ['learner', 'method', 'score', 'mean', 'se', 'minus_bncc', 'minus_bncc_se', 'no_worse_than_bncc', 'repeats']
+    >>> summary.method.unique().tolist()
+    ['BR', 'CC-random', 'ECC', 'BNCC']
+    """
+    rows = []
+    for learner, per_repeat in _per_repeat_scores(table, METHODS):
+        bncc = per_repeat["BNCC"]
+        for method in METHODS:
+            scores = per_repeat[method]
+            for score in MULTILABEL_SCORES:
+                difference = scores[score] - bncc[score]
+                itself = method == "BNCC"
+                rows.append({
+                    "learner": learner, "method": method, "score": score,
+                    "mean": scores[score].mean(), "se": _standard_error(scores[score]),
+                    "minus_bncc": np.nan if itself else difference.mean(),
+                    "minus_bncc_se": np.nan if itself else _standard_error(difference),
+                    "no_worse_than_bncc": int(_no_worse(score, difference).sum()),
+                    "repeats": len(difference),
+                })
     return pd.DataFrame(rows)
 
 
-def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0, progress=False):
+def methods_table(summary: pd.DataFrame,
+                  scores: Sequence[str] = ("hamming_loss", "example_f1", "micro_f1",
+                                           "subset_accuracy")) -> pd.DataFrame:
+    """The summary of :func:`summarise_methods` as a table to read: "mean (se)".
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The result of :func:`summarise_methods`.
+    scores : sequence of str
+        The scores shown, one column each (among
+        :data:`~pystagedtrees.multilabel.metrics.MULTILABEL_SCORES`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (learner, method), each cell the mean over the repeats
+        with its standard error in brackets, to four decimals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pystagedtrees.study.multilabel import methods_table
+    >>> summary = pd.DataFrame({"learner": ["nb", "nb"], "method": ["BR", "BNCC"],
+    ...                         "score": ["hamming_loss"] * 2, "mean": [0.2, 0.21],
+    ...                         "se": [0.001, 0.002]})
+    >>> methods_table(summary, ["hamming_loss"])
+      learner method     hamming_loss
+    0      nb     BR  0.2000 (0.0010)
+    1      nb   BNCC  0.2100 (0.0020)
+    """
+    unknown = [score for score in scores if score not in MULTILABEL_SCORES]
+    if unknown or not len(scores):
+        raise ValueError(f"`scores` must name some of {list(MULTILABEL_SCORES)}; got {scores!r}.")
+    shown = summary[summary.score.isin(scores)].assign(
+        cell=lambda t: [f"{m:.4f}" + ("" if np.isnan(e) else f" ({e:.4f})")
+                        for m, e in zip(t["mean"], t["se"])])
+    wide = shown.pivot(index=["learner", "method"], columns="score", values="cell")
+    order = shown[["learner", "method"]].drop_duplicates()
+    wide = wide.loc[list(order.itertuples(index=False, name=None)), list(scores)]
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def plot_methods(summary: pd.DataFrame, path: str | os.PathLike[str],
+                 scores: Sequence[str] = ("hamming_loss", "example_f1")) -> None:
+    """Draw each method's mean score with its standard error, per base learner.
+
+    One panel per score; in each, the methods of every learner side by
+    side, with bars of one standard error either way.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The result of :func:`summarise_methods`.
+    path : str or pathlib.Path
+        Output file; the format follows the extension (e.g. ``.png``).
+    scores : sequence of str
+        One panel per score.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> from pystagedtrees.study.multilabel import plot_methods
+    >>> summary = pd.DataFrame({"learner": ["nb"] * 2, "method": ["BR", "BNCC"],
+    ...                         "score": ["hamming_loss"] * 2, "mean": [0.2, 0.21],
+    ...                         "se": [0.001, 0.002]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     plot_methods(summary, pathlib.Path(tmp) / "methods.png", ["hamming_loss"])
+    ...     (pathlib.Path(tmp) / "methods.png").read_bytes()[:4]
+    b'\\x89PNG'
+    """
+    from matplotlib.figure import Figure  # lazy: plotting is optional
+
+    unknown = [score for score in scores if score not in set(summary.score)]
+    if unknown or not len(scores):
+        raise ValueError(f"`scores` must name scores of `summary`; got {scores!r}.")
+    learners = list(dict.fromkeys(summary.learner))
+    methods = list(dict.fromkeys(summary.method))
+    fig = Figure(figsize=(3.2 * len(scores) + 1, 3.4))
+    axes = fig.subplots(1, len(scores), squeeze=False)[0]
+    width = 0.8 / len(methods)
+    for ax, score in zip(axes, scores):
+        rows = summary[summary.score == score].set_index(["learner", "method"])
+        for j, method in enumerate(methods):
+            x = np.arange(len(learners)) - 0.4 + width * (j + 0.5)
+            picked = rows.reindex([(learner, method) for learner in learners])
+            ax.errorbar(x, picked["mean"], yerr=picked["se"].fillna(0), ls="none",
+                        marker="o", ms=5, capsize=3, label=method)
+        ax.set_xticks(np.arange(len(learners)))
+        ax.set_xticklabels(learners)
+        better = "lower" if score == "hamming_loss" else "higher"
+        ax.set_title(f"{score.replace('_', ' ')} ({better} is better)", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8, ncol=len(methods), loc="lower left", bbox_to_anchor=(0, 1.1))
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def score_orders(X: ArrayLike, Y: ArrayLike, orders: Iterable[Sequence[int]], n_folds: int = 10,
+                 n_bins: int = 3, random_state: int = 0, progress: bool = False) -> pd.DataFrame:
     """Cross-validate classifier chains in given, fixed label orders.
 
     Unlike BNCC in :func:`compare`, which learns its order on each training
@@ -476,13 +682,13 @@ def score_orders(X, Y, orders, n_folds=10, n_bins=3, random_state=0, progress=Fa
     return pd.DataFrame(rows, columns=["learner", "order", *MULTILABEL_SCORES])
 
 
-def network_orders(graph, limit=None):
+def network_orders(graph: nx.DiGraph, limit: int | None = None) -> list[tuple[int, ...]]:
     """The chain orders consistent with a label network, as label indices.
 
     Parameters
     ----------
     graph : networkx.DiGraph
-        A label network from :func:`label_network` (its nodes carry their
+        A label network from :func:`~pystagedtrees.multilabel.label_network` (its nodes carry their
         label ``index``).
     limit : int or None, default=None
         Return at most this many orders (the first ones networkx lists).
@@ -512,8 +718,8 @@ def network_orders(graph, limit=None):
     return sorted(tuple(index[node] for node in order) for order in orders)
 
 
-def plot_label_network(graph, path):
-    """Draw a label network (from :func:`label_network`) to an image file.
+def plot_label_network(graph: nx.DiGraph, path: str | os.PathLike[str]) -> None:
+    """Draw a label network (from :func:`~pystagedtrees.multilabel.label_network`) to an image file.
 
     The labels sit on a circle in chain order, clockwise from the top, and
     are numbered by their chain position; arcs are annotated with their
@@ -580,7 +786,7 @@ def _at_least(minimum):
     return parse
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the options of the ``multilabel`` study on ``parser``.
 
     Examples
@@ -640,8 +846,9 @@ def _read_data(args):
     return args.data, *load_multilabel_csv(args.data, args.labels, args.labels_at)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Run the study with parsed command-line ``args``; returns the exit status."""
+    start = time.perf_counter()
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file, not a directory.")
     source, X, Y = _read_data(args)
@@ -662,6 +869,14 @@ def run(args):
     print(table.to_string(index=False, float_format="{:.4f}".format))
     table.to_csv(args.out / "multilabel_scores.csv", index=False)
     written = [args.out / "multilabel_scores.csv"]
+    summary = summarise_methods(repeats)
+    print(f"\nEvery method over {args.repeats} fold split(s) (seeds {args.seed}.."
+          f"{args.seed + args.repeats - 1}): mean (standard error over the splits; CC-random: "
+          "each split's mean over its orders):")
+    print(methods_table(summary).to_string(index=False))
+    summary.to_csv(args.out / "multilabel_summary.csv", index=False)
+    plot_methods(summary, args.out / "multilabel_methods.png")
+    written += [args.out / "multilabel_summary.csv", args.out / "multilabel_methods.png"]
     if args.repeats > 1:
         print(f"\nBNCC against the mean random chain over {args.repeats} fold splits "
               f"(seeds {args.seed}..{args.seed + args.repeats - 1}): means, mean paired "
@@ -678,6 +893,8 @@ def run(args):
         written.append(args.out / "network_order_scores.csv")
     plot_label_network(graph, args.out / "label_network.png")
     written.append(args.out / "label_network.png")
+    written.append(write_run_record(args.out / "multilabel_run.json", "multilabel", args,
+                                    time.perf_counter() - start, written))
     print("\nWrote " + ", ".join(map(str, written)))
     return 0
 

@@ -19,7 +19,12 @@ as they finish, so an interrupted run resumes; the work goes to joblib
 workers or a Dask cluster as in the benchmark.  The figure plots the
 median of accuracy, F1 and fit time against ``p``, one panel per process.
 """
+from __future__ import annotations
+
+import argparse
+import os
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +70,8 @@ def _split(frame, n_train):
     return frame.iloc[:n_train].reset_index(drop=True), frame.iloc[n_train:].reset_index(drop=True)
 
 
-def simulate_data(process, p, n_train, n_test, seed):
+def simulate_data(process: str, p: int, n_train: int, n_test: int,
+                  seed: int | np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A training and a test set of one process (class ``answer`` first).
 
     Parameters
@@ -126,9 +132,11 @@ def simulation_task(task):
     return row
 
 
-def run_simulation(out, processes=PROCESSES, p_values=range(2, 16), repetitions=100,
-                   methods=DEFAULT_METHODS, n_train=1000, n_test=1000, seed=0, rng="numpy",
-                   n_jobs=1, backend="loky", scheduler=None):
+def run_simulation(out: str | os.PathLike[str], processes: Sequence[str] = PROCESSES,
+                   p_values: Iterable[int] = range(2, 16), repetitions: int = 100,
+                   methods: Sequence[str] = DEFAULT_METHODS, n_train: int = 1000,
+                   n_test: int = 1000, seed: int = 0, rng: str = "numpy", n_jobs: int = 1,
+                   backend: str = "loky", scheduler: str | None = None) -> pd.DataFrame:
     """Run (or resume) the simulation grid; returns every recorded row.
 
     The data of a (process, p, repetition) cell depend on ``seed`` only,
@@ -152,7 +160,8 @@ def run_simulation(out, processes=PROCESSES, p_values=range(2, 16), repetitions=
     return latest(read_results(out, COLUMNS), KEYS)
 
 
-def plot_simulation(results, path):
+def plot_simulation(results: pd.DataFrame,
+                    path: str | os.PathLike[str]) -> str | os.PathLike[str]:
     """Median accuracy, F1 and fit seconds against ``p``: one column per process."""
     from matplotlib.figure import Figure  # lazy: plotting is optional
 
@@ -188,7 +197,7 @@ def plot_simulation(results, path):
     return path
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the options of the ``simulate`` study on ``parser``.
 
     Examples
@@ -219,7 +228,7 @@ def add_arguments(parser):
     add_grid_arguments(parser, default_seed=0)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Run the simulation study with parsed command-line ``args``; returns the exit status."""
     start = time.perf_counter()
     results = run_simulation(

@@ -46,3 +46,12 @@ def test_an_array_is_read_by_position(estimator):
     clf = estimator.fit(X.to_numpy(), y)
     np.testing.assert_array_equal(clf.predict_proba(X.to_numpy()),
                                   estimator.fit(X, y).predict_proba(X))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_swapped_columns_of_other_levels_are_refused_naming_the_column_read(estimator):
+    X, y = _data([10, 2, 7])  # 10: a/b, 7: x/y/z/0
+    clf = estimator.fit(X, y)
+    swapped = X.rename(columns={10: 7, 7: 10})  # names matched: column 10 now holds x/y/z/0
+    with pytest.raises(ValueError, match=r"column '10' has value '[xyz0]' that is not a level"):
+        clf.predict(swapped)

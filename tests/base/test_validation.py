@@ -684,3 +684,16 @@ def test_ignore_false_means_nothing_as_in_r(fitted, name):
     assert repr(function(joined, ignore=False, **extra)) == repr(function(joined, ignore=[], **extra))
     with pytest.raises(TypeError, match="`ignore`"):
         function(joined, ignore=True, **extra)
+
+
+def test_whole_floats_past_int64_are_levels_as_the_smaller_ones():
+    big = pd.DataFrame({"C": list("abab"), "a": [1e20, 0.0, 1e20, -3e19]})
+    model = st.full(big)
+    assert model.tree["a"] == ["-30000000000000000000", "0", "100000000000000000000"]
+    # the same values as objects and as a categorical's categories read the same
+    assert st.full(big.astype({"a": object})).tree == model.tree
+    clf = st.StagedTreeClassifier(method="naive", random_state=0).fit(big[["a"]], big["C"])
+    as_category = pd.DataFrame({"a": pd.Categorical([1e20, 0.0])})
+    np.testing.assert_array_equal(clf.predict(as_category), clf.predict(big[["a"]].iloc[:2]))
+    with pytest.raises(TypeError, match=r"column 'a' holds non-categorical floats \(e.g. 2.5\)"):
+        st.full(big.assign(a=[1e20, 2.5, 0.0, 0.0]))

@@ -356,3 +356,16 @@ def test_randomness_tags_and_checks_follow_what_the_method_draws():
     a = StagedTreeClassifier(method="tan_cl", rng="R").fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X),
                                   StagedTreeClassifier(method="tan_cl").fit(X, y).predict_proba(X))
+
+
+@pytest.mark.parametrize("method", ["nb", "tan_cl", "tan_hc", "kdb"])
+@pytest.mark.parametrize("ordering", [["b", "a"], lambda data, class_: [class_, "b", "a"]],
+                         ids=["list", "callable"])
+def test_an_ordering_the_network_methods_ignore_is_refused(method, ordering):
+    X = pd.DataFrame({"a": list("xyxyxy"), "b": list("uuvvuv")})
+    clf = StagedTreeClassifier(method=method, ordering=ordering)
+    with pytest.raises(ValueError, match=rf"`ordering` orders the features of the methods "
+                                         rf"'naive', .* method='{method}' orders them by its"):
+        clf.fit(X, list("pqpqpq"))
+    # the named orderings (the default "cmi" among them) stay accepted
+    StagedTreeClassifier(method="nb", ordering="mi").fit(X, list("pqpqpq"))

@@ -185,3 +185,28 @@ def test_values_of_a_variable_not_in_the_graph_are_refused():
     # ... but a frame with none of the graph's variables is a mistake, not levels
     with pytest.raises(ValueError, match="`values` is a DataFrame without any of the graph's"):
         as_sevt({"A": [], "B": ["A"]}, values=data.rename(columns=str.lower))
+
+
+def test_as_sevt_refuses_every_variable_before_building_any(monkeypatch):
+    import pystagedtrees.base._validation as validation
+    from pystagedtrees.graphs import _as_sevt as conversion
+    built = []
+    build = conversion.parent_stage_vector
+    monkeypatch.setattr(conversion, "parent_stage_vector",
+                        lambda i, layout: built.append(i) or build(i, layout))
+    levels = {v: [str(j) for j in range(100)] for v in "ABC"}
+    parents = {"A": [], "B": ["A"], "C": ["A", "B"]}
+    monkeypatch.setattr(conversion, "MAX_CONFIGURATIONS", 9999)  # C's 10,000: too many
+    with pytest.raises(ValueError, match=r"variable 'C' would have 10000 parent configurations"):
+        st.as_sevt(parents, values=levels)
+    assert built == []
+    monkeypatch.setattr(conversion, "MAX_CONFIGURATIONS", 1 << 26)
+    monkeypatch.setattr(validation, "_available_memory", lambda: None)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2 * 64 * 5000)  # B fits, C not
+    with pytest.raises(ValueError, match=r"as_sevt builds the 10,000 stages of 'C' would need "
+                                         r"680,000 bytes, more than the 320,000 bytes"):
+        st.as_sevt(parents, values=levels)
+    assert built == []
+    monkeypatch.setattr(validation, "_physical_memory", lambda: None)
+    st.as_sevt(parents, values=levels)
+    assert built == [1, 2]

@@ -307,3 +307,50 @@ def test_a_parents_list_keeps_its_own_entries():
     entries["B"].parents.append("B")
     entries["A"].values.append("c")
     assert str(dag) == "[A][B|A]" and dag["A"].values == ["a", "b"]
+
+
+def _counting_reductions(monkeypatch):
+    from pystagedtrees.graphs import _parentslist
+    calls = []
+    reduce = _parentslist._minimal_parents
+
+    def counted(model, i):
+        calls.append(i)
+        return reduce(model, i)
+
+    monkeypatch.setattr(_parentslist, "_minimal_parents", counted)
+    return calls
+
+
+def test_as_parentslist_refuses_a_tree_it_cannot_lay_out_before_reducing_any_variable(
+        monkeypatch):
+    from pystagedtrees.graphs import _parentslist
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    calls = _counting_reductions(monkeypatch)
+    monkeypatch.setattr(_parentslist, "EXPAND_MAX", 10)  # Survived has 16 situations
+    with pytest.raises(ValueError, match=r"array of stage ids of 'Survived' would have 16 "
+                                         r"entries .* more than the 10"):
+        st.as_parentslist(model)
+    assert calls == []
+
+
+def test_as_parentslist_refuses_beyond_memory_before_reducing_any_variable(monkeypatch):
+    import pystagedtrees.base._validation as validation
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    calls = _counting_reductions(monkeypatch)
+    monkeypatch.setattr(validation, "_available_memory", lambda: None)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2 * 16 * 8)  # fits Age's 8 only
+    with pytest.raises(ValueError, match=r"as_parentslist lays out the 16 stage ids of "
+                                         r"'Survived' would need 256 bytes, more than the 128"):
+        st.as_parentslist(model)
+    assert calls == []
+
+
+def test_as_parentslist_of_single_stage_variables_lays_nothing_out(monkeypatch):
+    import pystagedtrees.base._validation as validation
+    model = st.indep(st.datasets.titanic_table(), join_unobserved=False)
+    monkeypatch.setattr(validation, "_available_memory", lambda: None)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2)  # nothing to lay out
+    pl = st.as_parentslist(model)
+    assert pl.to_string(only_parents=True) == "[Class][Sex][Age][Survived]"
+    assert [pl[v].stages for v in pl] == [None, ["1"], ["1"], ["1"]]

@@ -356,3 +356,110 @@ def test_many_rows_of_a_sparse_tree_are_predicted_as_few_rows_are():
     pd.testing.assert_frame_equal(whole, parts)
     labels = st.predict(model, rows, class_="v3")
     assert list(labels) == [list(parts.columns)[i] for i in parts.to_numpy().argmax(axis=1)]
+
+
+def _every_completion_logprob(model, row, upto):
+    """The slow twin of ``_distinguished_logprob``: one path per completion of
+    the row's gaps, their probabilities added."""
+    from pystagedtrees.inference._inference import path_logprob
+    gaps = [j for j in range(upto) if row[j] < 0]
+    levels = [range(int(model.n_levels[j])) for j in gaps]
+    paths = []
+    for completion in itertools.product(*levels):
+        path = np.array(row[:upto], dtype=np.int32)
+        path[gaps] = completion
+        paths.append(path)
+    with np.errstate(divide="ignore"):
+        log_prob = np.nan_to_num(path_logprob(model, np.array(paths)), nan=-np.inf)
+        return float(np.log(np.exp(log_prob).sum()))
+
+
+@SETTINGS
+@given(categorical_frames(min_vars=3, max_vars=6, max_rows=40, with_na=False),
+       hst.integers(0, 2**31 - 1), hst.sampled_from([0, 1]), hst.booleans(), hst.booleans())
+def test_distinguished_completions_sum_as_every_completion(data, seed, lambda_, sparse, learn):
+    import pystagedtrees.model._stagevec as stagevec
+    from pystagedtrees.inference._inference import _distinguished_logprob, _LogTables
+    original = stagevec.DENSE_MAX
+    stagevec.DENSE_MAX = 1 if sparse else original  # listed situations and a default stage
+    try:
+        model = st.full(data, lambda_=lambda_)
+        if learn and lambda_:
+            model = st.stages_bhc(model)
+    finally:
+        stagevec.DENSE_MAX = original
+    rng = np.random.default_rng(seed)
+    p = len(model.variables)
+    row = rng.integers(0, model.n_levels).astype(np.int32)
+    row[rng.random(p) < 0.6] = -1
+    row[-1] = rng.integers(0, model.n_levels[-1])
+    fast = _distinguished_logprob(model, row, p, _LogTables(model))
+    slow = _every_completion_logprob(model, row, p)
+    if np.isinf(slow):
+        assert fast == slow
+    else:
+        assert fast == pytest.approx(slow, rel=1e-12, abs=1e-12)
+
+
+def test_rows_with_many_gaps_cost_the_situations_a_sparse_tree_distinguishes(monkeypatch):
+    import pystagedtrees.inference._inference as inference
+    import pystagedtrees.model._stagevec as stagevec
+    rng = np.random.default_rng(5)
+    data = pd.DataFrame(rng.choice(["a", "b"], size=(200, 18)),
+                        columns=[f"V{j}" for j in range(18)])
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1)  # listed situations, one default stage
+    model = st.full(data, lambda_=1)
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1 << 20)
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", 1 << 8)  # "many": past 256
+    row = {"V16": "a", "V17": "b"}  # 16 binary gaps: 65,536 completions
+    calls = []
+    summed = inference._completion_logprob
+    monkeypatch.setattr(inference, "_completion_logprob",
+                        lambda *args: calls.append(1) or summed(*args))
+    distinguished = st.prob(model, row)
+    assert calls == []  # no completion was listed
+    # the same sum over every completion, as before
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", 1 << 20)
+    assert st.prob(model, row) == pytest.approx(distinguished, rel=1e-12)
+    assert calls
+    # and past the limit of completions summed, since the tree tells few apart
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", 1 << 8)
+    monkeypatch.setattr(inference, "MAX_COMPLETIONS", 1 << 14)
+    assert st.prob(model, row) == distinguished
+    posterior = st.predict(model, pd.DataFrame([row]), class_="V17", prob=True).to_numpy()
+    assert posterior.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("value", [["yes", "no"], ("Male",), np.array(["Male"]), {"Male"}])
+def test_an_event_of_several_values_is_refused_naming_the_argument(value):
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    with pytest.raises(TypeError, match=r"`x` must map each variable to one level .* for 'Sex'"):
+        st.prob(model, {"Sex": value})
+    with pytest.raises(TypeError, match=r"`conditional_on` must map each variable to one level"):
+        st.prob(model, {"Age": "Adult"}, conditional_on={"Sex": value})
+
+
+def test_rows_past_the_limit_of_completions_are_summed_by_what_the_tree_distinguishes(
+        monkeypatch):
+    import pystagedtrees.inference._inference as inference
+    import pystagedtrees.model._stagevec as stagevec
+    rng = np.random.default_rng(8)
+    data = pd.DataFrame(rng.choice(["a", "b"], size=(6, 10)),
+                        columns=[f"V{j}" for j in range(10)])
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1)
+    model = st.full(data, lambda_=1)
+    monkeypatch.setattr(stagevec, "DENSE_MAX", 1 << 20)
+    row = np.array([0, 1, -1, -1, -1, -1, -1, -1, 0, 1], dtype=np.int32)  # 64 completions
+    tables = inference._LogTables(model)
+    distinguished = inference._distinguished_paths(model, tables, np.arange(2, 8), 10)
+    assert 64 // 4 <= distinguished < 64  # not few enough to be chosen below the limit
+    monkeypatch.setattr(inference, "_COMPLETION_BUFFER", 1)
+    monkeypatch.setattr(inference, "MAX_COMPLETIONS", distinguished)
+    calls = []
+    summed = inference._completion_logprob
+    monkeypatch.setattr(inference, "_completion_logprob",
+                        lambda *args: calls.append(1) or summed(*args))
+    event = {v: model.tree[v][row[j]] for j, v in enumerate(model.variables) if row[j] >= 0}
+    log_prob = st.prob(model, event, log=True)
+    assert calls == []
+    assert log_prob == pytest.approx(_every_completion_logprob(model, row, 10), rel=1e-12)

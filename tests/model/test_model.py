@@ -909,3 +909,24 @@ def test_stage_prob_reads_as_the_dict_of_series_it_stands_for(make):
         assert "no such stage" not in views[v]
         with pytest.raises(KeyError):
             views[v]["no such stage"]
+
+
+def _unique_first_appearance(table):
+    """The sort-based algorithm ParentStageVector used (np.unique), kept as its twin."""
+    values, first = np.unique(table, return_index=True)
+    return values[np.argsort(first, kind="stable")].astype(np.int32)
+
+
+@SETTINGS
+@given(hst.lists(hst.integers(0, 40), min_size=1, max_size=300), hst.integers(0, 3))
+def test_parent_vector_ids_by_one_pass_equal_those_by_unique(table, radix_extra):
+    table = np.array(table, dtype=np.int32)
+    vector = stagevec.ParentStageVector(len(table) * (2 + radix_extra), [1], [1],
+                                        [len(table)], table)
+    np.testing.assert_array_equal(vector.first_appearance(), _unique_first_appearance(table))
+    np.testing.assert_array_equal(vector.ids_in_use(), np.unique(table).astype(np.int32))
+    first = stagevec.first_position_by_id(table, 50)
+    assert len(first) == 50
+    for value in range(50):
+        hits = np.flatnonzero(table == value)
+        assert first[value] == (hits[0] if len(hits) else -1)

@@ -675,3 +675,22 @@ def test_multilabel_scores_refuse_non_indicator_matrices(Y_pred, error, match):
     # scikit-learn alone scores a 2 as a hit in F1 but as a miss in hamming loss
     with pytest.raises(error, match=match):
         multilabel_scores(np.array([[1, 0], [0, 1]]), Y_pred)
+
+
+def test_string_features_are_refused_naming_the_column_not_by_numpy():
+    from pystagedtrees.bnc import BNClassifier
+    rng = np.random.default_rng(4)
+    Y = pd.DataFrame({"l1": rng.integers(0, 2, 40), "l2": rng.integers(0, 2, 40)})
+    X = pd.DataFrame({"f1": rng.integers(0, 3, 40), "f2": rng.choice(["u", "v"], 40)})
+    chain = BNClassifierChain(BNClassifier())
+    for features, column in ((X, "'f2'"), (X.to_numpy(), "1"), (X.astype({"f2": "category"}),
+                                                                   "'f2'")):
+        with pytest.raises(TypeError, match=rf"`X`: column {column} holds strings \(e.g. "
+                                            r"'[uv]'\); .*OrdinalEncoder"):
+            chain.fit(features, Y)
+    # integer codes work, and predicting from strings is refused the same way
+    codes = X.assign(f2=(X.f2 == "v").astype(int))
+    fitted = chain.fit(codes, Y)
+    assert fitted.predict(codes).shape == (40, 2)
+    with pytest.raises(TypeError, match=r"`X`: column 'f2' holds strings"):
+        fitted.predict(X)

@@ -491,3 +491,34 @@ def test_a_model_is_fitted_once_every_stage_has_probabilities():
     # stages a fit left without probabilities (lambda 0, never observed) are fitted ones
     sparse = st.full(st.datasets.titanic(), lambda_=0)
     assert sparse.is_fitted and np.isnan(sparse.stage_prob["Survived"]["UNOBSERVED"]).all()
+
+
+def _per_stage_distributions(k, n, source):
+    """The slow twin of the default draw of random_sevt: R's ``rexp(k)`` stage
+    after stage, each normalised by its own sum."""
+    rows = []
+    for _ in range(n):
+        weights = source.rexp(k)
+        rows.append(weights / np.sum(weights))
+    return np.array(rows).reshape(n, k)
+
+
+@pytest.mark.parametrize("rng", ["numpy", "R", "R-rounding"])
+@pytest.mark.parametrize("k, n", [(2, 1), (3, 17), (7, 40), (12, 25)])
+def test_one_draw_for_all_stages_is_the_stream_of_one_draw_per_stage(rng, k, n):
+    from pystagedtrees.random._random import _random_distributions
+    from pystagedtrees.rng import resolve_source
+    together = _random_distributions(k, n, None, resolve_source(11, rng))
+    np.testing.assert_array_equal(together,
+                                  _per_stage_distributions(k, n, resolve_source(11, rng)))
+
+
+def test_random_sevt_draws_in_one_pass_per_variable(monkeypatch):
+    # linear in the stages: one draw of weights per variable, not one per stage
+    from pystagedtrees.rng._numpy import NumpySource
+    calls = []
+    draw = NumpySource.rexp
+    monkeypatch.setattr(NumpySource, "rexp", lambda self, n: calls.append(n) or draw(self, n))
+    model = st.random_sevt({f"V{j}": ["a", "b"] for j in range(10)}, q=0.5, seed=2)
+    assert len(calls) == 10
+    assert sum(calls) == 2 * sum(len(model.stage_labels(i)) for i in range(10))

@@ -69,6 +69,13 @@ def test_benchmark_command_end_to_end(tmp_path):
                  "bench_time.png"):
         assert (out.parent / name).stat().st_size > 1000
     assert (out.parent / "bench_accuracy_median.csv").exists()
+    # the run's record: the command, its settings, the machine, what it wrote
+    record = json.loads((out.parent / "bench_run.json").read_text())
+    assert record["study"] == "benchmark"
+    assert record["command"] == "python -m pystagedtrees.study " + " ".join(map(str, args))
+    assert record["settings"]["splits"] == [1, 2] and record["settings"]["out"] == str(out)
+    assert record["machine"]["cores"] >= 1 and record["machine"]["python"]
+    assert str(out.parent / "bench_time.png") in record["outputs"]
     # a second run finds everything done and appends nothing
     again = _run_study(*args, "--no-figures")
     assert again.returncode == 0, again.stderr
