@@ -1,7 +1,7 @@
 """Scale: full(), sevt_fit() and predict() on many binary variables and rows.
 
 Run: python benchmarks/bench_scale.py [--vars 20 40 63] [--rows 100000 1000000]
-                                      [--before PATH] [--repeat N]
+                                      [--before PATH] [--repeat N] [--output FILE]
 Each size draws independent binary columns (numpy seed 0); predict() reads the
 same rows without the root (the class), with prob=True and with labels.  With
 ``--before PATH`` (another checkout, e.g. main, built in place) the same sizes
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import markdown_output
 
 TIMED = ("full", "sevt_fit", "predict_prob", "predict")
 
@@ -87,4 +88,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with markdown_output(__doc__):
+        main()
