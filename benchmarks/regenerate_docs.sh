@@ -20,6 +20,8 @@ python benchmarks/bench_order_search.py --columns 6 --datasets PhDArticles chest
     --output "$out/bench_order_search.md" \
     --note "$noisy Two data sets, their first 6 columns. R is timed live through rpy2 when rpy2 and R's stagedtrees are installed; \"-\" where they were not."
 python benchmarks/bench_conversion.py --output "$out/bench_conversion.md" --note "$noisy"
+python benchmarks/bench_scale.py --rows 100000 --output "$out/bench_scale.md" \
+    --note "$noisy 100,000 rows only (the 1,000,000-row sizes take minutes and gigabytes)."
 python benchmarks/bench_study.py --n-jobs 2 --output "$out/bench_study.md" --note "$noisy"
 python benchmarks/bench_peers.py --skip-synthetic --output "$out/bench_peers.md" \
     --note "$noisy The 100,000-row scale test is left out (--skip-synthetic)."

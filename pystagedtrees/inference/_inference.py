@@ -19,9 +19,18 @@ import pandas as pd
 from pystagedtrees.base._dask import dask_meta, is_dask_frame, refuse_dask
 from pystagedtrees.base._data import check_frame, encode_column
 from pystagedtrees.base._validation import check_flag
-from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
+from pystagedtrees.kernels._infer import dense_summed_out_logprob
+from pystagedtrees.kernels._predict import (
+    BY_PARENTS,
+    DENSE,
+    OWN,
+    SPARSE,
+    SPARSE_OWN,
+    class_posteriors,
+    path_log_probabilities,
+)
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import DENSE_MAX, StageVector
+from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 if TYPE_CHECKING:
@@ -44,20 +53,43 @@ MAX_COMPLETIONS = 1 << 24
 
 
 class _LogTables:
-    """Log stage probabilities, flattened for the compiled path kernel when possible."""
+    """Log stage probabilities and stages of every variable, as the flat
+    arrays of the compiled path kernels (see :mod:`pystagedtrees.kernels._predict`)."""
 
     def __init__(self, model):
-        positions = range(len(model.variables))
+        p = len(model.variables)
         with np.errstate(divide="ignore"):
-            self.per_variable = [np.log(model.stage_probabilities(i)) for i in positions]
-        vectors = [model.stage_vector(i) for i in positions]
-        self.dense = all(isinstance(v, StageVector) and v.is_dense for v in vectors)
-        if self.dense:
-            self.stages = np.concatenate([v.stage for v in vectors]).astype(np.int32)
-            self.stage_offset = np.cumsum([0] + [len(v.stage) for v in vectors[:-1]]).astype(np.int64)
-            self.log_prob = np.concatenate([t.ravel() for t in self.per_variable])
-            self.prob_offset = np.cumsum([0] + [t.size for t in self.per_variable[:-1]]).astype(np.int64)
-            self.n_levels = model.n_levels.astype(np.int64)
+            self.per_variable = [np.log(model.stage_probabilities(i)) for i in range(p)]
+        self.vectors = [model.stage_vector(i) for i in range(p)]
+        self.n_levels = model.n_levels.astype(np.int64)
+        kind = np.array([_storage(v, len(t)) for v, t in zip(self.vectors, self.per_variable)],
+                        dtype=np.uint8)
+        self.dense = bool(np.isin(kind, (DENSE, OWN)).all())
+        sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
+        stages = [_NONE if kind[i] in (OWN, SPARSE_OWN) else v.table if kind[i] == BY_PARENTS
+                  else v.stage for i, v in enumerate(self.vectors)]
+        # a row of log-probabilities per situation where stages are mostly
+        # their own: one memory read per variable fewer
+        log_prob = [t[v.stage] if kind[i] == OWN
+                    else np.concatenate([t[v.stage], t[[v.default]]]) if kind[i] == SPARSE_OWN
+                    else t for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
+        listed = [v.sit if sparse[i] else _NONE for i, v in enumerate(self.vectors)]
+        child_start = [_NONE] * p
+        for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & sparse[1:]):
+            parents = listed[i] if sparse[i] else np.arange(self.vectors[i].n_situations)
+            first_children = np.searchsorted(listed[i + 1], parents * self.n_levels[i])
+            child_start[i] = np.append(first_children, len(listed[i + 1]))
+        self.tree = (
+            kind, self.n_levels, np.array([len(s) for s in listed], dtype=np.int64),
+            np.array([v.default if sparse[i] else -1 for i, v in enumerate(self.vectors)],
+                     dtype=np.int32),
+            [np.ascontiguousarray(x, dtype=np.int32) for x in stages],
+            listed, child_start,
+            [v.lags if kind[i] == BY_PARENTS else _NONE for i, v in enumerate(self.vectors)],
+            [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
+             for i, v in enumerate(self.vectors)],
+            [np.ascontiguousarray(x.ravel()) for x in log_prob],
+        )
         self._model, self._common = model, None
 
     def common_stages(self):
@@ -70,6 +102,39 @@ class _LogTables:
             self._common = [_common_stage(self._model.stage_vector(i))
                             for i in range(len(self._model.variables))]
         return self._common
+
+    def dense_arrays(self):
+        """Stages, their starts, log-probabilities and their starts, variable
+        after variable, of a tree stored densely (the gaps' kernel)."""
+        stages = [v.stage for v in self.vectors]
+        return (_flat(stages, np.int32), _starts(stages),
+                _flat(self.per_variable, np.float64), _starts(self.per_variable))
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _storage(vector, n_stages):
+    if isinstance(vector, ParentStageVector):
+        return BY_PARENTS
+    own = 2 * n_stages >= len(vector.stage)
+    if not vector.is_dense:
+        return SPARSE_OWN if own and vector.default >= 0 else SPARSE
+    return OWN if own else DENSE
+
+
+def _digit_weights(radices):
+    """Weight of each digit of a mixed-radix number, the first digit slowest."""
+    return np.array([np.prod(radices[j + 1:]) for j in range(len(radices))], dtype=np.int64)
+
+
+def _flat(arrays, dtype):
+    """The arrays end to end (one element at least: the kernels take its address)."""
+    return np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1, dtype=dtype)], dtype=dtype)
+
+
+def _starts(arrays):
+    return np.cumsum([0] + [np.size(a) for a in arrays[:-1]]).astype(np.int64)
 
 
 def _common_stage(vector):
@@ -90,44 +155,9 @@ def path_logprob(model, codes, log_tables=None):
     without smoothing) give NaN, as in R.
     """
     tables = _LogTables(model) if log_tables is None else log_tables
-    n, m = codes.shape
-    if tables.dense:
-        out = np.empty(n)
-        dense_path_logprob(np.ascontiguousarray(codes, dtype=np.int32), tables.stages,
-                           tables.stage_offset, tables.log_prob, tables.prob_offset,
-                           tables.n_levels, out)
-        return out
-    order = _lexicographic_order(model, codes)
-    if order is not None:
-        codes = codes[order]
-    total = np.zeros(n)
-    sit = np.zeros(n, dtype=np.int64)
-    for i in range(m):
-        column = codes[:, i]
-        total += tables.per_variable[i][model.stage_vector(i).lookup(sit), column]
-        if i + 1 < m:
-            sit = sit * model.n_levels[i] + column
-    if order is None:
-        return total
-    out = np.empty(n)
-    out[order] = total
+    out = np.empty(codes.shape[0])
+    path_log_probabilities(tables.tree, np.ascontiguousarray(codes, dtype=np.int32), out)
     return out
-
-
-def _lexicographic_order(model, codes):
-    """An order of many rows that sorts every prefix's situation index, or None.
-
-    Sparse stage vectors find situations by binary search, which is several
-    times faster on sorted keys (memory is then read in order).  The order
-    sorts the rows' last situation index, when it fits in 63 bits.
-    """
-    n, m = codes.shape
-    sparse = any(isinstance(v, StageVector) and not v.is_dense for v in map(model.stage_vector, range(m)))
-    radices = model.n_levels[:m].astype(np.int64)
-    if n < 4096 or not sparse or np.log2(radices.astype(float)).sum() >= 62:
-        return None
-    weights = np.append(np.cumprod(radices[:0:-1])[::-1], 1)  # the situation index's digits
-    return np.argsort(codes.astype(np.int64) @ weights, kind="stable")
 
 
 def _undefined_as_zero(log_prob):
@@ -188,9 +218,8 @@ def marginal_logprob(model, codes, log_tables=None):
     distinct = np.ascontiguousarray(codes[first], dtype=np.int32)
     if log_tables.dense:
         out = np.empty(len(distinct))
-        dense_summed_out_logprob(distinct, log_tables.stages, log_tables.stage_offset,
-                                 log_tables.log_prob, log_tables.prob_offset,
-                                 log_tables.n_levels, np.empty(_COMPLETION_BUFFER),
+        dense_summed_out_logprob(distinct, *log_tables.dense_arrays(), log_tables.n_levels,
+                                 np.empty(_COMPLETION_BUFFER),
                                  np.empty(distinct.shape[1], dtype=np.int32), out)
         return out[inverse]
     return _undefined_as_zero(_summed_out_logprob(model, distinct, log_tables))[inverse]
@@ -411,16 +440,39 @@ def encode_rows(model, frame, name, unknown_means=None, unread=()):
     it means, for the warning) the code ``UNKNOWN``: an impossible event.
     Columns named in ``unread`` are left missing without being read.
     """
+    columns = encode_columns(model, frame, name, unknown_means, unread)
+    return columns.fill(np.empty((columns.n_rows, len(columns.codes)), dtype=np.int32),
+                        slice(None))
+
+
+class EncodedColumns:
+    """The codes of a frame's rows, a column per variable of the model
+    (None where the frame does not give it: missing)."""
+
+    def __init__(self, codes, n_rows):
+        self.codes = codes
+        self.n_rows = n_rows
+
+    def fill(self, out, rows):
+        """``out`` (a row per row picked, a column per variable) with the codes
+        of ``rows`` (a slice or positions)."""
+        for i, column in enumerate(self.codes):
+            out[:, i] = -1 if column is None else column[rows]
+        return out
+
+
+def encode_columns(model, frame, name, unknown_means=None, unread=()):
+    """The :class:`EncodedColumns` of a frame (see :func:`encode_rows`)."""
     frame = check_frame(frame, name)
     _check_variables(model, frame.columns, name)
-    codes = np.full((frame.shape[0], len(model.variables)), -1, dtype=np.int32)
-    for i, v in enumerate(model.variables):
-        if v in frame.columns and v not in unread:
-            codes[:, i] = encode_column(
-                frame[v], model.tree[v], v, name,
-                unknown_as=None if unknown_means is None else UNKNOWN, unknown_means=unknown_means,
-            )
-    return codes
+    codes = [
+        encode_column(frame[v], model.tree[v], v, name,
+                      unknown_as=None if unknown_means is None else UNKNOWN,
+                      unknown_means=unknown_means)
+        if v in frame.columns and v not in unread else None
+        for v in model.variables
+    ]
+    return EncodedColumns(codes, frame.shape[0])
 
 
 def _as_frame(x, name):
@@ -657,25 +709,95 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
                           partial(predict, object, class_=class_, prob=prob, log=log), meta)
     frame = _all_combinations(object) if newdata is None else newdata
     # the class column's own values are not read, as R sets it to NA
-    codes = encode_rows(object, frame, "newdata",
-                        "the rows with it have no prediction, NaN (as in R when it is the row's "
-                        "last value; before that R stops).", unread=(class_,))
-    log_post = class_log_posterior(object, codes, c)
+    columns = encode_columns(object, frame, "newdata",
+                             "the rows with it have no prediction, NaN (as in R when it is the "
+                             "row's last value; before that R stops).", unread=(class_,))
+    values, best = class_posterior(object, columns, c, as_prob=prob and not log,
+                                   keep_values=prob or source is not None)
     levels = object.tree[class_]
     if prob:
-        values = log_post if log else np.exp(log_post)
         return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
-    return pd.Categorical.from_codes(most_probable(log_post, source), levels)
+    if source is not None:
+        best = most_probable(values, source)
+    return pd.Categorical.from_codes(best, levels)
+
+
+# rows the posterior kernel reads at once, their codes kept in cache
+_ROWS_PER_CHUNK = 1 << 13
+
+
+def class_posterior(model, columns, c, as_prob=False, keep_values=True):
+    """Posterior of the levels of variable ``c`` given the rest of each row.
+
+    ``columns`` are :class:`EncodedColumns`; the values of ``c`` are not
+    read.  Returns the log-posteriors (rows x levels; probabilities with
+    ``as_prob``; None without ``keep_values``) and the first most probable
+    level of each row (-1 where undefined).  As in R, the normaliser is not
+    max-shifted: rows where every level has probability 0 are all NaN.
+    Rows with gaps before their last given value sum them out.
+    """
+    tables = _LogTables(model)
+    n, p, k = columns.n_rows, len(model.variables), int(model.n_levels[c])
+    values = np.empty((n, k)) if keep_values else None
+    best = np.empty(n, dtype=np.int64)
+    done = np.empty(n, dtype=np.uint8)
+    codes = np.empty((min(n, _ROWS_PER_CHUNK), p), dtype=np.int32)
+    out = np.empty((len(codes), k))
+    chunk_best = np.empty(len(codes), dtype=np.int64)
+    chunk_done = np.empty(len(codes), dtype=np.uint8)
+    order = _path_order(model, columns, c, tables)
+    for start in range(0, n, _ROWS_PER_CHUNK):
+        rows = slice(start, min(start + _ROWS_PER_CHUNK, n))
+        size = rows.stop - start
+        if order is not None:
+            rows = order[rows]
+        class_posteriors(tables.tree, columns.fill(codes[:size], rows), c, as_prob, out[:size],
+                         chunk_best[:size], chunk_done[:size])
+        best[rows], done[rows] = chunk_best[:size], chunk_done[:size]
+        if keep_values:
+            values[rows] = out[:size]
+    gaps = np.flatnonzero(done == 0)
+    if len(gaps):
+        codes = columns.fill(np.empty((len(gaps), p), dtype=np.int32), gaps)
+        log_post = _summed_out_log_posterior(model, codes, c, tables)
+        best[gaps] = most_probable(log_post)
+        if keep_values:
+            values[gaps] = np.exp(log_post) if as_prob else log_post
+    return values, best
+
+
+def _path_order(model, columns, c, tables):
+    """An order of many rows of a tree with sparse variables that walks their
+    paths in order (rows sharing a prefix one after the other, so the
+    tree's memory is read in order), or None.  The key is the situation
+    index over the given variables (missing values as an extra level), up
+    to the variables it fits in 62 bits."""
+    if columns.n_rows < 4096 or not np.isin(tables.tree[0], (SPARSE, SPARSE_OWN)).any():
+        return None
+    key = np.zeros(columns.n_rows, dtype=np.int64)
+    bits = 0.0
+    for i, column in enumerate(columns.codes):
+        radix = int(model.n_levels[i]) + 1
+        bits += math.log2(radix)
+        if bits > 62:
+            break
+        key *= radix
+        if column is not None and i != c:
+            key += column + 1
+    return np.argsort(key, kind="stable")
 
 
 def class_log_posterior(model, codes, c):
-    """Log-probabilities of the levels of variable ``c`` given the rest of each row.
+    """Log-probabilities (rows x levels) of the levels of variable ``c`` given
+    the rest of each row of ``codes`` (n x p, -1 for missing); see
+    :func:`class_posterior`."""
+    columns = EncodedColumns(list(codes.T), codes.shape[0])
+    return class_posterior(model, columns, c)[0]
 
-    ``codes`` (n x p, -1 for missing) is overwritten in column ``c``.  As in
-    R, the normaliser is not max-shifted: rows where every level has
-    probability 0 are all NaN.
-    """
-    log_tables = _LogTables(model)
+
+def _summed_out_log_posterior(model, codes, c, log_tables):
+    """:func:`class_log_posterior` of rows with gaps, a level of ``c`` at a
+    time (``codes`` is overwritten in column ``c``)."""
     scores = np.empty((codes.shape[0], int(model.n_levels[c])))
     for a in range(scores.shape[1]):
         codes[:, c] = a

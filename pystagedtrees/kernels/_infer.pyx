@@ -1,33 +1,7 @@
-"""Inference kernels: log-probabilities of paths through dense stage vectors,
-complete or with gaps summed out."""
+"""Inference kernels: log-probabilities of paths with gaps summed out,
+through dense stage vectors (complete paths: :mod:`._predict`)."""
 from libc.math cimport INFINITY, exp, log1p
 from pystagedtrees.kernels._types cimport code_t, float64_t, index_t, stage_t
-
-
-def dense_path_logprob(const code_t[:, ::1] codes, const stage_t[::1] stages,
-                       const index_t[::1] stage_offset, const float64_t[::1] log_prob,
-                       const index_t[::1] prob_offset, const index_t[::1] n_levels,
-                       float64_t[::1] out):
-    """``out[r]`` = sum over variables of log p(stage of r's situation, r's level).
-
-    ``stages[stage_offset[i] + s]`` is the stage of situation ``s`` of
-    variable ``i``; ``log_prob[prob_offset[i] + stage * k_i + level]`` its
-    log-probability.  The caller checks that codes are complete and in range.
-    """
-    cdef Py_ssize_t r, i, n = codes.shape[0], m = codes.shape[1]
-    cdef index_t sit, code
-    cdef stage_t stage
-    cdef double total
-    with nogil:
-        for r in range(n):
-            sit = 0
-            total = 0.0
-            for i in range(m):
-                code = codes[r, i]
-                stage = stages[stage_offset[i] + sit]
-                total += log_prob[prob_offset[i] + stage * n_levels[i] + code]
-                sit = sit * n_levels[i] + code
-            out[r] = total
 
 
 cdef inline double _path_value(const code_t[::1] path, Py_ssize_t length,

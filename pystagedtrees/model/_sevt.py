@@ -75,9 +75,10 @@ class Sevt(SevtMethods):
         The variables in tree order, with their levels.
     ctables : dict of str to pandas.DataFrame or None
         Contingency tables: one row per situation, one column per level.
-    stage_prob : dict of str to dict of str to pandas.Series or None
-        Stage probabilities (R's ``prob``), each Series carrying its
-        unsmoothed sample size in ``attrs["n"]``.
+    stage_prob : dict of str to StageProbabilities or None
+        Stage probabilities (R's ``prob``): per variable, a read-only
+        mapping from stage label to a Series (built when read), each
+        carrying its unsmoothed sample size in ``attrs["n"]``.
     lambda_ : float or None
         Additive smoothing used in the last fit.
     name_unobserved : list of str or None
@@ -468,25 +469,68 @@ class Sevt(SevtMethods):
         return dense_ctables(self, self._ctab_sit, self._ctab)
 
     @property
-    def stage_prob(self) -> dict[str, dict[str, pd.Series]] | None:
-        """Stage probabilities per variable and stage (R's ``prob``), or None."""
+    def stage_prob(self) -> dict[str, StageProbabilities] | None:
+        """Stage probabilities per variable and stage (R's ``prob``), or None.
+
+        Each variable's is a read-only mapping from stage label to Series,
+        which builds a Series when it is read: reading the attribute costs
+        nothing per stage.
+        """
         if self._prob is None:
             return None
         return {v: self.stage_prob_of(i) for i, v in enumerate(self._vars)}
 
-    def stage_prob_of(self, i: int) -> dict[str, pd.Series]:
+    def stage_prob_of(self, i: int) -> StageProbabilities:
         """:attr:`stage_prob` of the variable at position ``i`` only."""
-        levels = pd.Index(self._tree[self._vars[i]])  # shared: an Index per Series is slow
-        labels = ["1"] if i == 0 else self._labels[i].tolist()
-        out = {}
-        for label, prob, n in zip(labels, self._prob[i], self._n[i]):
-            ser = pd.Series(prob, index=levels, name=label, copy=True)
-            ser.attrs["n"] = float(n)
-            out[label] = ser
-        return out
+        labels = StageLabels.from_strings(["1"]) if i == 0 else self._labels[i]
+        return StageProbabilities(labels, self._tree[self._vars[i]], self._prob[i], self._n[i])
 
     def __repr__(self):
         return _tree_string(self, max_vars=5)
+
+
+class StageProbabilities(Mapping):
+    """The probabilities of one variable's stages, a Series per stage label
+    (in stage order), each carrying its sample size in ``attrs["n"]``.
+
+    A Series is built the first time it is read, from the arrays the model
+    had when this mapping was made: a model with millions of stages gives
+    its mappings at once.
+    """
+
+    def __init__(self, labels, levels, prob, n):
+        self._labels = labels
+        self._levels = pd.Index(levels)  # shared: an Index per Series is slow
+        self._prob = prob
+        self._n = n
+        self._built = {}  # stage id -> its Series
+        self._id_of = None  # label -> stage id, made on the first read by label
+
+    def __len__(self):
+        return len(self._labels)
+
+    def __iter__(self):
+        return (self._labels[s] for s in range(len(self._labels)))
+
+    def __getitem__(self, label):
+        if self._id_of is None:
+            self._id_of = {lab: s for s, lab in enumerate(self._labels.tolist())}
+        if not isinstance(label, str) or label not in self._id_of:
+            raise KeyError(label)
+        return self._series(self._id_of[label])
+
+    def _series(self, s):
+        if s not in self._built:
+            series = pd.Series(self._prob[s], index=self._levels, name=self._labels[s], copy=True)
+            series.attrs["n"] = float(self._n[s])
+            self._built[s] = series
+        return self._built[s]
+
+    def __repr__(self):
+        shown = ", ".join(f"{label!r}: {list(map(float, self._prob[s]))}"
+                          for s, label in zip(range(3), self))
+        more = ", ..." if len(self) > 3 else ""
+        return f"StageProbabilities({{{shown}{more}}}, {len(self)} stages)"
 
 
 def _tree_string(model, max_vars):

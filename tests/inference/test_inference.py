@@ -320,8 +320,8 @@ def test_rows_with_too_many_completions_are_refused_before_summing(monkeypatch):
         model.stage_prob["X0"]["1"]["1"] * model.stage_prob["X1"]["1"]["0"])
 
 
-def test_many_rows_of_a_sparse_tree_are_read_in_situation_order_with_the_same_result():
-    from pystagedtrees.inference._inference import _lexicographic_order, path_logprob
+def test_many_rows_of_a_sparse_tree_give_the_same_result_whole_or_in_chunks():
+    from pystagedtrees.inference._inference import path_logprob
 
     rng = np.random.default_rng(7)
     n, p = 6000, 14  # 3^13 situations for the last variable: stored sparsely
@@ -332,14 +332,30 @@ def test_many_rows_of_a_sparse_tree_are_read_in_situation_order_with_the_same_re
     data = pd.DataFrame({f"v{j}": pd.Categorical.from_codes(codes[:, j], ["a", "b", "c"])
                          for j in range(p)})
     model = st.full(data, lambda_=1)
-    order = _lexicographic_order(model, codes)
-    assert order is not None  # the sorted reading is taken
-    keys = [tuple(row) for row in codes[order]]
-    assert keys == sorted(keys)
-    # chunks below 4096 rows are read as they come
     by_chunks = np.concatenate([path_logprob(model, codes[a:a + 1000]) for a in range(0, n, 1000)])
     np.testing.assert_array_equal(path_logprob(model, codes), by_chunks)
-    assert _lexicographic_order(model, codes[:1000]) is None
+
+
+def test_many_rows_of_a_sparse_tree_are_predicted_as_few_rows_are():
+    # past 4096 rows a tree with sparse variables is walked in path order
+    rng = np.random.default_rng(8)
+    n, p = 6000, 14  # 3^13 situations for the last variable: stored sparsely
+    codes = np.empty((n, p), dtype=np.int64)
+    codes[:, 0] = rng.integers(0, 3, n)
+    for j in range(1, p):
+        codes[:, j] = np.where(rng.random(n) < 0.7, codes[:, j - 1], rng.integers(0, 3, n))
+    data = pd.DataFrame({f"v{j}": pd.Categorical.from_codes(codes[:, j], ["a", "b", "c"])
+                         for j in range(p)})
+    model = st.full(data, lambda_=1)
+    rows = data.drop(columns="v3")
+    rows.iloc[::7, 5] = None  # gaps, summed out
+    rows.iloc[::11, -3:] = None  # values missing at the end
+    whole = st.predict(model, rows, class_="v3", prob=True)
+    parts = pd.concat([st.predict(model, rows.iloc[a:a + 1000], class_="v3", prob=True)
+                       for a in range(0, n, 1000)])
+    pd.testing.assert_frame_equal(whole, parts)
+    labels = st.predict(model, rows, class_="v3")
+    assert list(labels) == [list(parts.columns)[i] for i in parts.to_numpy().argmax(axis=1)]
 
 
 def _every_completion_logprob(model, row, upto):

@@ -17,7 +17,7 @@ from pystagedtrees.kernels._counts import (
     situation_level_counts,
     sum_rows_by_stage,
 )
-from pystagedtrees.kernels._infer import dense_path_logprob, dense_summed_out_logprob
+from pystagedtrees.kernels._infer import dense_summed_out_logprob
 from pystagedtrees.kernels._random import StageJoiner, draw_levels
 
 seeds = hst.integers(0, 2**32 - 1)
@@ -124,17 +124,6 @@ def _path_logprob(k, stages, logp, path):
         total += logp[i][stages[i][sit], level]
         sit = sit * k[i] + level
     return total
-
-
-@given(seeds, hst.integers(1, 4), hst.integers(0, 20))
-def test_dense_path_logprob_adds_the_stages_log_probabilities(seed, n_vars, n_rows):
-    rng = np.random.default_rng(seed)
-    k, stages, logp, flat_stages, s_off, flat_logp, p_off = _dense_tree(rng, n_vars)
-    codes = np.column_stack([rng.integers(0, ki, size=n_rows) for ki in k]).astype(np.int32)
-    out = np.empty(n_rows)
-    dense_path_logprob(np.ascontiguousarray(codes), flat_stages, s_off, flat_logp, p_off, k, out)
-    want = [_path_logprob(k, stages, logp, row) for row in codes]
-    np.testing.assert_array_equal(out, want)
 
 
 def r_log_sum_exp(values):

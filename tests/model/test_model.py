@@ -876,6 +876,41 @@ def test_big_endian_columns_read_as_native_ones(dtype):
                                   clf.predict_proba(native[["b"]].to_numpy()))
 
 
+def _stage_prob_built_eagerly(model):
+    """``stage_prob`` as a dict of dicts of Series, each built from the
+    model's ``stages``-style reads: a Series per stage label, in stage order."""
+    out = {}
+    for i, v in enumerate(model.variables):
+        labels = ["1"] if i == 0 else model.stage_labels(i).tolist()
+        prob = model.stage_probabilities(i)
+        out[v] = {}
+        for s, label in enumerate(labels):
+            out[v][label] = pd.Series(prob[s], index=model.tree[v], name=label)
+            out[v][label].attrs["n"] = float(model.stage_sizes(i)[s])
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda: st.full(st.datasets.titanic_table(), lambda_=1),
+    lambda: st.indep(st.datasets.titanic_table()),
+    lambda: st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1)),
+    lambda: st.full(st.datasets.titanic_table(), join_unobserved=True, name_unobserved="NA"),
+])
+def test_stage_prob_reads_as_the_dict_of_series_it_stands_for(make):
+    model = make()
+    views, eager = model.stage_prob, _stage_prob_built_eagerly(model)
+    assert list(views) == list(eager)
+    for v in eager:
+        assert list(views[v]) == list(eager[v]) and len(views[v]) == len(eager[v])
+        for (label, got), (_, want) in zip(views[v].items(), eager[v].items()):
+            pd.testing.assert_series_equal(got, want)
+            assert got is views[v][label]  # built once
+            assert got.attrs == want.attrs
+        assert "no such stage" not in views[v]
+        with pytest.raises(KeyError):
+            views[v]["no such stage"]
+
+
 def _unique_first_appearance(table):
     """The sort-based algorithm ParentStageVector used (np.unique), kept as its twin."""
     values, first = np.unique(table, return_index=True)

@@ -1,0 +1,412 @@
+"""Prediction kernels: one pass per row along its path through the tree.
+
+The stages of every variable are read from its own arrays, whatever their
+storage: one id per situation (dense), the ids of the listed situations
+with a default for the others (sparse), or an id per configuration of the
+variable's parents.  A sparse variable finds a situation by binary search
+among the children of its parent's place, which ``child_start`` bounds to a
+few entries; so a row costs a handful of memory reads per variable.
+
+The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
+``default_stage`` (an entry per variable ``i``), then lists of an array per
+variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
+``parent_weight``, ``log_prob``.
+
+- ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS``, ``OWN`` (dense,
+  with a row of log-probabilities per situation: no stage id is read) or
+  ``SPARSE_OWN`` (sparse, with a row per listed situation and a last one
+  for the others);
+- ``stages[i][j]``: the stage of situation ``j`` (dense), of the ``j``-th
+  listed situation (sparse) or of parent configuration ``j``;
+- ``situations[i][:n_listed[i]]``: the sorted listed situations (sparse);
+  ``default_stage[i]`` the others' stage;
+- ``child_start[i][j]`` (empty: none): for a variable followed by a sparse
+  one, the first listed situation of variable ``i + 1`` that is not below
+  the first child of situation ``j`` (dense) or of the ``j``-th listed
+  situation (sparse), one more entry closing the list;
+- ``parent_lag[i][q]``, ``parent_weight[i][q]``: how many variables before
+  ``i`` parent ``q`` is and its digit's weight in the configuration number;
+- ``log_prob[i][row * n_levels[i] + level]``, the row a stage (a situation
+  for ``OWN``).
+
+The Python caller builds these arrays consistently and checks the codes;
+nothing here raises.
+"""
+from libc.math cimport INFINITY, NAN, exp, log
+from libc.stdlib cimport free, malloc
+
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+
+cdef enum:
+    _DENSE = 0
+    _SPARSE = 1
+    _BY_PARENTS = 2
+    _OWN = 3
+    _SPARSE_OWN = 4
+
+DENSE, SPARSE, BY_PARENTS, OWN, SPARSE_OWN = _DENSE, _SPARSE, _BY_PARENTS, _OWN, _SPARSE_OWN
+
+
+cdef struct Tree:
+    Py_ssize_t p
+    const flag_t* kind
+    const index_t* n_levels
+    const index_t* n_listed
+    const stage_t* default_stage
+    const stage_t** stages
+    const index_t** situations
+    const index_t** child_start  # NULL: none
+    const index_t** parent_lag
+    const index_t** parent_weight
+    index_t* n_parents
+    const float64_t** log_prob
+
+
+cdef int _tree(Tree* t, tuple arrays) except -1:
+    """Pointers into the tree's arrays (which ``arrays`` keeps alive); the
+    typed views check their types and layout.  Free with :func:`_free_tree`."""
+    cdef const flag_t[::1] kind = arrays[0]
+    cdef const index_t[::1] n_levels = arrays[1]
+    cdef const index_t[::1] n_listed = arrays[2]
+    cdef const stage_t[::1] default_stage = arrays[3]
+    cdef const stage_t[::1] stages
+    cdef const index_t[::1] situations, child_start, parent_lag, parent_weight
+    cdef const float64_t[::1] log_prob
+    cdef Py_ssize_t i, p = kind.shape[0]
+    t.p = p
+    t.kind = &kind[0]
+    t.n_levels = &n_levels[0]
+    t.n_listed = &n_listed[0]
+    t.default_stage = &default_stage[0]
+    t.stages = <const stage_t**> malloc(p * sizeof(stage_t*))
+    t.situations = <const index_t**> malloc(p * sizeof(index_t*))
+    t.child_start = <const index_t**> malloc(p * sizeof(index_t*))
+    t.parent_lag = <const index_t**> malloc(p * sizeof(index_t*))
+    t.parent_weight = <const index_t**> malloc(p * sizeof(index_t*))
+    t.n_parents = <index_t*> malloc(p * sizeof(index_t))
+    t.log_prob = <const float64_t**> malloc(p * sizeof(float64_t*))
+    if (t.stages == NULL or t.situations == NULL or t.child_start == NULL
+            or t.parent_lag == NULL or t.parent_weight == NULL or t.n_parents == NULL
+            or t.log_prob == NULL):
+        _free_tree(t)
+        raise MemoryError()
+    for i in range(p):
+        stages = arrays[4][i]
+        situations = arrays[5][i]
+        child_start = arrays[6][i]
+        parent_lag = arrays[7][i]
+        parent_weight = arrays[8][i]
+        log_prob = arrays[9][i]
+        t.stages[i] = &stages[0] if stages.shape[0] else NULL
+        t.situations[i] = &situations[0] if situations.shape[0] else NULL
+        t.child_start[i] = &child_start[0] if child_start.shape[0] else NULL
+        t.parent_lag[i] = &parent_lag[0] if parent_lag.shape[0] else NULL
+        t.parent_weight[i] = &parent_weight[0] if parent_weight.shape[0] else NULL
+        t.n_parents[i] = parent_lag.shape[0]
+        t.log_prob[i] = &log_prob[0] if log_prob.shape[0] else NULL
+    return 0
+
+
+cdef void _free_tree(Tree* t) noexcept:
+    free(t.stages)
+    free(t.situations)
+    free(t.child_start)
+    free(t.parent_lag)
+    free(t.parent_weight)
+    free(t.n_parents)
+    free(t.log_prob)
+
+
+cdef enum:
+    # rows walked side by side, variable by variable: the variable's arrays
+    # are read once into locals, and the rows' memory reads overlap
+    BLOCK = 64
+
+
+cdef struct Rows:
+    Py_ssize_t m        # variables
+    code_t* paths      # BLOCK x m level codes
+    Py_ssize_t* last    # a row's last variable, -1: not walked
+    double* totals      # log-probabilities so far
+    # where each row's path is, at the variable last walked:
+    index_t* situation  # its index among the variable's situations
+    index_t* position   # sparse: the first listed situation not below it
+    flag_t* listed     # sparse: whether it is listed
+    # the same, kept at the variable before the target (class posteriors)
+    double* kept_totals
+    index_t* kept_situation
+    index_t* kept_position
+    flag_t* kept_listed
+    double* scores      # BLOCK x levels of the target
+
+
+cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
+    s.m = m
+    s.paths = <code_t*> malloc(BLOCK * max(m, 1) * sizeof(code_t))
+    s.last = <Py_ssize_t*> malloc(BLOCK * sizeof(Py_ssize_t))
+    s.totals = <double*> malloc(BLOCK * sizeof(double))
+    s.situation = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.position = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
+    s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
+    s.kept_situation = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.kept_position = <index_t*> malloc(BLOCK * sizeof(index_t))
+    s.kept_listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
+    s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
+    if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
+            or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
+            or s.kept_situation == NULL or s.kept_position == NULL or s.kept_listed == NULL
+            or s.scores == NULL):
+        _release(s)
+        raise MemoryError()
+    return 0
+
+
+cdef void _release(Rows* s) noexcept:
+    free(s.paths)
+    free(s.last)
+    free(s.totals)
+    free(s.situation)
+    free(s.position)
+    free(s.listed)
+    free(s.kept_totals)
+    free(s.kept_situation)
+    free(s.kept_position)
+    free(s.kept_listed)
+    free(s.scores)
+
+
+cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
+    """Every row at the root, with log-probability 0."""
+    cdef Py_ssize_t b
+    for b in range(size):
+        s.totals[b] = 0.0
+        s.situation[b] = 0
+        s.position[b] = 0
+        s.listed[b] = True
+
+
+cdef inline void _keep(Rows* s, Py_ssize_t size, bint back) noexcept nogil:
+    """Save the rows' totals and places (``back``: restore them)."""
+    cdef Py_ssize_t b
+    for b in range(size):
+        if back:
+            s.totals[b] = s.kept_totals[b]
+            s.situation[b] = s.kept_situation[b]
+            s.position[b] = s.kept_position[b]
+            s.listed[b] = s.kept_listed[b]
+        else:
+            s.kept_totals[b] = s.totals[b]
+            s.kept_situation[b] = s.situation[b]
+            s.kept_position[b] = s.position[b]
+            s.kept_listed[b] = s.listed[b]
+
+
+cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
+                                  index_t* hi) noexcept nogil:
+    """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
+    ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
+    cdef index_t at
+    cdef bint sparse
+    cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
+    cdef const index_t* start
+    if above == _BY_PARENTS or t.child_start[i - 1] == NULL:
+        hi[0] = t.n_listed[i]
+        return 0
+    start = t.child_start[i - 1]
+    sparse = above == _SPARSE or above == _SPARSE_OWN
+    at = s.position[b] if sparse else s.situation[b]
+    if not sparse or s.listed[b]:
+        hi[0] = start[at + 1]
+        return start[at]
+    # between the listed situations around it
+    hi[0] = start[at]
+    return start[at - 1] if at > 0 else 0
+
+
+cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
+                Rows* s) noexcept nogil:
+    """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
+    to ``s.last[b]``, of the path of row ``b < size``, moving its place along."""
+    cdef Py_ssize_t i, b, m = s.m
+    cdef index_t k, above, situation, lo, hi, mid, config, q
+    cdef stage_t stage
+    cdef code_t code
+    cdef flag_t kind
+    cdef const float64_t* log_prob
+    cdef const stage_t* stages
+    cdef const index_t* listed
+    for i in range(first, stop):
+        kind = t.kind[i]
+        k = t.n_levels[i]
+        above = t.n_levels[i - 1] if i > 0 else 0
+        log_prob = t.log_prob[i]
+        stages = t.stages[i]
+        listed = t.situations[i]
+        for b in range(size):
+            if i > s.last[b]:
+                continue
+            code = s.paths[b * m + i]
+            situation = s.situation[b] * above + s.paths[b * m + i - 1] if i > 0 else 0
+            if kind == _OWN:
+                s.totals[b] += log_prob[situation * k + code]
+            elif kind == _DENSE:
+                s.totals[b] += log_prob[stages[situation] * k + code]
+            elif kind == _BY_PARENTS:
+                config = 0
+                for q in range(t.n_parents[i]):
+                    config += s.paths[b * m + i - t.parent_lag[i][q]] * t.parent_weight[i][q]
+                s.totals[b] += log_prob[stages[config] * k + code]
+            else:
+                lo = _child_bounds(t, i, s, b, &hi)
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if listed[mid] < situation:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                s.position[b] = lo
+                s.listed[b] = lo < t.n_listed[i] and listed[lo] == situation
+                if kind == _SPARSE_OWN:
+                    stage = <stage_t> lo if s.listed[b] else <stage_t> t.n_listed[i]
+                else:
+                    stage = stages[lo] if s.listed[b] else t.default_stage[i]
+                s.totals[b] += log_prob[stage * k + code]
+            s.situation[b] = situation
+
+
+def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1] out):
+    """``out[r]``: the log-probability of the path ``codes[r]`` over the first
+    ``codes.shape[1]`` variables (NaN through a stage without probabilities).
+
+    ``tree`` holds the arrays described in the module's docstring, in that
+    order; the caller checks the codes are levels.
+    """
+    cdef Tree t
+    cdef Py_ssize_t b, i, block, start, size, n = codes.shape[0], m = codes.shape[1]
+    cdef Rows s
+    _tree(&t, tree)
+    try:
+        _allocate(&s, m, 1)
+    except MemoryError:
+        _free_tree(&t)
+        raise
+    try:
+        with nogil:
+            for block in range((n + BLOCK - 1) // BLOCK):
+                start = block * BLOCK
+                size = min(BLOCK, n - start)
+                for b in range(size):
+                    for i in range(m):
+                        s.paths[b * m + i] = codes[start + b, i]
+                    s.last[b] = m - 1
+                _start(&s, size)
+                _walk(&t, 0, m, size, &s)
+                for b in range(size):
+                    out[start + b] = s.totals[b]
+    finally:
+        _release(&s)
+        _free_tree(&t)
+
+
+def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
+                     float64_t[:, ::1] out, index_t[::1] best, flag_t[::1] done):
+    """Posterior of every level of variable ``target`` given the rest of each row.
+
+    A row counts the variables up to its last given one (or ``target``, if
+    later); ``codes[r, target]`` is not read.  Rows with a missing value
+    (-1) before that or an unknown value (< -1) anywhere are left to the
+    caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
+    the log-posterior of level ``a`` (its probability with ``as_prob``; a
+    column per level of the target),
+    all NaN where every level has probability 0 (paths through stages
+    without probabilities count 0), and ``best[r]`` the first most probable
+    level (-1 on NaN rows).  The normaliser is the largest score plus the
+    log of the summed ``exp(score - largest)``, in level order.
+    """
+    cdef Tree t
+    cdef Py_ssize_t r, b, i, a, block, start, size, deepest
+    cdef Py_ssize_t n = codes.shape[0], m = codes.shape[1]
+    cdef Py_ssize_t k = out.shape[1]  # the target's levels
+    cdef Py_ssize_t gap  # the first missing value's variable
+    cdef code_t code
+    cdef const code_t* row
+    cdef bint complete
+    cdef Rows s
+    _tree(&t, tree)
+    try:
+        _allocate(&s, m, k)
+    except MemoryError:
+        _free_tree(&t)
+        raise
+    try:
+        with nogil:
+            for block in range((n + BLOCK - 1) // BLOCK):
+                start = block * BLOCK
+                size = min(BLOCK, n - start)
+                deepest = target
+                for b in range(size):
+                    r = start + b
+                    row = &codes[r, 0]
+                    s.last[b] = target
+                    gap = m
+                    complete = True
+                    for i in range(m):
+                        code = row[i]
+                        s.paths[b * m + i] = code
+                        if code >= 0:
+                            if i > s.last[b]:
+                                s.last[b] = i
+                        elif code < -1:
+                            complete = False
+                        elif i != target and i < gap:
+                            gap = i
+                    complete = complete and gap > s.last[b]
+                    done[r] = complete
+                    if complete:
+                        deepest = max(deepest, s.last[b])
+                    else:
+                        s.last[b] = -1
+                _start(&s, size)
+                _walk(&t, 0, target, size, &s)
+                _keep(&s, size, False)
+                for a in range(k):
+                    _keep(&s, size, True)
+                    for b in range(size):
+                        s.paths[b * m + target] = <code_t> a
+                    _walk(&t, target, deepest + 1, size, &s)
+                    for b in range(size):
+                        # a path through a stage without probabilities counts 0
+                        s.scores[b * k + a] = (-INFINITY if s.totals[b] != s.totals[b]
+                                               else s.totals[b])
+                for b in range(size):
+                    if s.last[b] >= 0:
+                        _normalise(&s.scores[b * k], k, as_prob, &out[start + b, 0],
+                                   &best[start + b])
+    finally:
+        _release(&s)
+        _free_tree(&t)
+
+
+cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, float64_t* out,
+                            index_t* best) noexcept nogil:
+    """Log-posteriors (or probabilities) of one row's scores, and its first best level."""
+    cdef Py_ssize_t a
+    cdef double top = -INFINITY, total = 0.0, norm, value, best_value = -INFINITY
+    for a in range(k):
+        if scores[a] > top:
+            top = scores[a]
+    if top == -INFINITY:
+        best[0] = -1
+        for a in range(k):
+            out[a] = NAN
+        return
+    for a in range(k):
+        total += exp(scores[a] - top)
+    norm = top + log(total)
+    for a in range(k):
+        value = scores[a] - norm
+        if a == 0 or value > best_value:
+            best[0] = a
+            best_value = value
+        out[a] = exp(value) if as_prob else value

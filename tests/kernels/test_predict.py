@@ -1,0 +1,114 @@
+"""The prediction kernels against slow, obviously correct twins, on random trees
+mixing every storage of stages (dense, sparse with arbitrary listed
+situations, by parent configuration) and stages without probabilities."""
+import math
+
+import numpy as np
+import pytest
+
+from pystagedtrees.inference._inference import _LogTables
+from pystagedtrees.kernels._predict import class_posteriors, path_log_probabilities
+from pystagedtrees.model._stagevec import ParentStageVector, StageVector
+
+
+class RandomTree:
+    """What the kernels' table builder reads of a model, drawn at random."""
+
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        p = int(rng.integers(1, 7))
+        self.n_levels = rng.integers(2, 4, p).astype(np.int64)
+        self.variables = [f"V{i}" for i in range(p)]
+        self.vectors, self.log_tables = [], []
+        for i in range(p):
+            n_situations = math.prod(int(k) for k in self.n_levels[:i])
+            storage = rng.integers(0, 3) if i > 0 else 0
+            n_stages = int(rng.integers(1, n_situations + 2))
+            if storage == 0:
+                vector = StageVector(n_situations, rng.integers(0, n_stages, n_situations))
+            elif storage == 1:  # any listed situations, not only those under listed ones
+                listed = np.flatnonzero(rng.random(n_situations) < 0.5)
+                vector = StageVector(n_situations, rng.integers(0, n_stages, len(listed)),
+                                     listed, int(rng.integers(0, n_stages)))
+            else:
+                parents = np.flatnonzero(rng.random(i) < 0.6)
+                radices = self.n_levels[parents]
+                strides = [math.prod(int(k) for k in self.n_levels[j + 1:i]) for j in parents]
+                vector = ParentStageVector(n_situations, i - parents, strides, radices,
+                                           rng.integers(0, n_stages, math.prod(map(int, radices))))
+            prob = rng.random((n_stages, int(self.n_levels[i])))
+            prob /= prob.sum(axis=1, keepdims=True)
+            prob[rng.random(n_stages) < 0.15] = np.nan  # stages without probabilities
+            self.vectors.append(vector)
+            self.log_tables.append(np.log(prob))
+        self.codes = np.column_stack([rng.integers(0, k, 300) for k in self.n_levels]).astype(np.int32)
+
+    def stage_vector(self, i):
+        return self.vectors[i]
+
+    def stage_probabilities(self, i):
+        return np.exp(self.log_tables[i])
+
+
+def slow_path_logprob(tree, path):
+    """Sum of the log-probabilities along the path, situation by situation."""
+    situation, total = 0, 0.0
+    for i, code in enumerate(path):
+        stage = int(tree.vectors[i].lookup(np.array([situation]))[0])
+        total += tree.log_tables[i][stage, code]
+        situation = situation * int(tree.n_levels[i]) + int(code)
+    return total
+
+
+def slow_class_posterior(tree, row, target):
+    """Log-posteriors of the target's levels and the first best one, or None
+    for a row with a gap or an unknown value."""
+    given = [i for i, code in enumerate(row) if code >= 0 or i == target]
+    last = max(given)
+    if any(code < -1 for code in row) or len(given) != last + 1:
+        return None
+    scores = []
+    for a in range(int(tree.n_levels[target])):
+        path = list(row[:last + 1])
+        path[target] = a
+        value = slow_path_logprob(tree, path)
+        scores.append(-np.inf if np.isnan(value) else value)
+    top = max(scores)
+    if top == -np.inf:
+        return [np.nan] * len(scores), -1
+    norm = top + math.log(sum(math.exp(s - top) for s in scores))
+    log_post = [s - norm for s in scores]
+    return log_post, int(np.argmax(log_post))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_path_log_probabilities_equal_the_slow_twin(seed):
+    tree = RandomTree(seed)
+    out = np.empty(len(tree.codes))
+    path_log_probabilities(_LogTables(tree).tree, tree.codes, out)
+    expected = [slow_path_logprob(tree, row) for row in tree.codes]
+    np.testing.assert_allclose(out, expected, rtol=1e-13, atol=0)
+    assert np.array_equal(np.isnan(out), np.isnan(expected))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_class_posteriors_equal_the_slow_twin(seed):
+    tree = RandomTree(seed)
+    rng = np.random.default_rng(seed + 1000)
+    codes = tree.codes.copy()
+    codes[rng.random(codes.shape) < 0.15] = -1  # gaps and values missing at the end
+    codes[rng.random(codes.shape) < 0.02] = -2  # values that are not levels
+    target = int(rng.integers(0, codes.shape[1]))
+    for as_prob in (False, True):
+        n, k = len(codes), int(tree.n_levels[target])
+        out, best, done = np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        class_posteriors(_LogTables(tree).tree, codes, target, as_prob, out, best, done)
+        for r, row in enumerate(codes):
+            expected = slow_class_posterior(tree, row, target)
+            assert done[r] == (expected is not None)
+            if expected is None:
+                continue
+            log_post, first_best = expected
+            wanted = np.exp(log_post) if as_prob else np.array(log_post)
+            np.testing.assert_allclose(out[r], wanted, rtol=1e-12, atol=1e-300)
+            assert best[r] == first_best
