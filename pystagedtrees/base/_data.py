@@ -340,7 +340,7 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     return codes
 
 
-def encode_frame(data, columns=None, levels=None, name="data"):
+def encode_frame(data, columns=None, levels=None, name="data", order="C"):
     """Encode the columns of a DataFrame as an int32 code matrix.
 
     Parameters
@@ -354,10 +354,13 @@ def encode_frame(data, columns=None, levels=None, name="data"):
         data (see :func:`column_levels`).
     name : str
         Argument name used in error messages.
+    order : {"C", "F"}
+        Memory layout of the codes; "F" (a column after another) is what the
+        counting kernels read, written without a strided copy.
 
     Returns
     -------
-    codes : numpy.ndarray of int32, shape (n_rows, n_columns), C-contiguous
+    codes : numpy.ndarray of int32, shape (n_rows, n_columns), in ``order``
         Level codes, -1 for missing values.
     levels : dict of str to list of str
         The levels of each encoded column, in column order.
@@ -374,7 +377,7 @@ def encode_frame(data, columns=None, levels=None, name="data"):
                 f"{list(data.columns)}."
             )
     out_levels = {}
-    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32)
+    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
     for j, column in enumerate(columns):
         col = data[column]
         if levels is None or column not in levels:

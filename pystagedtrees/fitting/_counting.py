@@ -83,8 +83,8 @@ def read_data(data, order=None, levels=None, name="data"):
                 f"{list(data.columns)}."
             )
     order = check_order(order, list(data.columns))
-    codes, lev = encode_frame(data, columns=order, levels=levels, name=name)
-    return np.asfortranarray(codes), lev, np.ones(codes.shape[0])
+    codes, lev = encode_frame(data, columns=order, levels=levels, name=name, order="F")
+    return codes, lev, np.ones(codes.shape[0])
 
 
 def _read_table(table, order, levels, name):
@@ -196,12 +196,11 @@ def _count_partition(part, tree, name, complete_only, margins):
     None unless asked for), or None for an empty partition."""
     if len(part) == 0:
         return None
-    codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name)
+    codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name, order="F")
     if complete_only:
-        codes = codes[(codes >= 0).all(axis=1)]
+        codes = np.asfortranarray(codes[(codes >= 0).all(axis=1)])
     n_levels = [len(lev) for lev in tree.values()]
-    situations, counts = count_situations(np.asfortranarray(codes), n_levels,
-                                          np.ones(codes.shape[0]))
+    situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
     return (situations, counts, column_margins(codes, n_levels) if margins else None,
             codes.shape[0])
 
@@ -243,12 +242,14 @@ def count_dask_frame(data, tree, name="data", complete_only=False, margins=False
     missing values.  Raises if
     the frame has no rows (known only once counted).
     """
-    from dask import compute, delayed
+    from dask import compute
 
-    columns = list(tree)
-    count = delayed(_count_partition, pure=True)
-    partials = [count(part, tree, name, complete_only, margins)
-                for part in data[columns].to_delayed()]
+    # counted in the task that reads the partition (Dask fuses the two): no
+    # partition is kept, sent or scheduled apart from its count
+    partials = data[list(tree)].map_partitions(
+        _count_partition, tree, name, complete_only, margins,
+        meta=(None, object), enforce_metadata=False, align_dataframes=False,
+    ).to_delayed()
     (result,) = compute(tree_reduce(partials, _combine))
     if result is None:
         raise ValueError(f"`{name}` is empty: it has no rows.")
