@@ -210,3 +210,37 @@ def test_functions_that_need_rows_name_the_argument(frame):
                             "X")):
             with pytest.raises(TypeError, match=rf"`{name}` is a Dask collection.*full"):
                 call()
+
+
+class GraphRecordingScheduler(RecordingScheduler):
+    """The synchronous scheduler, also recording the number of tasks of each graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.task_counts = []
+
+    def __call__(self, dsk, keys, **kwargs):
+        self.task_counts.append(len(dsk.__dask_graph__()))
+        return super().__call__(dsk, keys, **kwargs)
+
+
+@pytest.mark.parametrize("use_na", ["ifany", "no"])
+def test_parquet_partitions_are_read_and_counted_in_one_task(frame, tmp_path, use_na):
+    n_files = 4
+    for part, rows in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        frame.iloc[rows].to_parquet(tmp_path / f"part-{part}.parquet", index=False)
+    # pyarrow's dictionary columns read as categoricals; the levels given as dtypes
+    levels = {v: list(frame[v].cat.categories) for v in frame.columns}
+    ddf = dd.read_parquet(tmp_path).astype({v: pd.CategoricalDtype(lev)
+                                            for v, lev in levels.items()})
+    assert ddf.npartitions == n_files
+    model = st.stages_bhc(st.full(frame))
+    recorder = GraphRecordingScheduler()
+    with dask.config.set(scheduler=recorder):
+        got = st.make_ctables(model, ddf, useNA=use_na)
+    expected = st.make_ctables(model, frame, useNA=use_na)
+    for v in model.variables:
+        pd.testing.assert_frame_equal(got[v], expected[v])
+    # one task per file reads and counts it, one adds the tables: no partition
+    # is ever the output of a task
+    assert recorder.task_counts == [n_files + 1]
