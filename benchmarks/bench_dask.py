@@ -89,7 +89,9 @@ def run_dask(folder, out, levels, tree_variables, workers):
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         client.run(_import_package)  # as in the pandas process: imported before timing
-        # the levels are known (the writer's): no pass over the data to find them
+        # the levels are known (the writer's): no pass over the data to find them;
+        # the files' dictionary columns read as categoricals, whose codes the
+        # dtype keeps (the same categories)
         ddf = dd.read_parquet(folder).astype({v: pd.CategoricalDtype(lev)
                                               for v, lev in levels.items()})
         names = list(levels)

@@ -269,11 +269,31 @@ def column_levels(col, column=None):
     return sorted(strings)
 
 
+def _holds_only_strings(dtype):
+    """Whether a column of ``dtype`` holds strings and missing values only: pandas'
+    string dtypes, and Arrow strings, plain or dictionary-encoded."""
+    if isinstance(dtype, pd.StringDtype):
+        return True
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa  # an ArrowDtype exists only with pyarrow installed
+
+    arrow = dtype.pyarrow_dtype
+    if pa.types.is_dictionary(arrow):
+        arrow = arrow.value_type
+    return pa.types.is_string(arrow) or pa.types.is_large_string(arrow)
+
+
 def _distinct_value_strings(col, column):
     """The level strings of a column's distinct values, and each row's index into
     them (-1 for missing): strings are made once per distinct value."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return category_strings(col.cat.categories, column), col.cat.codes.to_numpy()
+    if _holds_only_strings(col.dtype):
+        # each distinct string is its own level: hashed in the column's own
+        # storage (Arrow's for Parquet), no Python object made per row
+        index, distinct = pd.factorize(col)
+        return _object_strings(np.asarray(distinct, dtype=object), column), index
     mask = col.notna().to_numpy()
     values = col.to_numpy()[mask]
     index = np.full(len(col), -1, dtype=np.intp)

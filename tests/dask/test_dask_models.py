@@ -1,6 +1,7 @@
 """Staged trees from Dask DataFrames are the staged trees of the same rows in pandas:
 same tables, same stages after the learners, same log-likelihood and predictions,
 on the local scheduler and on a cluster of two worker processes."""
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
@@ -117,3 +118,14 @@ def test_any_partitioning_gives_the_pandas_model(data, cuts, join):
         assert_same_model(got, st.full(data, join_unobserved=join, lambda_=1))
         assert_same_model(st.indep(split(data, cuts), join_unobserved=join),
                           st.indep(data, join_unobserved=join))
+
+
+def test_parquet_string_columns_with_levels_match_pandas(frame, tmp_path):
+    # plain string columns (no categorical metadata in the files), levels given
+    strings = frame.astype(object).where(frame.notna(), None).astype("str")
+    for part, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        strings.iloc[rows].to_parquet(tmp_path / f"part-{part}.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path)
+    assert not any(isinstance(dtype, pd.CategoricalDtype) for dtype in ddf.dtypes)
+    levels = {v: list(frame[v].cat.categories) for v in frame.columns}
+    assert_same_model(st.full(ddf, levels=levels, lambda_=1), st.full(frame, lambda_=1))
