@@ -191,11 +191,22 @@ def column_margins(codes, n_levels):
             for i, k in enumerate(n_levels)]
 
 
+ROWS_PER_BLOCK = 1 << 20
+"""A partition is counted this many rows at a time: the counting's working arrays
+(codes, situation ids, weights: some 8 bytes per row and variable) stay this small
+however many rows Dask reads into one partition (it joins small files)."""
+
+
 def _count_partition(part, tree, name, complete_only, margins):
     """The tables of one partition: ``(situations, counts, margins, n_rows)`` (margins
     None unless asked for), or None for an empty partition."""
-    if len(part) == 0:
-        return None
+    return _combine([_count_block(part.iloc[start:start + ROWS_PER_BLOCK], tree, name,
+                                  complete_only, margins)
+                     for start in range(0, len(part), ROWS_PER_BLOCK)])
+
+
+def _count_block(part, tree, name, complete_only, margins):
+    """The tables of some rows of a partition (at least one), as ``_count_partition``'s."""
     codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name, order="F")
     if complete_only:
         codes = np.asfortranarray(codes[(codes >= 0).all(axis=1)])

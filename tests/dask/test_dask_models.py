@@ -1,6 +1,7 @@
 """Staged trees from Dask DataFrames are the staged trees of the same rows in pandas:
 same tables, same stages after the learners, same log-likelihood and predictions,
 on the local scheduler and on a cluster of two worker processes."""
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -129,3 +130,24 @@ def test_parquet_string_columns_with_levels_match_pandas(frame, tmp_path):
     assert not any(isinstance(dtype, pd.CategoricalDtype) for dtype in ddf.dtypes)
     levels = {v: list(frame[v].cat.categories) for v in frame.columns}
     assert_same_model(st.full(ddf, levels=levels, lambda_=1), st.full(frame, lambda_=1))
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=categorical_frames(max_rows=60), rows_per_block=hst.integers(1, 8))
+def test_partitions_counted_in_blocks_of_rows_give_the_pandas_model(data, rows_per_block):
+    from pystagedtrees.fitting import _counting
+
+    ddf = split(data, partition_cuts(len(data), 3, seed=rows_per_block))
+    saved = _counting.ROWS_PER_BLOCK
+    _counting.ROWS_PER_BLOCK = rows_per_block  # the partitions' rows in several blocks
+    try:
+        with dask.config.set(scheduler="sync"):
+            assert_same_model(st.full(ddf, lambda_=1), st.full(data, lambda_=1))
+            model = st.full(data)
+            for use_na in ("ifany", "no"):
+                got = st.make_ctables(model, ddf, useNA=use_na)
+                expected = st.make_ctables(model, data, useNA=use_na)
+                for v in model.variables:
+                    pd.testing.assert_frame_equal(got[v], expected[v])
+    finally:
+        _counting.ROWS_PER_BLOCK = saved
