@@ -47,7 +47,7 @@ nitpicky = True
 # parameter types numpydoc reads as words ("optional", "default", "of"...).
 nitpick_ignore_regex = [
     (r"py:.*", r"(numpy|np|pandas|pd|scipy|sp|sklearn|networkx|nx|matplotlib|rpy2|"
-               r"typing|collections|os|pathlib|argparse|numbers|types|dask|joblib)(\..*)?"),
+               r"typing|collections|os|pathlib|argparse|numbers|types|dask|dd|joblib)(\..*)?"),
     (r"py:.*", r"(Axes|Figure|Text|ArrayLike|Callable|Mapping|Sequence|Iterable|Any|"
                r"Literal|Path|PathLike|DataFrame|Series|Categorical|Generator|RandomState|"
                r"SeedSequence|DiGraph|MultiDiGraph|BaseEstimator|spmatrix|ndarray|"
@@ -60,6 +60,7 @@ nitpick_ignore = [
     ("py:class", "pystagedtrees.model._stagevec.StageVector"),
     ("py:class", "pystagedtrees.model._stagevec.ParentStageVector"),
     ("py:class", "pystagedtrees.model._stagevec.StageLabels"),
+    ("py:class", "pystagedtrees.model._sevt.StageProbabilities"),
     ("py:class", "pystagedtrees.graphs._parentslist.ParentsEntry"),
 ]
 
