@@ -107,7 +107,10 @@ def free_stage_mask(model, i, ignore):
     """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
     named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
     keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
-    return ~np.isin(keys, ignored)
+    free = np.ones(len(keys), dtype=bool)
+    for key in ignored:  # one or two labels: comparisons beat np.isin's set-up, on every call
+        free &= keys != key
+    return free
 
 
 def free_stage_ids(model, i, ignore):
@@ -495,8 +498,8 @@ def _hc_steps(model, positions, ignore):
     cache of move terms bounded by the kernel (32 MiB)."""
     for i in positions:
         _check_levels(model, i)
-        ids = free_stage_ids(model, i, ignore)
-        if not ids:
+        ids = np.flatnonzero(free_stage_mask(model, i, ignore))  # their order does not matter here
+        if not len(ids):
             continue
         _check_movable(model, i, ids)
         n_sit = int(model.stage_vector(i).paths_per_stage(len(model.stage_labels(i)))[ids].sum())
