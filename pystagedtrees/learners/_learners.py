@@ -627,6 +627,8 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     # nobs included, as R's sevt_fit(scope = v) does
     penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
     check_learner_memory(stages_hc, model, positions, ignore)
+    # a move changes one variable: the others' log-likelihoods are kept, not recomputed
+    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     for i in positions:
         ids = free_stage_ids(model, i, ignore)
         if not ids:
@@ -638,7 +640,7 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
         local_stage = np.ascontiguousarray(local[stage])
         start_stage = local_stage.copy()
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
-        unmoved_ll, *r_parts = _scoring_parts(model, i, situations)
+        unmoved_ll, *r_parts = _scoring_parts(model, i, situations, var_lls)
         n_moves, df = move_situations(
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
             len(ids), model.lambda_ or 0.0, unmoved_ll, score_fn(model),
@@ -649,7 +651,8 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
             final_stage, local_label, log = _replay_moves(model, i, ids, start_stage,
                                                           moves[:n_moves], ignore)
             _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
-            model.ll = compute_loglik(model)
+            var_lls[i] = variable_loglik_of(model, i)
+            model.ll = compute_loglik(model, var_lls)
             if trace > 1:
                 for situation, from_label, to_label in log:
                     _trace_move(model.variables[i], situations[situation], from_label, to_label)
@@ -670,7 +673,7 @@ def _trace_hc_variable_done(trace, var, iterations):
         print(f"HC over {var} done after {iterations} iterations.")
 
 
-def _scoring_parts(model, i, situations):
+def _scoring_parts(model, i, situations, var_lls):
     """What the hill-climbing kernel scores moves of ``situations`` (the
     movable ones of variable ``i``) with, as R scores a move.
 
@@ -680,7 +683,8 @@ def _scoring_parts(model, i, situations):
     each variable's own non-missing values), then, for R's arithmetic on
     ties: the table rows of ``i`` in order, each row's index among
     ``situations`` (-1 if fixed), each row's refitted probabilities, and
-    every variable's log-likelihood.
+    every variable's log-likelihood (``var_lls``, the caller's, as
+    :func:`variable_loglik_of` gives them).
     """
     rows = model.observed_situations(i)
     at = np.searchsorted(situations, rows)
@@ -689,7 +693,6 @@ def _scoring_parts(model, i, situations):
     prob, _ = refitted_stage_prob(model, i)
     counts = np.ascontiguousarray(model.situation_counts(i), dtype=np.float64)
     row_prob = np.ascontiguousarray(prob[model.stage_vector(i).lookup(rows)], dtype=np.float64)
-    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
                                np.ascontiguousarray(row_prob[~movable]))
     unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll
