@@ -29,7 +29,7 @@ from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
+from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
@@ -105,12 +105,7 @@ def prepare(object, scope, ignore):
 
 def free_stage_mask(model, i, ignore):
     """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
-    named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
-    keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
-    free = np.ones(len(keys), dtype=bool)
-    for key in ignored:  # one or two labels: comparisons beat np.isin's set-up, on every call
-        free &= keys != key
-    return free
+    return model.stage_labels(i).mask_without(ignore)
 
 
 def free_stage_ids(model, i, ignore):
