@@ -29,7 +29,7 @@ from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import ParentStageVector, StageLabels, new_label
+from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.rng import Rng, Seed, resolve_source
 from pystagedtrees.stage_ops._stage_ops import join_stage_ids, joined_size
 
@@ -105,9 +105,7 @@ def prepare(object, scope, ignore):
 
 def free_stage_mask(model, i, ignore):
     """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
-    named = [label for label in ignore if isinstance(label, str)]  # R's NA labels no stage
-    keys, ignored = model.stage_labels(i).keys_with(StageLabels.from_strings(named))
-    return ~np.isin(keys, ignored)
+    return model.stage_labels(i).mask_without(ignore)
 
 
 def free_stage_ids(model, i, ignore):
@@ -495,8 +493,8 @@ def _hc_steps(model, positions, ignore):
     cache of move terms bounded by the kernel (32 MiB)."""
     for i in positions:
         _check_levels(model, i)
-        ids = free_stage_ids(model, i, ignore)
-        if not ids:
+        ids = np.flatnonzero(free_stage_mask(model, i, ignore))  # their order does not matter here
+        if not len(ids):
             continue
         _check_movable(model, i, ids)
         n_sit = int(model.stage_vector(i).paths_per_stage(len(model.stage_labels(i)))[ids].sum())
@@ -624,6 +622,8 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     # nobs included, as R's sevt_fit(scope = v) does
     penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
     check_learner_memory(stages_hc, model, positions, ignore)
+    # a move changes one variable: the others' log-likelihoods are kept, not recomputed
+    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     for i in positions:
         ids = free_stage_ids(model, i, ignore)
         if not ids:
@@ -635,7 +635,7 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
         local_stage = np.ascontiguousarray(local[stage])
         start_stage = local_stage.copy()
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
-        unmoved_ll, *r_parts = _scoring_parts(model, i, situations)
+        unmoved_ll, *r_parts = _scoring_parts(model, i, situations, var_lls)
         n_moves, df = move_situations(
             np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
             len(ids), model.lambda_ or 0.0, unmoved_ll, score_fn(model),
@@ -646,7 +646,8 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
             final_stage, local_label, log = _replay_moves(model, i, ids, start_stage,
                                                           moves[:n_moves], ignore)
             _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
-            model.ll = compute_loglik(model)
+            var_lls[i] = variable_loglik_of(model, i)
+            model.ll = compute_loglik(model, var_lls)
             if trace > 1:
                 for situation, from_label, to_label in log:
                     _trace_move(model.variables[i], situations[situation], from_label, to_label)
@@ -667,7 +668,7 @@ def _trace_hc_variable_done(trace, var, iterations):
         print(f"HC over {var} done after {iterations} iterations.")
 
 
-def _scoring_parts(model, i, situations):
+def _scoring_parts(model, i, situations, var_lls):
     """What the hill-climbing kernel scores moves of ``situations`` (the
     movable ones of variable ``i``) with, as R scores a move.
 
@@ -677,7 +678,8 @@ def _scoring_parts(model, i, situations):
     each variable's own non-missing values), then, for R's arithmetic on
     ties: the table rows of ``i`` in order, each row's index among
     ``situations`` (-1 if fixed), each row's refitted probabilities, and
-    every variable's log-likelihood.
+    every variable's log-likelihood (``var_lls``, the caller's, as
+    :func:`variable_loglik_of` gives them).
     """
     rows = model.observed_situations(i)
     at = np.searchsorted(situations, rows)
@@ -686,7 +688,6 @@ def _scoring_parts(model, i, situations):
     prob, _ = refitted_stage_prob(model, i)
     counts = np.ascontiguousarray(model.situation_counts(i), dtype=np.float64)
     row_prob = np.ascontiguousarray(prob[model.stage_vector(i).lookup(rows)], dtype=np.float64)
-    var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
                                np.ascontiguousarray(row_prob[~movable]))
     unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll

@@ -421,18 +421,22 @@ class StageLabels:
         """Whether each stage's label is a number ("1", "27"), as a boolean array."""
         return self._num >= 0
 
-    def ids_without(self, labels):
-        """Ids (a list, in order) of the stages whose label is none of ``labels``."""
-        codes = []
+    def mask_without(self, labels):
+        """Whether each stage's label is none of ``labels``, as a boolean array."""
+        keep = np.ones(len(self._num), dtype=bool)
         for label in labels:
             if not isinstance(label, str):  # R's NA (None) labels no stage
                 continue
             value = _numeric_label(label)
             if value >= 0:
-                codes.append(value)
+                keep &= self._num != value
             elif label in self._names:
-                codes.append(-(self._names.index(label) + 1))
-        return np.flatnonzero(~np.isin(self._num, codes)).tolist()
+                keep &= self._num != -(self._names.index(label) + 1)
+        return keep
+
+    def ids_without(self, labels):
+        """Ids (a list, in order) of the stages whose label is none of ``labels``."""
+        return np.flatnonzero(self.mask_without(labels)).tolist()
 
     def keys_with(self, other):
         """Integer keys of these labels and of ``other``'s, equal exactly
