@@ -30,6 +30,7 @@ from pystagedtrees.graphs._parentslist import as_parentslist
 from pystagedtrees.inference._inference import prob
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import EXPAND_MAX, StageLabels, StageVector, dense_too_large
+from pystagedtrees.model._trie import MAX_SITUATIONS
 from pystagedtrees.random._random import randomize_sevt
 from pystagedtrees.stage_ops._stage_ops import path_codes, situation_index, stndnaming
 
@@ -325,6 +326,12 @@ def subtree(object: Sevt, path: Mapping[str, str] | Sequence[str] | pd.DataFrame
         raise ValueError(
             f"`path` must leave at least two variables; it fixes {m} of {len(object.variables)}."
         )
+    if object.situation_trie is not None:
+        deep = object.variables[object.situation_trie.first]
+        raise ValueError(
+            f"`object`: subtree cuts trees whose situations have int64 indices; from {deep!r} "
+            "on they are numbered by the observed paths instead (trees of more than "
+            f"{MAX_SITUATIONS} situations per variable).")
     idx = int(situation_index(object, codes)[0])
     # per remaining variable: its stages below the situation, in order of first
     # appearance, and the old ids they come from

@@ -23,6 +23,7 @@ from pystagedtrees.fitting._counting import (
     check_order,
     column_margins,
     count_dask_frame,
+    count_paths,
     count_situations,
     read_data,
 )
@@ -32,11 +33,11 @@ from pystagedtrees.kernels._stage_scores import rsum
 from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
 from pystagedtrees.model._stagevec import (
     DENSE_MAX,
-    MAX_SITUATIONS,
     StageLabels,
     StageVector,
     dense_too_large,
 )
+from pystagedtrees.model._trie import MAX_SITUATIONS, first_deep_variable
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -59,11 +60,6 @@ def _check_tree(tree, name, chosen_by=None):
             raise ValueError(f"`{name}`: variable {v!r} has no levels.")
         if len(set(lev)) != len(lev):
             raise ValueError(f"`{name}`: variable {v!r} repeats a level: {lev}.")
-    situations = math.prod(len(lev) for lev in list(tree.values())[:-1])  # of the last one
-    if situations > MAX_SITUATIONS:
-        raise ValueError(
-            f"`{name}`: the tree would have {situations} situations for its last variable, "
-            f"more than the {MAX_SITUATIONS} this library indexes; use fewer variables.")
     return tree
 
 
@@ -83,7 +79,10 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
     """
     if observed is not None:
         own = np.arange(len(observed)) if full else np.zeros(len(observed))
-        labels = StageLabels.numbered(observed + 1) if full else StageLabels.numbered([1])
+        # the situations of a deep variable are numbered in the trie, in path
+        # order: their stages are numbered by their place among the observed
+        numbers = observed + 1 if n_sit <= MAX_SITUATIONS else np.arange(1, len(observed) + 1)
+        labels = StageLabels.numbered(numbers) if full else StageLabels.numbered([1])
         if name_unobserved is None:
             name_unobserved = str(n_sit + 1) if full else "2"
         unobserved_id = labels.index(name_unobserved)
@@ -106,11 +105,13 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
     return StageVector.build(n_sit, [], [], 0), StageLabels.numbered([1])
 
 
-def _structure(tree, full, observed=None, name_unobserved=None):
+def _structure(tree, full, observed=None, name_unobserved=None, trie=None):
     """Stage vectors of the saturated (full) or independence model.
 
-    With ``observed`` (the situations data reach, per variable), the other
-    situations share the unobserved stage ``name_unobserved``.
+    With ``observed`` (the situations data reach, per variable, numbered
+    in ``trie`` on deep variables), the other situations share the
+    unobserved stage ``name_unobserved``.  Returns the arguments of
+    :class:`Sevt`.
     """
     root_vector, root_labels = _root_stage()
     stages, labels = [root_vector], [root_labels]
@@ -124,7 +125,7 @@ def _structure(tree, full, observed=None, name_unobserved=None):
         )
         stages.append(vector)
         labels.append(lab)
-    return stages, labels
+    return stages, labels, trie
 
 
 def _levels_of(x, order, name):
@@ -178,8 +179,7 @@ def sevt(x: Mapping[str, Sequence[str]] | Sequence[Sequence[str]] | pd.DataFrame
     {'B': ['1', '2'], 'C': ['1', '2', '3', '4', '5', '6']}
     """
     tree = _check_tree(_levels_of(x, order, "x"), "x", None if order is None else "order")
-    stages, labels = _structure(tree, check_flag(full, "full"))
-    return Sevt(tree, stages, labels)
+    return Sevt(tree, *_structure(tree, check_flag(full, "full")))
 
 
 def _check_levels_arg(levels):
@@ -237,24 +237,25 @@ def model_from_codes(codes, tree, weights, data, join_unobserved, lambda_,
     ``data`` becomes ``data_raw`` as it is: the caller copies the user's.
     """
     n_levels = [len(lev) for lev in tree.values()]
-    situations, counts = count_situations(codes, n_levels, weights)
+    situations, counts, trie = count_paths(codes, n_levels, weights)
     rows = None  # the margins only where they are used
     if isinstance(data, pd.DataFrame) and not full and not join_unobserved:
         rows = (column_margins(codes, n_levels), codes.shape[0])
     return model_from_counts(tree, situations, counts, rows, data, join_unobserved, lambda_,
-                             name_unobserved, full)
+                             name_unobserved, full, trie)
 
 
 def model_from_counts(tree, situations, counts, rows, data, join_unobserved, lambda_,
-                      name_unobserved, full):
+                      name_unobserved, full, trie=None):
     """:func:`model_from_codes` from the tables: ``rows`` is ``(margins, n_rows)`` when
-    the data were rows (R's ``indep`` of a data frame fits each margin), else None."""
+    the data were rows (R's ``indep`` of a data frame fits each margin), else None;
+    ``trie`` numbers the deep variables' situations (the data's paths)."""
     if join_unobserved:
-        model = Sevt(tree, *_structure(tree, full, situations, name_unobserved))
+        model = Sevt(tree, *_structure(tree, full, situations, name_unobserved, trie))
         # R records the name given, none for fresh labels (name None)
         model.name_unobserved = None if name_unobserved is None else [name_unobserved]
     else:
-        model = Sevt(tree, *_structure(tree, full))
+        model = Sevt(tree, *_structure(tree, full, trie=trie))
     model.set_counts(situations, counts, data)
     if not full and not join_unobserved and rows is not None:
         return _fit_marginals(model, *rows, lambda_)
@@ -425,6 +426,11 @@ def sevt_add(object: Sevt, var: str, data: pd.DataFrame | pd.Series, join_unobse
     check_choice(useNA, "useNA", USE_NA)
     codes, tree, weights = read_data(data, object.variables + [var], object.tree)
     _check_tree(tree, "data")  # a variable without levels, as full() refuses it
+    if first_deep_variable([len(lev) for lev in tree.values()]) is not None:
+        raise ValueError(
+            f"`var` {var!r} would have {math.prod(int(k) for k in object.n_levels)} "
+            f"situations, more than the {MAX_SITUATIONS} sevt_add numbers; build the model "
+            "with all its variables with full() or indep() instead.")
     return append_from_codes(object, var, tree[var], codes, weights, join_unobserved)
 
 

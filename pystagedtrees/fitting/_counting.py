@@ -19,12 +19,12 @@ from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
-from pystagedtrees.model._stagevec import MAX_SITUATIONS
+from pystagedtrees.model._trie import MAX_SITUATIONS, SituationTrie, first_deep_variable
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["make_ctables", "read_data", "count_situations", "count_dask_frame", "column_margins"]
+__all__ = ["make_ctables", "read_data", "count_situations", "count_paths", "count_dask_frame", "column_margins"]
 
 
 def check_order(order, available, name="order"):
@@ -127,7 +127,7 @@ def _read_table(table, order, levels, name):
     return np.asfortranarray(codes), lev, counts
 
 
-def count_situations(codes, n_levels, weights):
+def count_situations(codes, n_levels, weights, trie=None):
     """Counts of each level in each observed situation, for every variable.
 
     Parameters
@@ -136,29 +136,45 @@ def count_situations(codes, n_levels, weights):
         Level codes in tree order, -1 for missing.
     n_levels : sequence of int
     weights : ndarray of float64, shape (n,)
+    trie : SituationTrie, optional
+        The numbering of the deep variables' situations (a model's); needed
+        when the tree has deep variables.
 
     Returns
     -------
     situations : list of ndarray of int64
         Per variable, the sorted indices of the situations with a positive
-        count (the root always has its single situation 0).
+        count (the root always has its single situation 0); numbers in
+        ``trie`` for deep variables, all situations outside it counted as
+        its one outside number.
     counts : list of ndarray of float64, shape (m_i, k_i)
     """
+    situations, counts, own = count_paths(codes, n_levels, weights)
+    if own is None:
+        return situations, counts
+    translation = trie.translation(own)
+    for i in range(trie.first, len(situations)):
+        ours = translation[i - trie.first][situations[i]]
+        situations[i], where = np.unique(ours, return_inverse=True)
+        summed = np.zeros((len(situations[i]), counts[i].shape[1]))
+        np.add.at(summed, where.ravel(), counts[i])
+        counts[i] = summed
+    return situations, counts
+
+
+def count_paths(codes, n_levels, weights):
+    """:func:`count_situations` numbering the deep variables' situations by
+    the trie of the data's own paths, which it returns third (None when no
+    variable is deep)."""
     n, p = codes.shape
     n_levels = [int(k) for k in n_levels]
-    total = 1
-    for k in n_levels[:-1]:
-        total *= k
-        if total > MAX_SITUATIONS:
-            raise ValueError(
-                f"the tree has more than {MAX_SITUATIONS} situations per "
-                "variable, beyond what this library indexes; use fewer variables."
-            )
+    first = first_deep_variable(n_levels)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     group = np.zeros(n, dtype=np.int64)
     group[weights <= 0] = -1
     sit = np.zeros(1, dtype=np.int64)
     situations, counts = [], []
+    anchor, children = None, []
     for i in range(p):
         k = n_levels[i]
         column = np.ascontiguousarray(codes[:, i])
@@ -176,8 +192,20 @@ def count_situations(codes, n_levels, weights):
             next_group = np.empty(n, dtype=np.int64)
             next_situation_ids(group, column, cell_id, k, next_group)
             group = next_group
-            sit = sit[cells // k] * k + cells % k
-    return situations, counts
+            if first is not None and i + 1 >= first:
+                # a deep variable: its situations numbered by their place, in
+                # path order; the children of this variable's say which
+                if i + 1 == first:
+                    anchor = sit
+                outside = len(cells)
+                cell_id[cell_id < 0] = outside
+                children.append(np.vstack([cell_id.reshape(len(sit), k),
+                                           np.full((1, k), outside, dtype=np.int64)]))
+                sit = np.arange(len(cells), dtype=np.int64)
+            else:
+                sit = sit[cells // k] * k + cells % k
+    trie = None if first is None else SituationTrie(first, anchor, children)
+    return situations, counts, trie
 
 
 # A Dask frame is counted partition by partition: a partition's tables are
@@ -255,6 +283,11 @@ def count_dask_frame(data, tree, name="data", complete_only=False, margins=False
     """
     from dask import compute
 
+    if first_deep_variable([len(lev) for lev in tree.values()]) is not None:
+        raise ValueError(
+            f"`{name}`: a Dask frame is counted only into trees of at most {MAX_SITUATIONS} "
+            "situations per variable; read it into pandas (compute()) for deeper trees.")
+
     # counted in the task that reads the partition (Dask fuses the two): no
     # partition is kept, sent or scheduled apart from its count
     partials = data[list(tree)].map_partitions(
@@ -312,5 +345,5 @@ def make_ctables(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame,
         complete = (codes >= 0).all(axis=1)
         codes = codes[complete]
         weights = None if weights is None else weights[complete]
-    situations, counts = count_situations(codes, object.n_levels, weights)
+    situations, counts = count_situations(codes, object.n_levels, weights, object.situation_trie)
     return dense_ctables(object, situations, counts)

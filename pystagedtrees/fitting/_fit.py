@@ -125,7 +125,8 @@ def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame | None 
             model.set_counts(*count_dask_frame(data, model.tree)[:2], None)
         elif data is not None:
             codes, _, weights = read_data(data, model.variables, model.tree)
-            model.set_counts(*count_situations(codes, model.n_levels, weights), own_copy(data))
+            model.set_counts(*count_situations(codes, model.n_levels, weights,
+                                               model.situation_trie), own_copy(data))
         elif not model.has_counts:
             raise ValueError(
                 "`data` is needed: `object` holds no contingency tables to fit from."

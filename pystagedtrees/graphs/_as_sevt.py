@@ -19,11 +19,11 @@ from pystagedtrees.kernels._as_sevt import stages_by_parent_config
 from pystagedtrees.model._sevt import Sevt
 from pystagedtrees.model._stagevec import (
     DENSE_MAX,
-    MAX_SITUATIONS,
     ParentStageVector,
     StageLabels,
     StageVector,
 )
+from pystagedtrees.model._trie import MAX_SITUATIONS
 
 __all__ = ["as_sevt"]
 

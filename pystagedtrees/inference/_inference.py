@@ -60,11 +60,12 @@ class _LogTables:
         p = len(model.variables)
         with np.errstate(divide="ignore"):
             self.per_variable = [np.log(model.stage_probabilities(i)) for i in range(p)]
-        self.vectors = [model.stage_vector(i) for i in range(p)]
+        trie = model.situation_trie
+        self.vectors = [_by_number(model, i) for i in range(p)]
         self.n_levels = model.n_levels.astype(np.int64)
         kind = np.array([_storage(v, len(t)) for v, t in zip(self.vectors, self.per_variable)],
                         dtype=np.uint8)
-        self.dense = bool(np.isin(kind, (DENSE, OWN)).all())
+        self.dense = trie is None and bool(np.isin(kind, (DENSE, OWN)).all())
         sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
         stages = [_NONE if kind[i] in (OWN, SPARSE_OWN) else v.table if kind[i] == BY_PARENTS
                   else v.stage for i, v in enumerate(self.vectors)]
@@ -89,6 +90,9 @@ class _LogTables:
             [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
              for i, v in enumerate(self.vectors)],
             [np.ascontiguousarray(x.ravel()) for x in log_prob],
+            _NONE if trie is None else trie.anchor,
+            [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
+             for i in range(p)],
         )
         self._model, self._common = model, None
 
@@ -112,6 +116,16 @@ class _LogTables:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+
+
+def _by_number(model, i):
+    """Variable ``i``'s stage vector; a deep variable's written out over its
+    trie numbers, the situations outside the trie last (what the kernels read)."""
+    vector = model.stage_vector(i)
+    if not model.is_deep(i):
+        return vector
+    numbers = np.arange(model.situation_trie.n_nodes(i) + 1, dtype=np.int64)
+    return StageVector(len(numbers), vector.lookup(numbers))
 
 
 def _storage(vector, n_stages):
@@ -259,6 +273,9 @@ def _distinguished_paths(model, log_tables, missing, upto):
     more than the completions of the gaps so far, nor than the ancestors of
     the exceptions of variables ``i..upto-1`` (when each has a common stage);
     a gap at ``i`` multiplies them by its levels."""
+    trie = model.situation_trie
+    if trie is not None and upto > trie.first:  # situations numbered in mixed radix only
+        return math.inf
     common = log_tables.common_stages()
     below = [0] * (upto + 1)  # exceptions of the variables i..upto-1
     for i in range(upto - 1, -1, -1):

@@ -10,7 +10,9 @@ few entries; so a row costs a handful of memory reads per variable.
 The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
 ``default_stage`` (an entry per variable ``i``), then lists of an array per
 variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
-``parent_weight``, ``log_prob``.
+``parent_weight``, ``log_prob``; then ``anchor`` and a list ``into`` of an
+array per variable, for the deep variables numbered by a trie
+(:mod:`pystagedtrees.model._trie`).
 
 - ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS``, ``OWN`` (dense,
   with a row of log-probabilities per situation: no stage id is read) or
@@ -27,7 +29,13 @@ variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
 - ``parent_lag[i][q]``, ``parent_weight[i][q]``: how many variables before
   ``i`` parent ``q`` is and its digit's weight in the configuration number;
 - ``log_prob[i][row * n_levels[i] + level]``, the row a stage (a situation
-  for ``OWN``).
+  for ``OWN``);
+- ``into[i]`` (empty: not deep): for a deep variable, stored as ``DENSE``
+  or ``OWN`` over its trie numbers, the number of the child at level ``x``
+  of the situation numbered ``j`` at ``i - 1``: ``into[i][j * n_levels[i -
+  1] + x]``; at the first deep variable ``j`` is the place in ``anchor``
+  (sorted mixed-radix situations of ``i - 1``) of the row's situation, or
+  ``len(anchor)`` when it is not there, whose row leads outside the trie.
 
 The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
@@ -60,6 +68,10 @@ cdef struct Tree:
     const index_t** parent_weight
     index_t* n_parents
     const float64_t** log_prob
+    const index_t* anchor
+    Py_ssize_t n_anchor
+    Py_ssize_t first_deep  # p: none
+    const index_t** into  # NULL: not deep
 
 
 cdef int _tree(Tree* t, tuple arrays) except -1:
@@ -72,6 +84,8 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
     cdef const stage_t[::1] stages
     cdef const index_t[::1] situations, child_start, parent_lag, parent_weight
     cdef const float64_t[::1] log_prob
+    cdef const index_t[::1] anchor = arrays[10]
+    cdef const index_t[::1] into
     cdef Py_ssize_t i, p = kind.shape[0]
     t.p = p
     t.kind = &kind[0]
@@ -85,9 +99,13 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
     t.parent_weight = <const index_t**> malloc(p * sizeof(index_t*))
     t.n_parents = <index_t*> malloc(p * sizeof(index_t))
     t.log_prob = <const float64_t**> malloc(p * sizeof(float64_t*))
+    t.into = <const index_t**> malloc(p * sizeof(index_t*))
+    t.anchor = &anchor[0] if anchor.shape[0] else NULL
+    t.n_anchor = anchor.shape[0]
+    t.first_deep = p
     if (t.stages == NULL or t.situations == NULL or t.child_start == NULL
             or t.parent_lag == NULL or t.parent_weight == NULL or t.n_parents == NULL
-            or t.log_prob == NULL):
+            or t.log_prob == NULL or t.into == NULL):
         _free_tree(t)
         raise MemoryError()
     for i in range(p):
@@ -104,6 +122,10 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
         t.parent_weight[i] = &parent_weight[0] if parent_weight.shape[0] else NULL
         t.n_parents[i] = parent_lag.shape[0]
         t.log_prob[i] = &log_prob[0] if log_prob.shape[0] else NULL
+        into = arrays[11][i]
+        t.into[i] = &into[0] if into.shape[0] else NULL
+        if t.into[i] != NULL and t.first_deep == p:
+            t.first_deep = i
     return 0
 
 
@@ -115,6 +137,7 @@ cdef void _free_tree(Tree* t) noexcept:
     free(t.parent_weight)
     free(t.n_parents)
     free(t.log_prob)
+    free(t.into)
 
 
 cdef enum:
@@ -224,6 +247,18 @@ cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py
     return start[at - 1] if at > 0 else 0
 
 
+cdef inline index_t _anchor_place(const Tree* t, index_t situation) noexcept nogil:
+    """Place of a situation among the sorted ``anchor``, ``n_anchor`` if absent."""
+    cdef index_t lo = 0, hi = t.n_anchor, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t.anchor[mid] < situation:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < t.n_anchor and t.anchor[lo] == situation else t.n_anchor
+
+
 cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
                 Rows* s) noexcept nogil:
     """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
@@ -236,6 +271,7 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
     cdef const float64_t* log_prob
     cdef const stage_t* stages
     cdef const index_t* listed
+    cdef const index_t* into
     for i in range(first, stop):
         kind = t.kind[i]
         k = t.n_levels[i]
@@ -243,11 +279,20 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
         log_prob = t.log_prob[i]
         stages = t.stages[i]
         listed = t.situations[i]
+        into = t.into[i]
         for b in range(size):
             if i > s.last[b]:
                 continue
             code = s.paths[b * m + i]
-            situation = s.situation[b] * above + s.paths[b * m + i - 1] if i > 0 else 0
+            if into != NULL:  # a deep variable: the trie numbers its situations
+                situation = s.situation[b]
+                if i == t.first_deep:
+                    situation = _anchor_place(t, situation)
+                situation = into[situation * above + s.paths[b * m + i - 1]]
+            elif i > 0:
+                situation = s.situation[b] * above + s.paths[b * m + i - 1]
+            else:
+                situation = 0
             if kind == _OWN:
                 s.totals[b] += log_prob[situation * k + code]
             elif kind == _DENSE:

@@ -35,6 +35,7 @@ from pystagedtrees.model._stagevec import (
     StageVector,
     dense_too_large,
 )
+from pystagedtrees.model._trie import SituationTrie, first_deep_variable, n_situations_of
 
 __all__ = ["Sevt", "check_sevt", "check_learned"]
 
@@ -46,13 +47,14 @@ OPTIONAL_FIELDS = ("lambda_", "name_unobserved", "data_raw", "ctables", "prob", 
 _SET_BY_THEIR_FUNCTIONS = ("score", "em", "fit_em")
 
 
-def _check_parts(tree, stages, labels):
+def _check_parts(tree, stages, labels, trie):
     """The constructor's arguments, as the library's own builders make them."""
     build = "build models with full(), indep(), sevt() or as_sevt()"
     if not isinstance(tree, Mapping) or any(
             isinstance(lev, str) or not isinstance(lev, Iterable) for lev in tree.values()):
         raise TypeError(f"`tree` must map each variable to its levels; {build}.")
-    n_situations = np.cumprod([1] + [len(list(lev)) for lev in tree.values()])[:-1]
+    n_levels = [len(list(lev)) for lev in tree.values()]
+    n_situations = [n_situations_of(n_levels, i) for i in range(len(n_levels))]
     for name, parts, kinds, what in (
             ("stages", stages, (StageVector, ParentStageVector), "stage vector"),
             ("labels", labels, StageLabels, "list of stage labels")):
@@ -61,6 +63,14 @@ def _check_parts(tree, stages, labels):
             raise TypeError(f"`{name}` must hold one {what} per variable of `tree`; {build}.")
     if any(v.n_situations != n for v, n in zip(stages, n_situations)):
         raise ValueError(f"`stages` must have one stage per situation of `tree`; {build}.")
+    first = first_deep_variable(n_levels)
+    if trie is not None and (not isinstance(trie, SituationTrie) or trie.first != first):
+        raise TypeError(f"`trie` must number the deep situations of `tree`; {build}.")
+    for i in range(len(n_levels)) if first is not None else ():
+        if i >= first and (isinstance(stages[i], ParentStageVector) or len(stages[i].sit) and (
+                trie is None or stages[i].sit[-1] >= trie.n_nodes(i))):
+            raise ValueError(f"`stages` of the deep variable at {i} must list situations of "
+                             f"`trie` only; {build}.")
 
 
 class Sevt(SevtMethods):
@@ -102,12 +112,16 @@ class Sevt(SevtMethods):
 
     def __init__(self, tree: Mapping[str, Sequence[str]],
                  stages: Sequence[StageVector | ParentStageVector],
-                 labels: Sequence[StageLabels]) -> None:
-        _check_parts(tree, stages, labels)
+                 labels: Sequence[StageLabels], trie: SituationTrie | None = None) -> None:
+        _check_parts(tree, stages, labels, trie)
         self._tree = {str(v): [str(x) for x in lev] for v, lev in tree.items()}
         self._vars = list(self._tree)
         self._k = np.array([len(lev) for lev in self._tree.values()], dtype=np.int64)
         self._k.flags.writeable = False
+        first = first_deep_variable(self._k)
+        # the numbers of the deep variables' situations (none listed: every one outside)
+        self._trie = trie if trie is not None or first is None else SituationTrie.empty(
+            self._k, first)
         self._prob = None
         self._stages = list(stages)
         self._labels = list(labels)
@@ -136,6 +150,7 @@ class Sevt(SevtMethods):
         for field in ("data_raw", "name_unobserved", "ll"):  # pickled before their checks
             if field in state:
                 state["_" + field] = state.pop(field)
+        state.setdefault("_trie", None)  # pickled before trees of any depth
         self.__dict__.update(state)
 
     @property
@@ -189,7 +204,7 @@ class Sevt(SevtMethods):
 
     def n_situations(self, i: int) -> int:
         """Number of situations of the variable at position ``i``."""
-        return int(np.prod(self._k[:i], dtype=object))
+        return n_situations_of(self._k, i)
 
     def var_index(self, var: str, name: str = "var") -> int:
         """Position of a variable in the tree, with a clear error."""
@@ -312,6 +327,26 @@ class Sevt(SevtMethods):
     def levels_of(self, i: int) -> list[str]:
         """The level names of the variable at position ``i`` (a copy)."""
         return list(self._tree[self._vars[i]])
+
+    @property
+    def situation_trie(self) -> SituationTrie | None:
+        """How the situations of the deep variables (those past int64 mixed-radix
+        indices) are numbered, or None when there are none (never edited)."""
+        return self._trie
+
+    def is_deep(self, i: int) -> bool:
+        """Whether variable ``i`` numbers its situations by the trie."""
+        return self._trie is not None and i >= self._trie.first
+
+    def situations_of_paths(self, i: int, codes: np.ndarray) -> np.ndarray:
+        """Situation numbers at variable ``i`` of the paths ``codes`` (rows of
+        level codes of the variables before ``i``, none missing)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        shallow = min(i, self._trie.first - 1) if self.is_deep(i) else i
+        index = np.zeros(codes.shape[0], dtype=np.int64)
+        for j in range(shallow):
+            index = index * self._k[j] + codes[:, j]
+        return self._trie.numbers(codes, i, index) if self.is_deep(i) else index
 
     def stage_vector(self, i: int) -> StageVector | ParentStageVector:
         """The stage id of each situation of variable ``i`` (never edited in place)."""

@@ -28,9 +28,6 @@ EXPAND_MAX = 1 << 24
 """Largest number of situations whose ids a compactly stored vector writes
 out one per situation when asked (64 MiB of ids)."""
 
-MAX_SITUATIONS = 1 << 62
-"""Situation indices are int64: larger trees are refused."""
-
 
 def first_position_by_id(ids, n_ids=0):
     """Per id ``0..max(ids)`` (at least ``n_ids`` entries), the index of its
@@ -182,10 +179,14 @@ class StageVector:
         return StageVector(self.n_situations, kept, situations.copy(), stage_id)
 
     def paths_per_stage(self, n_stages):
-        """Number of situations in each stage ``0..n_stages-1`` (int64)."""
+        """Number of situations in each stage ``0..n_stages-1`` (int64; Python
+        ints past it, in an object array, on the deep variables of a tree)."""
         counts = np.bincount(self.stage, minlength=n_stages).astype(np.int64)
         if self.sit is not None and self.default >= 0:
-            counts[self.default] += self.n_situations - len(self.sit)
+            unlisted = self.n_situations - len(self.sit)
+            if unlisted > _INT64_MAX - len(self.sit):
+                counts = counts.astype(object)
+            counts[self.default] += unlisted
         return counts
 
     def block(self, start, length):

@@ -212,11 +212,9 @@ def path_codes(model, path, name):
 
 
 def situation_index(model, codes):
-    """R's situation indices (0-based) of paths given as level codes."""
-    idx = np.zeros(codes.shape[0], dtype=np.int64)
-    for j in range(codes.shape[1]):
-        idx = idx * model.n_levels[j] + codes[:, j]
-    return idx
+    """R's situation indices (0-based) of paths given as level codes (their
+    numbers in the model's trie past int64 indices)."""
+    return model.situations_of_paths(codes.shape[1], codes)
 
 
 def get_stage(object: Sevt,

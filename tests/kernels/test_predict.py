@@ -1,6 +1,7 @@
 """The prediction kernels against slow, obviously correct twins, on random trees
 mixing every storage of stages (dense, sparse with arbitrary listed
-situations, by parent configuration) and stages without probabilities."""
+situations, by parent configuration, deep variables numbered by a trie) and
+stages without probabilities."""
 import math
 
 import numpy as np
@@ -9,6 +10,22 @@ import pytest
 from pystagedtrees.inference._inference import _LogTables
 from pystagedtrees.kernels._predict import class_posteriors, path_log_probabilities
 from pystagedtrees.model._stagevec import ParentStageVector, StageVector
+from pystagedtrees.model._trie import SituationTrie
+
+
+def random_trie(rng, n_levels, first):
+    """A trie numbering the situations of variables ``first`` onwards: random
+    situations of ``first - 1`` and, variable after variable, random children
+    of those, numbered in path order (those left out lead outside)."""
+    n_anchor_situations = math.prod(int(k) for k in n_levels[:first - 1])
+    anchor = np.flatnonzero(rng.random(n_anchor_situations) < 0.6)
+    children, n_nodes = [], len(anchor)
+    for k in n_levels[first - 1:-1]:
+        chosen = rng.random(n_nodes * int(k)) < 0.7
+        table = np.where(chosen, np.cumsum(chosen) - 1, chosen.sum()).reshape(n_nodes, int(k))
+        n_nodes = int(chosen.sum())
+        children.append(np.vstack([table, np.full((1, int(k)), n_nodes)]))
+    return SituationTrie(first, anchor, children)
 
 
 class RandomTree:
@@ -20,11 +37,18 @@ class RandomTree:
         self.n_levels = rng.integers(2, 4, p).astype(np.int64)
         self.variables = [f"V{i}" for i in range(p)]
         self.vectors, self.log_tables = [], []
+        first = int(rng.integers(2, p + 2)) if p >= 3 else p + 1  # past p: none deep
+        self.situation_trie = random_trie(rng, self.n_levels, first) if first < p else None
         for i in range(p):
             n_situations = math.prod(int(k) for k in self.n_levels[:i])
             storage = rng.integers(0, 3) if i > 0 else 0
             n_stages = int(rng.integers(1, n_situations + 2))
-            if storage == 0:
+            if self.is_deep(i):  # listed: some trie numbers; the others (outside too) default
+                n_nodes = self.situation_trie.n_nodes(i)
+                listed = np.flatnonzero(rng.random(n_nodes) < 0.8)
+                vector = StageVector(n_situations, rng.integers(0, n_stages, len(listed)),
+                                     listed, int(rng.integers(0, n_stages)))
+            elif storage == 0:
                 vector = StageVector(n_situations, rng.integers(0, n_stages, n_situations))
             elif storage == 1:  # any listed situations, not only those under listed ones
                 listed = np.flatnonzero(rng.random(n_situations) < 0.5)
@@ -46,17 +70,29 @@ class RandomTree:
     def stage_vector(self, i):
         return self.vectors[i]
 
+    def is_deep(self, i):
+        return self.situation_trie is not None and i >= self.situation_trie.first
+
     def stage_probabilities(self, i):
         return np.exp(self.log_tables[i])
 
 
 def slow_path_logprob(tree, path):
-    """Sum of the log-probabilities along the path, situation by situation."""
+    """Sum of the log-probabilities along the path, situation by situation;
+    a deep variable's situation is its number in the trie, found by
+    following the path's levels from the anchor."""
     situation, total = 0, 0.0
+    trie = tree.situation_trie
     for i, code in enumerate(path):
+        if tree.is_deep(i):
+            if i == trie.first:
+                anchor = trie.anchor.tolist()
+                situation = anchor.index(situation) if situation in anchor else len(anchor)
+            situation = int(trie.children[i - trie.first][situation, path[i - 1]])
+        elif i > 0:
+            situation = situation * int(tree.n_levels[i - 1]) + int(path[i - 1])
         stage = int(tree.vectors[i].lookup(np.array([situation]))[0])
         total += tree.log_tables[i][stage, code]
-        situation = situation * int(tree.n_levels[i]) + int(code)
     return total
 
 
