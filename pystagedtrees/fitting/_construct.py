@@ -27,7 +27,11 @@ from pystagedtrees.fitting._counting import (
     count_situations,
     read_data,
 )
-from pystagedtrees.fitting._fit import fit_variable, sevt_fit, warn_unobserved_name_taken
+from pystagedtrees.fitting._fit import (
+    fit_in_place,
+    fit_variable,
+    warn_unobserved_name_taken,
+)
 from pystagedtrees.fitting._scores import compute_loglik
 from pystagedtrees.kernels._stage_scores import rsum
 from pystagedtrees.model._sevt import OPTIONAL_FIELDS, Sevt, check_sevt
@@ -259,7 +263,7 @@ def model_from_counts(tree, situations, counts, rows, data, join_unobserved, lam
     model.set_counts(situations, counts, data)
     if not full and not join_unobserved and rows is not None:
         return _fit_marginals(model, *rows, lambda_)
-    return sevt_fit(model, lambda_=lambda_)
+    return fit_in_place(model, lambda_)  # a model no one else holds: no copy
 
 
 def _fit_marginals(model, margins, n_rows, lambda_):

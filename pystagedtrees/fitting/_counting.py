@@ -16,6 +16,7 @@ import pandas as pd
 
 from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tree_reduce
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
+from pystagedtrees.base._rows import row_sums
 from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
@@ -180,11 +181,13 @@ def count_paths(codes, n_levels, weights):
         column = np.ascontiguousarray(codes[:, i])
         table = np.zeros((len(sit), k))
         situation_level_counts(group, column, weights, table)
-        keep = table.sum(axis=1) > 0
-        if i == 0:
-            keep[:] = True
-        situations.append(sit[keep])
-        counts.append(table[keep])
+        keep = row_sums(table) > 0
+        if i == 0 or keep.all():  # (no copies of the usual case: every one reached counts)
+            situations.append(sit)
+            counts.append(table)
+        else:
+            situations.append(sit[keep])
+            counts.append(table[keep])
         if i + 1 < p:
             occupied = table.ravel() > 0
             cell_id = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)

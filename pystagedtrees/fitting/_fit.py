@@ -10,6 +10,7 @@ import pandas as pd
 
 from pystagedtrees.base._dask import dask_levels, is_dask_frame
 from pystagedtrees.base._data import own_copy
+from pystagedtrees.base._rows import row_sums
 from pystagedtrees.base._validation import (
     check_flag,
     check_names,
@@ -26,7 +27,7 @@ from pystagedtrees.model._stagevec import new_label
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["sevt_fit", "join_unobserved", "check_scope"]
+__all__ = ["sevt_fit", "fit_in_place", "join_unobserved", "check_scope"]
 
 
 def check_scope(model, scope, name="scope", default_root=False):
@@ -59,10 +60,12 @@ def refitted_stage_prob(model, i):
     """Probabilities and sample sizes of the stages of variable ``i``
     estimated from the stored counts (by stage id), leaving the model as it is."""
     by_stage = stage_counts(model, i)
-    smoothed = by_stage + (model.lambda_ or 0.0)  # unset (copy_sevt without it): none, as the learners
+    sizes = row_sums(by_stage)
+    prob = by_stage  # smoothed and divided in place: the counts are not kept
+    prob += model.lambda_ or 0.0  # unset (copy_sevt without it): none, as the learners
     with np.errstate(invalid="ignore", divide="ignore"):
-        prob = smoothed / smoothed.sum(axis=1, keepdims=True)
-    return prob, by_stage.sum(axis=1)
+        prob /= row_sums(prob)[:, None]
+    return prob, sizes
 
 
 def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame | None = None,
@@ -137,10 +140,19 @@ def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame | None 
                 lambda_ = 0.0
             else:
                 lambda_ = model.lambda_
-        model.lambda_ = lambda_
-        positions = range(len(model.variables))
-        model.start_fit()
+        return fit_in_place(model, lambda_, compute_logLik)
     for i in positions:
+        fit_variable(model, i)
+    model.ll = compute_loglik(model) if compute_logLik else None
+    return model
+
+
+def fit_in_place(model, lambda_, compute_logLik=True):
+    """Fit every variable of ``model`` itself (not a copy) from its tables
+    with smoothing ``lambda_``, and return it (checked arguments)."""
+    model.lambda_ = lambda_
+    model.start_fit()
+    for i in range(len(model.variables)):
         fit_variable(model, i)
     model.ll = compute_loglik(model) if compute_logLik else None
     return model

@@ -22,8 +22,9 @@ __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "com
 def variable_loglik_of(model, i):
     """Log-likelihood contribution of variable ``i``, with R's summation."""
     counts = model.situation_counts(i)
-    prob_rows = model.stage_probabilities(i)[model.stage_vector(i).lookup(model.observed_situations(i))]
-    return variable_loglik(np.ascontiguousarray(counts), np.ascontiguousarray(prob_rows))
+    stages = model.stage_vector(i).lookup(model.observed_situations(i))
+    prob_rows = np.take(model.stage_probabilities(i), stages, axis=0)  # (take: no fancy indexing)
+    return variable_loglik(np.ascontiguousarray(counts), prob_rows)
 
 
 def sevt_df(object: Sevt) -> int:

@@ -124,8 +124,9 @@ def _by_number(model, i):
     vector = model.stage_vector(i)
     if not model.is_deep(i):
         return vector
-    numbers = np.arange(model.situation_trie.n_nodes(i) + 1, dtype=np.int64)
-    return StageVector(len(numbers), vector.lookup(numbers))
+    stage = np.full(model.situation_trie.n_nodes(i) + 1, vector.default, dtype=np.int32)
+    stage[vector.sit] = vector.stage  # (a deep vector lists trie numbers, with a default)
+    return StageVector(len(stage), stage)
 
 
 def _storage(vector, n_stages):

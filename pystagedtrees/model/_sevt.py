@@ -26,6 +26,7 @@ import pandas as pd
 
 from pystagedtrees.base._data import own_copy
 from pystagedtrees.base._loglik import LogLik
+from pystagedtrees.base._rows import rows_all_nan
 from pystagedtrees.base._validation import check_int, check_label, check_labels, check_smoothing
 from pystagedtrees.model._methods import SevtMethods
 from pystagedtrees.model._stagevec import (
@@ -248,7 +249,7 @@ class Sevt(SevtMethods):
                 out.append((v, None))
                 continue
             # fitted stages have a count (0 for unobserved ones, which may have NaN probabilities)
-            unset = np.isnan(self._n[i]) & np.isnan(self._prob[i]).all(axis=1)
+            unset = np.isnan(self._n[i]) & rows_all_nan(self._prob[i])
             out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
         return out
 

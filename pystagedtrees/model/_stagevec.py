@@ -94,6 +94,9 @@ class StageVector:
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             return self.stage[situations]
+        if situations is self.sit or (  # the listed ones (a model's own counts): no search
+                situations.shape == self.sit.shape and np.array_equal(situations, self.sit)):
+            return self.stage.copy()
         pos = np.searchsorted(self.sit, situations)
         pos_clipped = np.minimum(pos, len(self.sit) - 1) if len(self.sit) else pos
         if len(self.sit) == 0:
