@@ -156,10 +156,15 @@ def count_situations(codes, n_levels, weights, trie=None):
     translation = trie.translation(own)
     for i in range(trie.first, len(situations)):
         ours = translation[i - trie.first][situations[i]]
-        situations[i], where = np.unique(ours, return_inverse=True)
-        summed = np.zeros((len(situations[i]), counts[i].shape[1]))
-        np.add.at(summed, where.ravel(), counts[i])
-        counts[i] = summed
+        # both numberings follow the paths' order: the situations in our trie
+        # keep theirs, and all the others share our last number
+        outside = ours == trie.n_nodes(i)
+        if outside.any():
+            inside = ~outside
+            situations[i] = np.append(ours[inside], trie.n_nodes(i))
+            counts[i] = np.vstack([counts[i][inside], counts[i][outside].sum(axis=0)])
+        else:
+            situations[i] = ours
     return situations, counts
 
 

@@ -9,6 +9,7 @@ completions is refused (ValueError).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -71,8 +72,8 @@ class _LogTables:
                   else v.stage for i, v in enumerate(self.vectors)]
         # a row of log-probabilities per situation where stages are mostly
         # their own: one memory read per variable fewer
-        log_prob = [t[v.stage] if kind[i] == OWN
-                    else np.concatenate([t[v.stage], t[[v.default]]]) if kind[i] == SPARSE_OWN
+        log_prob = [np.take(t, v.stage, axis=0) if kind[i] == OWN
+                    else np.take(t, np.append(v.stage, v.default), axis=0) if kind[i] == SPARSE_OWN
                     else t for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
         listed = [v.sit if sparse[i] else _NONE for i, v in enumerate(self.vectors)]
         child_start = [_NONE] * p
@@ -94,17 +95,17 @@ class _LogTables:
             [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
              for i in range(p)],
         )
-        self._model, self._common = model, None
+        self._common = None
 
-    def common_stages(self):
+    def common_stages(self, model):
         """Per variable, ``(stage id, exceptions)``: every situation not in the
         sorted array ``exceptions`` is in that stage (the default stage of a
         sparse vector, the commonest of a dense one); None for a vector stored
         by parent configuration.  Computed once, when rows with many
         completions ask."""
         if self._common is None:
-            self._common = [_common_stage(self._model.stage_vector(i))
-                            for i in range(len(self._model.variables))]
+            self._common = [_common_stage(model.stage_vector(i))
+                            for i in range(len(model.variables))]
         return self._common
 
     def dense_arrays(self):
@@ -116,6 +117,27 @@ class _LogTables:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+
+# per model, the parts its tables were built from and the tables; a model
+# replaces its stage vectors and probabilities when they change (never edits
+# them in place), so the same objects mean the same tables
+_TABLES_OF = weakref.WeakKeyDictionary()
+
+
+def log_tables_of(model):
+    """The :class:`_LogTables` of ``model``, built once while its stages and
+    probabilities stay the same (not on every call: they cost as much as
+    the model holds)."""
+    p = len(model.variables)
+    parts = ([model.stage_vector(i) for i in range(p)]
+             + [model.stage_probabilities(i) for i in range(p)] + [model.situation_trie])
+    kept = _TABLES_OF.get(model)
+    if kept is not None and len(kept[0]) == len(parts) and all(
+            a is b for a, b in zip(kept[0], parts)):
+        return kept[1]
+    tables = _LogTables(model)
+    _TABLES_OF[model] = (parts, tables)
+    return tables
 
 
 def _by_number(model, i):
@@ -169,7 +191,7 @@ def path_logprob(model, codes, log_tables=None):
     ``codes`` holds no missing value.  Undefined probabilities (empty stages
     without smoothing) give NaN, as in R.
     """
-    tables = _LogTables(model) if log_tables is None else log_tables
+    tables = log_tables_of(model) if log_tables is None else log_tables
     out = np.empty(codes.shape[0])
     path_log_probabilities(tables.tree, np.ascontiguousarray(codes, dtype=np.int32), out)
     return out
@@ -218,7 +240,7 @@ def marginal_logprob(model, codes, log_tables=None):
     counts as probability 0, as in R's sum (``logSumExp(na.rm = TRUE)``),
     a single path included.
     """
-    log_tables = _LogTables(model) if log_tables is None else log_tables
+    log_tables = log_tables_of(model) if log_tables is None else log_tables
     if (codes >= 0).all():
         return _undefined_as_zero(path_logprob(model, codes, log_tables))
     impossible = (codes == UNKNOWN).any(axis=1)
@@ -277,7 +299,7 @@ def _distinguished_paths(model, log_tables, missing, upto):
     trie = model.situation_trie
     if trie is not None and upto > trie.first:  # situations numbered in mixed radix only
         return math.inf
-    common = log_tables.common_stages()
+    common = log_tables.common_stages(model)
     below = [0] * (upto + 1)  # exceptions of the variables i..upto-1
     for i in range(upto - 1, -1, -1):
         below[i] = math.inf if common[i] is None else below[i + 1] + len(common[i][1])
@@ -305,7 +327,7 @@ def _distinguished_logprob(model, row, upto, log_tables):
     """
     n_levels = [int(k) for k in model.n_levels[:upto]]
     vectors = [model.stage_vector(j) for j in range(upto)]
-    common = log_tables.common_stages()[:upto]
+    common = log_tables.common_stages(model)[:upto]
     mergeable_from = upto  # variables from here on all have a common stage
     while mergeable_from > 0 and common[mergeable_from - 1] is not None:
         mergeable_from -= 1
@@ -612,7 +634,7 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
                 ["prob with a Dask `x` and one event (a dict) as `conditional_on`"])
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
-    log_tables = _LogTables(object)
+    log_tables = log_tables_of(object)
     cond_lp = 0.0
     if conditional_on is not None:
         cond = _as_frame(conditional_on, "conditional_on").reset_index(drop=True)
@@ -754,7 +776,7 @@ def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     max-shifted: rows where every level has probability 0 are all NaN.
     Rows with gaps before their last given value sum them out.
     """
-    tables = _LogTables(model)
+    tables = log_tables_of(model)
     n, p, k = columns.n_rows, len(model.variables), int(model.n_levels[c])
     values = np.empty((n, k)) if keep_values else None
     best = np.empty(n, dtype=np.int64)
