@@ -5,7 +5,9 @@ Run: python benchmarks/bench_scale.py [--vars 20 40 63 100] [--rows 100000 10000
 Each size draws independent binary columns (numpy seed 0); predict() reads the
 same rows without the root (the class), with prob=True and with labels.  Each
 call reports its wall seconds (best of the repeats), its CPU seconds (of that
-best run) and the process's peak resident memory after it; ``B/sit`` is the
+best run; rows per CPU second stay meaningful on a shared machine) and the
+process's peak resident memory after it; the repeats of predict() reuse the
+tables the first call built for the model; ``B/sit`` is the
 peak after full() over the situations the full tree holds (all variables).
 Past 63 binary variables the tree numbers its deep situations by the observed
 paths (a checkout without that refuses the size: shown as "refused").  With
@@ -50,6 +52,7 @@ def best_of(repeat, func):
     ``repeat`` calls, and its result."""
     best, result = (np.inf, np.inf, 0.0), None
     for _ in range(repeat):
+        result = None  # one model at a time in memory
         start, cpu = time.perf_counter(), time.process_time()
         result = func()
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -98,7 +101,7 @@ def main():
         return
     here = Path(__file__).resolve().parents[1]
     header = (f"{'vars':>4s} {'rows':>9s} {'call':>12s} {'after s':>9s} {'CPU s':>7s} "
-              f"{'peak GB':>7s} {'B/sit':>6s} {'rows/s':>11s}")
+              f"{'peak GB':>7s} {'B/sit':>6s} {'rows/s':>11s} {'rows/CPU s':>11s}")
     print(header + (f" {'before s':>9s} {'ratio':>7s}" if args.before else ""))
     for n_rows in args.rows:
         for n_vars in args.vars:
@@ -112,7 +115,8 @@ def main():
                 per_sit = after["bytes_per_situation"] if call == "full" else None
                 line = (f"{n_vars:4d} {n_rows:9,d} {call:>12s} {wall:9.3f} {cpu:7.2f} {peak:7.2f} "
                         + (f"{per_sit:6.0f}" if per_sit else f"{'':>6s}"))
-                line += f" {n_rows / wall:11,.0f}" if call.startswith("predict") else f" {'':>11s}"
+                line += (f" {n_rows / wall:11,.0f} {n_rows / cpu:11,.0f}" if call.startswith("predict")
+                         else f" {'':>11s} {'':>11s}")
                 if before:
                     line += (f" {'refused':>9s}" if before is None else
                              f" {before[call][0]:9.3f} {before[call][0] / wall:6.1f}x")
