@@ -195,22 +195,29 @@ def count_paths(codes, n_levels, weights):
             counts.append(table[keep])
         if i + 1 < p:
             occupied = table.ravel() > 0
-            cell_id = np.where(occupied, np.cumsum(occupied) - 1, -1).astype(np.int64)
-            cells = np.flatnonzero(occupied)
+            # the cells' ids, and one more row: the trie's outside, if the next is deep
+            ids = np.empty(occupied.size + k, dtype=np.int64)
+            cell_id = ids[:occupied.size]
+            np.cumsum(occupied, out=cell_id)
+            n_cells = int(cell_id[-1]) if len(cell_id) else 0
+            cell_id -= 1
+            empty = ~occupied
+            cell_id[empty] = -1
             next_group = np.empty(n, dtype=np.int64)
             next_situation_ids(group, column, cell_id, k, next_group)
             group = next_group
             if first is not None and i + 1 >= first:
                 # a deep variable: its situations numbered by their place, in
-                # path order; the children of this variable's say which
+                # path order; the children of this variable's say which (an
+                # empty cell, or the outside's, leads outside the trie)
                 if i + 1 == first:
                     anchor = sit
-                outside = len(cells)
-                cell_id[cell_id < 0] = outside
-                children.append(np.vstack([cell_id.reshape(len(sit), k),
-                                           np.full((1, k), outside, dtype=np.int64)]))
-                sit = np.arange(len(cells), dtype=np.int64)
+                cell_id[empty] = n_cells
+                ids[occupied.size:] = n_cells
+                children.append(ids.reshape(len(sit) + 1, k))
+                sit = np.arange(n_cells, dtype=np.int64)
             else:
+                cells = np.flatnonzero(occupied)
                 sit = sit[cells // k] * k + cells % k
     trie = None if first is None else SituationTrie(first, anchor, children)
     return situations, counts, trie

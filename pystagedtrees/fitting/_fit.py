@@ -104,7 +104,9 @@ def sevt_fit(object: Sevt, data: pd.DataFrame | pd.Series | dd.DataFrame | None 
     [0.75, 0.25]
     """
     check_sevt(object)
-    model = object.copy()
+    # new data replace the tables and the fit (unless `scope` ignores them): not copied
+    model = (object.copy() if data is None or scope is not None
+             else object.copy_without(("ctables", "prob")))
     lambda_ = check_smoothing(lambda_, "lambda_", allow_none=True)
     compute_logLik = check_flag(compute_logLik, "compute_logLik")
     positions = None if scope is None else check_scope(model, scope)

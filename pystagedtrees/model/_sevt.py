@@ -265,6 +265,10 @@ class Sevt(SevtMethods):
         if only is not None and only >= len(self._vars):
             raise ValueError(f"`only` must be a variable's position, below {len(self._vars)}; "
                              f"got {only}.")
+        return self._copy(only, into)
+
+    def _copy(self, only=None, into=None, dropped=()):
+        """:meth:`copy`, with the private array fields in ``dropped`` None (not copied)."""
 
         def copied(j, a):
             return a if (only is not None and j != only) or a is None else a.copy()
@@ -277,7 +281,7 @@ class Sevt(SevtMethods):
         out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
-            value = getattr(self, field)
+            value = None if field in dropped else getattr(self, field)
             # None entries: variables awaiting their fit
             setattr(out, field, None if value is None else [
                 copied(j, a) for j, a in enumerate(value)])
@@ -286,7 +290,9 @@ class Sevt(SevtMethods):
 
     def copy_without(self, fields: Iterable[str]) -> Sevt:
         """A copy with the given optional fields (``OPTIONAL_FIELDS``) dropped (R's ``copy_sevt``)."""
-        out = self.copy()
+        fields = list(fields)
+        arrays = {"ctables": ("_ctab_sit", "_ctab"), "prob": ("_prob", "_n")}
+        out = self._copy(dropped=[a for f in fields for a in arrays.get(f, ())])
         for field in fields:
             if field == "ctables":
                 out._ctab_sit = out._ctab = None
