@@ -288,6 +288,19 @@ def _draw_variable(model, i, codes, situation, source, unobserved, complete):
     return used
 
 
+def _trie_numbers(model, i, codes, previous):
+    """The situations of deep variable ``i`` of the rows drawn so far (-1 for
+    those that stopped), from their numbers ``previous`` at ``i - 1`` if deep."""
+    alive = codes[:, i - 1] >= 0
+    out = np.full(len(codes), -1, dtype=np.int64)
+    if previous is None:
+        out[alive] = model.situations_of_paths(i, codes[alive, :i])
+    else:
+        children = model.situation_trie.children[i - model.situation_trie.first]
+        out[alive] = children[previous[alive], codes[alive, i - 1]]
+    return out
+
+
 def sample_from(object: Sevt, size: int = 1, seed: Seed = None,
                 rng: Rng = None) -> pd.DataFrame:
     """Draw paths (rows of data) from a staged tree (R: ``sample_from``).
@@ -340,7 +353,11 @@ def sample_from(object: Sevt, size: int = 1, seed: Seed = None,
     situation = codes[:, 0].astype(np.int64)
     unobserved = set(object.name_unobserved or [])
     complete = True
+    numbers = None
     for i in range(1, p):
+        if object.is_deep(i):  # numbered in the trie, not by the kernel's mixed radix
+            numbers = _trie_numbers(object, i, codes, numbers)
+            situation[:] = numbers
         complete = _draw_variable(object, i, codes, situation, source, unobserved, complete) == size
     frame = pd.DataFrame(
         {v: pd.Categorical.from_codes(codes[:, i], object.tree[v]) for i, v in enumerate(object.variables)}

@@ -189,3 +189,13 @@ def test_subtree_refuses_deep_trees(deep_data):
     model = st.full(frame.iloc[:100, :66], lambda_=1)
     with pytest.raises(ValueError, match="subtree cuts trees whose situations have int64"):
         st.subtree(model, {"V0": "1"})
+
+
+def test_sample_from_a_deep_tree_follows_its_observed_paths(deep_data):
+    codes, frame = deep_data
+    model = st.full(frame.iloc[:200, :70], lambda_=0)  # unseen levels have probability 0
+    drawn = st.sample_from(model, 300, seed=1)
+    seen = {tuple(row) for row in codes[:200, :70].tolist()}
+    drawn_codes = np.column_stack([drawn[v].cat.codes.to_numpy() for v in drawn.columns])
+    assert (drawn_codes >= 0).all()
+    assert all(tuple(row) in seen for row in drawn_codes.tolist())
