@@ -153,6 +153,10 @@ def count_situations(codes, n_levels, weights, trie=None):
     situations, counts, own = count_paths(codes, n_levels, weights)
     if own is None:
         return situations, counts
+    if trie is None:  # (sevt_add and Dask input refuse such trees first)
+        raise ValueError(f"the tree has more than {MAX_SITUATIONS} situations per variable from "
+                         f"its variable {own.first + 1} on, numbered only by a model's paths; "
+                         "build the model with full() or indep().")
     translation = trie.translation(own)
     for i in range(trie.first, len(situations)):
         ours = translation[i - trie.first][situations[i]]
