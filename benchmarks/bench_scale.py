@@ -13,7 +13,8 @@ Past 63 binary variables the tree numbers its deep situations by the observed
 paths (a checkout without that refuses the size: shown as "refused").  With
 ``--before PATH`` (another checkout, e.g. main, built in place) the same sizes
 are timed there too, one size after the other in both, and the table gives
-the ratios before / after.  Targets (issue 32): class posteriors at 5 million
+the ratios before / after of the CPU seconds (steadier than wall seconds on a
+shared machine).  Targets (issue 32): class posteriors at 5 million
 rows/s per core on 20 variables, 1 million rows/s at 63 to 100 variables.
 """
 import argparse
@@ -103,7 +104,7 @@ def main():
     here = Path(__file__).resolve().parents[1]
     header = (f"{'vars':>4s} {'rows':>9s} {'call':>12s} {'after s':>9s} {'CPU s':>7s} "
               f"{'peak GB':>7s} {'B/sit':>6s} {'rows/s':>11s} {'rows/CPU s':>11s}")
-    print(header + (f" {'before s':>9s} {'ratio':>7s}" if args.before else ""))
+    print(header + (f" {'before s':>9s} {'CPU s':>7s} {'CPU ratio':>9s}" if args.before else ""))
     for n_rows in args.rows:
         for n_vars in args.vars:
             after = time_in(here, n_vars, n_rows, args.repeat)
@@ -118,9 +119,10 @@ def main():
                         + (f"{per_sit:6.0f}" if per_sit else f"{'':>6s}"))
                 line += (f" {n_rows / wall:11,.0f} {n_rows / cpu:11,.0f}" if call.startswith("predict")
                          else f" {'':>11s} {'':>11s}")
-                if before:
+                if args.before:
                     line += (f" {'refused':>9s}" if before is None else
-                             f" {before[call][0]:9.3f} {before[call][0] / wall:6.1f}x")
+                             f" {before[call][0]:9.3f} {before[call][1]:7.2f} "
+                             f"{before[call][1] / cpu:8.1f}x")
                 print(line, flush=True)
 
 

@@ -199,3 +199,14 @@ def test_sample_from_a_deep_tree_follows_its_observed_paths(deep_data):
     drawn_codes = np.column_stack([drawn[v].cat.codes.to_numpy() for v in drawn.columns])
     assert (drawn_codes >= 0).all()
     assert all(tuple(row) in seen for row in drawn_codes.tolist())
+
+
+def test_a_pickled_deep_tree_predicts_the_same(deep_data):
+    import pickle
+
+    _, frame = deep_data
+    model = st.full(frame.iloc[:300, :66], lambda_=1)
+    again = pickle.loads(pickle.dumps(model))
+    rows = frame.iloc[250:350, :66].drop(columns="V0")
+    np.testing.assert_array_equal(st.predict(model, rows, prob=True).to_numpy(),
+                                  st.predict(again, rows, prob=True).to_numpy())
