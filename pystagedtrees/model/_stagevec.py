@@ -138,7 +138,10 @@ class StageVector:
             if gap is not None:
                 first[self.default] = gap if first[self.default] < 0 else min(first[self.default], gap)
         ids = np.flatnonzero(first >= 0)
-        return ids[np.argsort(first[ids], kind="stable")].astype(np.int32)
+        keys = first[ids]
+        if np.all(keys[1:] > keys[:-1]):  # already in order (a refit's usual case): no sort
+            return ids.astype(np.int32)
+        return ids[np.argsort(keys, kind="stable")].astype(np.int32)
 
     def ids_in_use(self):
         """Sorted distinct ids used by some situation."""
