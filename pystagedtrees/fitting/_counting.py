@@ -204,9 +204,8 @@ def count_paths(codes, n_levels, weights):
             cell_id = ids[:occupied.size]
             np.cumsum(occupied, out=cell_id)
             n_cells = int(cell_id[-1]) if len(cell_id) else 0
+            cell_id *= occupied  # an empty cell's id: -1 (no mask: the cheaper pass)
             cell_id -= 1
-            empty = ~occupied
-            cell_id[empty] = -1
             next_group = np.empty(n, dtype=np.int64)
             next_situation_ids(group, column, cell_id, k, next_group)
             group = next_group
@@ -216,7 +215,7 @@ def count_paths(codes, n_levels, weights):
                 # empty cell, or the outside's, leads outside the trie)
                 if i + 1 == first:
                     anchor = sit
-                cell_id[empty] = n_cells
+                cell_id[~occupied] = n_cells
                 ids[occupied.size:] = n_cells
                 children.append(ids.reshape(len(sit) + 1, k))
                 sit = np.arange(n_cells, dtype=np.int64)
