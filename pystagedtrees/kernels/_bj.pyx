@@ -9,6 +9,7 @@ import numpy as np
 cimport cython
 
 from libc.math cimport INFINITY, fabs, isnan, log, sqrt
+from libc.string cimport memcmp
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS, NEAREST_LISTED
 from pystagedtrees.kernels._rstage cimport join_stats
@@ -91,33 +92,110 @@ cdef inline void transform_stage(int code, const float64_t[:, ::1] prob, float64
 
 @cython.final
 cdef class _Stages:
-    """The stages' probabilities and R's distance between two of them."""
-    cdef float64_t[:, ::1] prob
-    cdef float64_t[:, ::1] tr
+    """The stages' probabilities and R's distance between two of them.
+
+    Each distinct row of probabilities is stored once (``row_prob``; a
+    joined stage takes an equal row if one is in use, else a new one): the
+    stages of large sparse trees share a few rows, and a distance depends
+    only on the two rows and which stage comes later.
+    """
+    cdef float64_t[:, ::1] prob  # per stage, the caller's
+    cdef float64_t[:, ::1] row_prob
+    cdef float64_t[:, ::1] row_tr
+    cdef index_t[::1] row_of
+    cdef index_t[::1] row_users
+    cdef Py_ssize_t n_rows
     cdef const index_t[::1] rank
     cdef int code
 
     def __init__(self, float64_t[:, ::1] prob, const index_t[::1] rank, int code):
-        cdef Py_ssize_t a
+        cdef Py_ssize_t r, m = prob.shape[0], k = prob.shape[1]
         self.prob = prob
         self.rank = rank
         self.code = code
-        self.tr = np.zeros((prob.shape[0], prob.shape[1]))
-        for a in range(prob.shape[0]):
-            transform_stage(code, prob, self.tr, a)
+        # equal bytes, not equal values: the same distances to everything
+        as_bytes = np.asarray(prob).view(np.dtype((np.void, 8 * k))).ravel()
+        _, first, row_of = np.unique(as_bytes, return_index=True, return_inverse=True)
+        self.n_rows = len(first)
+        row_of = np.ascontiguousarray(row_of.reshape(-1), dtype=np.int64)
+        # room for every join to make a new row
+        row_prob = np.zeros((self.n_rows + m, k))
+        row_prob[:self.n_rows] = np.asarray(prob)[first]
+        self.row_prob = row_prob
+        self.row_tr = np.zeros((self.n_rows + m, k))
+        self.row_of = row_of
+        self.row_users = np.bincount(row_of, minlength=self.n_rows + m).astype(np.int64)
+        for r in range(self.n_rows):
+            transform_stage(code, self.row_prob, self.row_tr, r)
 
     cdef inline double distance(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
         """R's distance between stages ``a`` and ``b``, the later one first (R
         fills the lower triangle of its matrix)."""
+        cdef Py_ssize_t ra, rb
         if self.rank[a] < self.rank[b]:
             a, b = b, a
-        return probdist(self.code, &self.prob[a, 0], &self.prob[b, 0], &self.tr[a, 0],
-                        &self.tr[b, 0], self.prob.shape[1])
+        ra, rb = self.row_of[a], self.row_of[b]
+        return probdist(self.code, &self.row_prob[ra, 0], &self.row_prob[rb, 0],
+                        &self.row_tr[ra, 0], &self.row_tr[rb, 0], self.row_prob.shape[1])
+
+    cdef void set_joined(self, Py_ssize_t keep, Py_ssize_t drop,
+                         const double* new_p) noexcept nogil:
+        """Stage ``keep`` takes probabilities ``new_p``; ``drop`` is gone."""
+        cdef Py_ssize_t a, r, found = -1, k = self.prob.shape[1]
+        for a in range(k):
+            self.prob[keep, a] = new_p[a]
+        self.row_users[self.row_of[keep]] -= 1
+        self.row_users[self.row_of[drop]] -= 1
+        for r in range(self.n_rows):
+            if self.row_users[r] > 0 and memcmp(&self.row_prob[r, 0], new_p,
+                                                k * sizeof(double)) == 0:
+                found = r
+                break
+        if found < 0:
+            found = self.n_rows
+            self.n_rows += 1
+            for a in range(k):
+                self.row_prob[found, a] = new_p[a]
+            transform_stage(self.code, self.row_prob, self.row_tr, found)
+        self.row_of[keep] = found
+        self.row_users[found] += 1
 
 
-# what backward_join_distance keeps per stage: a few numbers and the listed
-# partners (stage id, distance, version); plus 8 bytes per level
-BYTES_PER_STAGE = 20 * NEAREST_LISTED + 80
+@cython.final
+cdef class _Memo:
+    """Distances from one stage (``begin``) to others, each computed once per
+    row and side (which stage comes later): valid while no stage changes."""
+    cdef _Stages stages
+    cdef double[:, ::1] value
+    cdef index_t[:, ::1] stamp
+    cdef index_t call
+    cdef Py_ssize_t origin
+
+    def __init__(self, _Stages stages):
+        self.stages = stages
+        self.value = np.zeros((stages.row_prob.shape[0], 2))
+        self.stamp = np.full((stages.row_prob.shape[0], 2), -1, dtype=np.int64)
+        self.call = 0
+        self.origin = -1
+
+    cdef inline void begin(self, Py_ssize_t a) noexcept nogil:
+        self.call += 1
+        self.origin = a
+
+    cdef inline double get(self, Py_ssize_t b) noexcept nogil:
+        cdef Py_ssize_t side = self.stages.rank[b] > self.stages.rank[self.origin]
+        cdef Py_ssize_t r = self.stages.row_of[b]
+        if self.stamp[r, side] != self.call:
+            self.stamp[r, side] = self.call
+            self.value[r, side] = self.stages.distance(self.origin, b)
+        return self.value[r, side]
+
+
+# what backward_join_distance keeps per stage: a few numbers, the listed
+# partners (stage id, distance, version), room for two rows and two memos;
+# and per level, room for two rows of probabilities and their logs or roots
+BYTES_PER_STAGE = 20 * NEAREST_LISTED + 240
+BYTES_PER_STAGE_LEVEL = 32
 
 
 @cython.final
@@ -136,6 +214,7 @@ cdef class _Nearest:
     comes before it is the list refilled by a scan of all later stages.
     """
     cdef _Stages stages
+    cdef _Memo scan
     cdef const index_t[::1] rank
     cdef const index_t[::1] order  # stage ids by rank
     cdef const index_t[::1] position  # each stage's place in order
@@ -154,6 +233,7 @@ cdef class _Nearest:
                  const index_t[::1] position):
         cdef Py_ssize_t m = rank.shape[0]
         self.stages = stages
+        self.scan = _Memo(stages)
         self.rank = rank
         self.order = order
         self.position = position
@@ -210,10 +290,11 @@ cdef class _Nearest:
         cdef Py_ssize_t j, c
         self.n_listed[a] = 0
         self.bound_rank[a] = -1
+        self.scan.begin(a)
         for j in range(self.position[a] + 1, self.order.shape[0]):
             c = self.order[j]
             if self.active[c]:
-                self.offer(a, c, self.stages.distance(a, c))
+                self.offer(a, c, self.scan.get(c))
 
     cdef void refresh(self, Py_ssize_t a) noexcept nogil:
         """Make the first live listed partner of ``a`` its nearest later one,
@@ -260,10 +341,11 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     join keeps the earlier stage.  Probabilities, sample sizes and the
     chained log-likelihood follow R's ``join_stages_unsafe``.
 
-    Memory is linear in the number of stages (``BYTES_PER_STAGE`` each, plus
-    8 per level): each keeps its nearest later partner and a short list of
-    its closest ones (see ``_Nearest``), and distances are computed when
-    needed.
+    Memory is linear in the number of stages (``BYTES_PER_STAGE`` each, and
+    ``BYTES_PER_STAGE_LEVEL`` per level): each keeps its nearest later
+    partner and a short list of its closest ones (see ``_Nearest``), and
+    distances are computed when needed, once per distinct row of
+    probabilities (see ``_Stages``).
 
     Returns
     -------
@@ -282,6 +364,7 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     cdef const index_t[::1] order = order_arr
     cdef const index_t[::1] position = position_arr
     cdef _Nearest near = _Nearest(stages, rank, order, position)
+    cdef _Memo to_keep = _Memo(stages)
     cdef flag_t[::1] active = near.active
     cdef double[::1] nn_dist = near.nn_dist
     cdef index_t[::1] nn_arg = near.nn_arg
@@ -305,9 +388,7 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
             keep, drop = best_row, nn_arg[best_row]
             join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k,
                        new_p, &dll, &gain)
-            for a in range(k):
-                prob[keep, a] = new_p[a]
-            transform_stage(stages.code, prob, stages.tr, keep)
+            stages.set_joined(keep, drop, new_p)
             n[keep] = n[keep] + n[drop]
             ll = (ll - dll) + gain
             df = df - k + 1
@@ -318,11 +399,12 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
             n_joins += 1
             near.n_listed[keep] = 0
             near.bound_rank[keep] = -1
+            to_keep.begin(keep)
             for j in range(m):
                 b = order[j]
                 if b == keep or not active[b]:
                     continue
-                value = stages.distance(keep, b)
+                value = to_keep.get(b)
                 if j > position[keep]:
                     near.offer(keep, b, value)
                     if nn_arg[b] == drop:

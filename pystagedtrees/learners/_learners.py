@@ -26,6 +26,7 @@ from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage
 from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.kernels._bhc import backward_join
 from pystagedtrees.kernels._bj import BYTES_PER_STAGE as BJ_BYTES_PER_STAGE
+from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAGE_LEVEL
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
@@ -472,8 +473,8 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
 
 def _bj_bytes(m, k):
     """What stages_bj keeps for ``m`` stages of ``k`` levels: per stage its
-    closest partners and the logs or roots of its probabilities."""
-    return m * (BJ_BYTES_PER_STAGE + 8 * k)
+    closest partners, and room for rows of probabilities and their distances."""
+    return m * (BJ_BYTES_PER_STAGE + BJ_BYTES_PER_STAGE_LEVEL * k)
 
 
 def _bj_steps(model, positions, ignore):
