@@ -259,7 +259,7 @@ cdef class _Nearest:
             self.bound_dist[a] = d
             self.bound_rank[a] = r
 
-    cdef void offer(self, Py_ssize_t a, Py_ssize_t c, double d) noexcept nogil:
+    cdef inline void offer(self, Py_ssize_t a, Py_ssize_t c, double d) noexcept nogil:
         """List later partner ``c`` at distance ``d`` for ``a`` in (distance,
         rank) order, or leave it (or the last listed) out when the list is full."""
         cdef Py_ssize_t j, n = self.n_listed[a], last = NEAREST_LISTED - 1
