@@ -7,7 +7,7 @@ import numpy as np
 from libc.math cimport exp, fabs, fmax, isfinite, isnan, log1p
 from libc.stdlib cimport free, malloc
 
-from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
 cdef double RELTOL = 1e-5
@@ -36,83 +36,6 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
                     base = base + codes[i, fam_cols[t]] * fam_strides[t]
                 for c in range(n_class):
                     out[i, c] += log_cpts[base + c]
-
-
-cdef const float64_t** _slot_tables(list pool, const index_t[::1] slots,
-                                     Py_ssize_t n, Py_ssize_t m) except NULL:
-    """The data of ``pool[slots[k]]``, each checked to be an (n, m) C-contiguous
-    float64 table; the caller frees the array (the tables stay owned by ``pool``)."""
-    cdef Py_ssize_t k, n_slots = slots.shape[0]
-    cdef const float64_t[:, ::1] table
-    cdef const float64_t** tables = <const float64_t**> malloc(max(n_slots, 1) * sizeof(float64_t*))
-    if tables == NULL:
-        raise MemoryError()
-    for k in range(n_slots):
-        if not 0 <= slots[k] < len(pool) or pool[slots[k]] is None:
-            free(tables)
-            raise ValueError(f"slot {slots[k]} holds no table")
-        try:
-            table = pool[slots[k]]
-        except (TypeError, ValueError):
-            free(tables)
-            raise
-        if table.shape[0] != n or table.shape[1] != m:
-            free(tables)
-            raise ValueError(f"slot {slots[k]} is a {table.shape[0]} x {table.shape[1]} table, "
-                             f"not {n} x {m}")
-        tables[k] = &table[0, 0] if n * m else NULL
-    return tables
-
-
-def pool_sum(list pool, const index_t[::1] slots, float64_t[:, ::1] out):
-    """``out = sum_k pool[slots[k]]``, added in the order of ``slots``.
-
-    ``pool`` is a list of (n, C) float64 tables shaped as ``out``; ``slots``
-    holds at least one index of a table.
-    """
-    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if slots.shape[0] == 0:
-        raise ValueError("no slot to sum")
-    cdef const float64_t** tables = _slot_tables(pool, slots, out.shape[0], out.shape[1])
-    cdef float64_t *res = &out[0, 0] if size else NULL
-    with nogil:
-        for i in range(size):
-            res[i] = tables[0][i]
-        for k in range(1, slots.shape[0]):
-            for i in range(size):
-                res[i] = res[i] + tables[k][i]
-    free(tables)
-
-
-def pool_delta(list pool, const float64_t[:, ::1] base, const index_t[::1] minus,
-               const index_t[::1] plus, float64_t[:, ::1] out):
-    """``out = base - sum pool[minus] + sum pool[plus]`` (see :func:`pool_sum`).
-
-    The removed slots must be finite (-inf - -inf is undefined).
-    """
-    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if base.shape[0] != out.shape[0] or base.shape[1] != out.shape[1]:
-        raise ValueError("base and out must have the same shape")
-    cdef const float64_t** removed = _slot_tables(pool, minus, out.shape[0], out.shape[1])
-    cdef const float64_t** added
-    try:
-        added = _slot_tables(pool, plus, out.shape[0], out.shape[1])
-    except (MemoryError, ValueError):
-        free(removed)
-        raise
-    cdef float64_t *res = &out[0, 0] if size else NULL
-    cdef const float64_t *start = &base[0, 0] if size else NULL
-    with nogil:
-        for i in range(size):
-            res[i] = start[i]
-        for k in range(minus.shape[0]):
-            for i in range(size):
-                res[i] = res[i] - removed[k][i]
-        for k in range(plus.shape[0]):
-            for i in range(size):
-                res[i] = res[i] + added[k][i]
-    free(removed)
-    free(added)
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
@@ -194,47 +117,35 @@ def exp_rows(const float64_t[:, ::1] x, float64_t[:, ::1] out):
                 out[i, j] = exp(x[i, j])
 
 
-def family_index_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
-                        const index_t[::1] dims, const code_t[::1] truth,
-                        const index_t[::1] fold, const float64_t[::1] weight,
-                        index_t[::1] index, float64_t[:, ::1] counts):
-    """Per row, the C-order index of its values of ``cols`` (-1 if one is
-    missing); per fold, the weighted counts of (those values, class)."""
-    cdef Py_ssize_t n = codes.shape[0], m = counts.shape[1], i, j, flat, v, n_class
-    n_class = m
-    for j in range(cols.shape[0]):
-        n_class = n_class // dims[j]
-    with nogil:
-        for i in range(n):
-            flat = 0
-            for j in range(cols.shape[0]):
-                v = codes[i, cols[j]]
-                if v < 0:
-                    flat = -1
-                    break
-                flat = flat * dims[j] + v
-            index[i] = flat
-            if flat >= 0:
-                counts[fold[i], flat * n_class + truth[i]] += weight[i]
-
-
-def gather_by_fold(const index_t[::1] index, const index_t[::1] fold,
-                   const float64_t[:, ::1] tables, float64_t[:, ::1] out):
-    """``out[i, c] = tables[fold[i], index[i] * C + c]``: each row reads the
-    (log-)CPT of its own fold, class last; a row with index -1 gets 0."""
-    cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, base
-    with nogil:
-        for i in range(n):
-            base = index[i] * m
-            for c in range(m):
-                out[i, c] = tables[fold[i], base + c] if base >= 0 else 0.0
-
-
 # Two scores tie in max.col when they differ by at most RELTOL of the larger,
 # i.e. when their logs differ by at most -log1p(-RELTOL).
 cdef double LOG_TIE = -log1p(-RELTOL)
 # Above this log-score exp() is a normal double, so the log test is exact.
 cdef double LOG_NORMAL = -700.0
+
+
+cdef inline Py_ssize_t _map_class(const double *x, Py_ssize_t m, double *scratch,
+                                  index_t *events) noexcept nogil:
+    """R's ``max.col`` on ``exp(x)`` for one row of ``m`` log-scores: the
+    column, or -1 where R would draw (``events[0]`` uniforms); -2 for NaN.
+
+    Two-class rows are decided on the logs, without exponentials; ``scratch``
+    holds ``m`` doubles for the others.
+    """
+    cdef Py_ssize_t c, best, used = 0
+    cdef double d
+    # a NaN score (R's NA: no prediction) goes the general way
+    if m == 2 and not isnan(x[0]) and not isnan(x[1]) and fmax(x[0], x[1]) > LOG_NORMAL:
+        d = x[1] - x[0]
+        if fabs(d) <= LOG_TIE:
+            events[0] = 1
+            return -1
+        events[0] = 0
+        return 1 if d > 0 else 0
+    for c in range(m):
+        scratch[c] = exp(x[c])
+    best = _row_max(scratch, m, False, NULL, 0, &used, events)
+    return -1 if events[0] > 0 else best
 
 
 def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
@@ -247,9 +158,7 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
     number of draws (see :func:`max_col_ties`).  Two-class rows are decided
     on the logs, without exponentials.
     """
-    cdef Py_ssize_t n = log_scores.shape[0], m = log_scores.shape[1], i, c, best
-    cdef Py_ssize_t used = 0
-    cdef double d, top
+    cdef Py_ssize_t n = log_scores.shape[0], m = log_scores.shape[1], i
     if n == 0 or m == 0:
         return
     buffer = np.empty(m)
@@ -257,20 +166,254 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
     cdef const double *x = &log_scores[0, 0]
     with nogil:
         for i in range(n):
-            # a NaN score (R's NA: no prediction) goes the general way
-            if m == 2 and not isnan(x[2 * i]) and not isnan(x[2 * i + 1]) \
-                    and fmax(x[2 * i], x[2 * i + 1]) > LOG_NORMAL:
-                d = x[2 * i + 1] - x[2 * i]
-                if fabs(d) <= LOG_TIE:
-                    events[i] = 1
-                    continue
-                events[i] = 0
-                best = 1 if d > 0 else 0
-            else:
-                for c in range(m):
-                    row[c] = exp(x[i * m + c])
-                best = _row_max(&row[0], m, False, NULL, 0, &used, &events[i])
-                if events[i] > 0:
-                    continue
-            if best == truth[i]:
+            if _map_class(x + i * m, m, &row[0], &events[i]) == truth[i]:
                 correct[fold[i]] += weight[i]
+
+
+# -- Cross-validated scoring of candidate structures (bnc._scoring) ------------
+#
+# A family (a feature, its feature parents, the class) has one table per
+# fold, a (folds, cells x classes) C-contiguous float64 array; a row reads
+# the entries ``sum_t code[cols[t]] * strides[t] + class`` of its fold's
+# table.  The families of one call are numbered 0..F-1: ``fam_ptr``
+# delimits each one's ``fam_cols`` and ``fam_strides``, and ``tables[f]``
+# is its array.  A candidate is a sequence of terms, each a family added
+# (``adds[t]``) or subtracted, applied in order to the base log-joint or to 0.
+
+
+cdef double** _table_pointers(list tables, Py_ssize_t n_fam, Py_ssize_t n_folds,
+                              Py_ssize_t n_class, Py_ssize_t *widths) except NULL:
+    """The data of each array of ``tables``, checked to be an (n_folds, w)
+    C-contiguous float64 table with w a positive multiple of ``n_class``
+    (stored in ``widths``); the caller frees the array."""
+    cdef Py_ssize_t f
+    cdef float64_t[:, ::1] table
+    if len(tables) != n_fam:
+        raise ValueError(f"{len(tables)} tables for {n_fam} families")
+    if n_class < 1:
+        raise ValueError("the scores need at least one class")
+    cdef double** out = <double**> malloc(max(n_fam, 1) * sizeof(double*))
+    if out == NULL:
+        raise MemoryError()
+    for f in range(n_fam):
+        try:
+            table = tables[f]
+        except (TypeError, ValueError):
+            free(out)
+            raise
+        if table.shape[0] != n_folds or table.shape[1] < n_class or table.shape[1] % n_class:
+            free(out)
+            raise ValueError(f"table {f} is {table.shape[0]} x {table.shape[1]}, not {n_folds} "
+                             f"folds x a multiple of {n_class} classes")
+        widths[f] = table.shape[1]
+        out[f] = &table[0, 0] if n_folds else NULL
+    return out
+
+
+cdef _check_families(const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+                     const index_t[::1] fam_strides, Py_ssize_t n_vars):
+    cdef Py_ssize_t f, n_fam = fam_ptr.shape[0] - 1
+    if n_fam < 0 or fam_ptr[0] != 0 or fam_cols.shape[0] != fam_strides.shape[0] \
+            or fam_ptr[n_fam] != fam_cols.shape[0]:
+        raise ValueError("fam_ptr must delimit fam_cols and fam_strides from 0 to their end")
+    for f in range(n_fam):
+        if fam_ptr[f + 1] < fam_ptr[f]:
+            raise ValueError("fam_ptr must not decrease")
+    for f in range(fam_cols.shape[0]):
+        if not 0 <= fam_cols[f] < n_vars:
+            raise ValueError(f"column {fam_cols[f]} is not among the {n_vars} of codes")
+
+
+cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
+                  const flag_t[::1] adds, Py_ssize_t n_fam):
+    cdef Py_ssize_t t, j
+    if cand_ptr.shape[0] < 1 or cand_ptr[0] != 0 or adds.shape[0] != terms.shape[0] \
+            or cand_ptr[cand_ptr.shape[0] - 1] != terms.shape[0]:
+        raise ValueError("cand_ptr must delimit terms and adds from 0 to their end")
+    for j in range(cand_ptr.shape[0] - 1):
+        if cand_ptr[j + 1] < cand_ptr[j]:
+            raise ValueError("cand_ptr must not decrease")
+    for t in range(terms.shape[0]):
+        if not 0 <= terms[t] < n_fam:
+            raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
+
+
+cdef inline void _cell_log_joint(const code_t *row, Py_ssize_t fold, Py_ssize_t m,
+                                 const double *start, Py_ssize_t t0, Py_ssize_t t1,
+                                 const index_t *terms, const flag_t *adds,
+                                 const index_t *fam_ptr, const index_t *fam_cols,
+                                 const index_t *fam_strides, double **tables,
+                                 const Py_ssize_t *widths, double *out) noexcept nogil:
+    """One cell's log-joint: ``start`` (or 0) plus and minus its families' entries.
+
+    A family with a missing value in the cell contributes 0.
+    """
+    cdef Py_ssize_t c, t, f, v, at, code
+    cdef const double *entry
+    for c in range(m):
+        out[c] = start[c] if start != NULL else 0.0
+    for t in range(t0, t1):
+        f = terms[t]
+        at = fold * widths[f]
+        for v in range(fam_ptr[f], fam_ptr[f + 1]):
+            code = row[fam_cols[v]]
+            if code < 0:
+                at = -1
+                break
+            at += code * fam_strides[v]
+        if at < 0:
+            continue
+        entry = tables[f] + at
+        if adds[t]:
+            for c in range(m):
+                out[c] = out[c] + entry[c]
+        else:
+            for c in range(m):
+                out[c] = out[c] - entry[c]
+
+
+def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
+                       const index_t[::1] fold, const float64_t[::1] weight,
+                       const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+                       const index_t[::1] fam_strides, list counts):
+    """Add each row's ``weight`` to every family's table of its ``fold``, at
+    the entry of its values and class ``truth`` (rows missing a value of
+    the family add nothing to it).
+
+    ``counts[f]`` is family ``f``'s (folds, cells x classes) table, filled in
+    place; codes, truth and folds within range are the caller's guarantee.
+    """
+    cdef Py_ssize_t n = codes.shape[0], n_fam = fam_ptr.shape[0] - 1, n_folds, f, i, v, at, code
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("truth, fold and weight need one entry per row of codes")
+    _check_families(fam_ptr, fam_cols, fam_strides, codes.shape[1])
+    if n_fam == 0:
+        return
+    n_folds = counts[0].shape[0] if len(counts) else 0
+    cdef Py_ssize_t *widths = <Py_ssize_t*> malloc(max(n_fam, 1) * sizeof(Py_ssize_t))
+    if widths == NULL:
+        raise MemoryError()
+    cdef double **tables
+    try:
+        tables = _table_pointers(counts, n_fam, n_folds, 1, widths)
+    except (MemoryError, ValueError, TypeError):
+        free(widths)
+        raise
+    with nogil:
+        for f in range(n_fam):
+            for i in range(n):
+                at = fold[i] * widths[f] + truth[i]
+                for v in range(fam_ptr[f], fam_ptr[f + 1]):
+                    code = codes[i, fam_cols[v]]
+                    if code < 0:
+                        at = -1
+                        break
+                    at += code * fam_strides[v]
+                if at >= 0:
+                    tables[f][at] += weight[i]
+    free(tables)
+    free(widths)
+
+
+cdef _prepare(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t n_class,
+              const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+              const index_t[::1] fam_strides, list tables, Py_ssize_t n_folds,
+              const index_t[::1] cand_ptr, const index_t[::1] terms, const flag_t[::1] adds,
+              Py_ssize_t **widths, double ***pointers):
+    """Check the arguments shared by the scoring kernels; gather the tables."""
+    cdef Py_ssize_t n_fam = fam_ptr.shape[0] - 1
+    if fold.shape[0] != codes.shape[0]:
+        raise ValueError("fold needs one entry per row of codes")
+    _check_families(fam_ptr, fam_cols, fam_strides, codes.shape[1])
+    _check_terms(cand_ptr, terms, adds, n_fam)
+    widths[0] = <Py_ssize_t*> malloc(max(n_fam, 1) * sizeof(Py_ssize_t))
+    if widths[0] == NULL:
+        raise MemoryError()
+    try:
+        pointers[0] = _table_pointers(tables, n_fam, n_folds, n_class, widths[0])
+    except (MemoryError, ValueError, TypeError):
+        free(widths[0])
+        raise
+
+
+def fold_log_joint(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t n_folds,
+                   const float64_t[:, ::1] base, const index_t[::1] fam_ptr,
+                   const index_t[::1] fam_cols, const index_t[::1] fam_strides, list tables,
+                   const index_t[::1] terms, const flag_t[::1] adds, float64_t[:, ::1] out):
+    """One candidate's log-joint at every row: ``base`` (None: 0) plus and
+    minus the ``terms``, in order, each row reading its fold's tables."""
+    cdef Py_ssize_t n = codes.shape[0], m = out.shape[1], i
+    cdef Py_ssize_t *widths
+    cdef double **pointers
+    cdef const double *start = NULL
+    cdef bint has_base = base is not None
+    if out.shape[0] != n or (has_base and (base.shape[0] != n or base.shape[1] != m)):
+        raise ValueError("out (and base) need one row per row of codes, of the same width")
+    cand_ptr = np.array([0, terms.shape[0]], dtype=np.int64)
+    _prepare(codes, fold, m, fam_ptr, fam_cols, fam_strides, tables, n_folds, cand_ptr, terms,
+             adds, &widths, &pointers)
+    if n == 0 or m == 0:
+        free(pointers)
+        free(widths)
+        return
+    with nogil:
+        for i in range(n):
+            if has_base:
+                start = &base[i, 0]
+            _cell_log_joint(&codes[i, 0] if codes.shape[1] else NULL, fold[i], m, start, 0,
+                            terms.shape[0], &terms[0] if terms.shape[0] else NULL,
+                            &adds[0] if terms.shape[0] else NULL, &fam_ptr[0],
+                            &fam_cols[0] if fam_cols.shape[0] else NULL,
+                            &fam_strides[0] if fam_cols.shape[0] else NULL,
+                            pointers, widths, &out[i, 0])
+    free(pointers)
+    free(widths)
+
+
+def fold_hits(const code_t[:, ::1] codes, const code_t[::1] truth, const index_t[::1] fold,
+              const float64_t[::1] weight, const float64_t[:, ::1] base,
+              const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+              const index_t[::1] fam_strides, list tables, const index_t[::1] cand_ptr,
+              const index_t[::1] terms, const flag_t[::1] adds, const flag_t[::1] from_base,
+              float64_t[:, ::1] correct, index_t[::1] events):
+    """:func:`map_hits` of many candidates without their log-joints.
+
+    Candidate ``j`` is the terms ``cand_ptr[j]:cand_ptr[j+1]`` applied to
+    ``base`` if ``from_base[j]``, else to 0 (see :func:`fold_log_joint`).
+    ``correct[j, k]`` adds the weight of the settled rows of fold ``k`` it
+    predicts right; ``events[j]`` is its number of R tie draws (rows with
+    draws are left out of ``correct``).
+    """
+    cdef Py_ssize_t n = codes.shape[0], m = base.shape[1], n_cand = cand_ptr.shape[0] - 1
+    cdef Py_ssize_t n_folds = correct.shape[1], i, j
+    cdef Py_ssize_t *widths
+    cdef double **pointers
+    cdef index_t draws
+    if base.shape[0] != n or truth.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("base, truth and weight need one entry per row of codes")
+    if from_base.shape[0] != n_cand or correct.shape[0] != n_cand or events.shape[0] != n_cand:
+        raise ValueError("from_base, correct and events need one entry per candidate")
+    _prepare(codes, fold, m, fam_ptr, fam_cols, fam_strides, tables, n_folds, cand_ptr, terms,
+             adds, &widths, &pointers)
+    buffer = np.empty(2 * max(m, 1))
+    cdef float64_t[::1] scratch = buffer
+    if n == 0 or m == 0 or n_cand == 0:
+        free(pointers)
+        free(widths)
+        return
+    with nogil:
+        for j in range(n_cand):
+            events[j] = 0
+            for i in range(n):
+                _cell_log_joint(&codes[i, 0] if codes.shape[1] else NULL, fold[i], m,
+                                &base[i, 0] if from_base[j] else NULL, cand_ptr[j],
+                                cand_ptr[j + 1], &terms[0] if terms.shape[0] else NULL,
+                                &adds[0] if terms.shape[0] else NULL, &fam_ptr[0],
+                                &fam_cols[0] if fam_cols.shape[0] else NULL,
+                                &fam_strides[0] if fam_cols.shape[0] else NULL,
+                                pointers, widths, &scratch[0])
+                if _map_class(&scratch[0], m, &scratch[m], &draws) == truth[i]:
+                    correct[j, fold[i]] += weight[i]
+                events[j] += draws
+    free(pointers)
+    free(widths)
