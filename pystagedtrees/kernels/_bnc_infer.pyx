@@ -397,13 +397,13 @@ def fold_hits(const code_t[:, ::1] codes, const code_t[::1] truth, const index_t
              adds, &widths, &pointers)
     buffer = np.empty(2 * max(m, 1))
     cdef float64_t[::1] scratch = buffer
+    events[:] = 0
     if n == 0 or m == 0 or n_cand == 0:
         free(pointers)
         free(widths)
         return
     with nogil:
         for j in range(n_cand):
-            events[j] = 0
             for i in range(n):
                 _cell_log_joint(&codes[i, 0] if codes.shape[1] else NULL, fold[i], m,
                                 &base[i, 0] if from_base[j] else NULL, cand_ptr[j],

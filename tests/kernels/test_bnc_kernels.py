@@ -1,9 +1,8 @@
 """The Bayesian network classifiers' kernels against NumPy twins and R replays.
 
 Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``) and
-``_bnc_infer`` (``log_joint``, ``pool_sum``, ``pool_delta``, ``max_col``,
-``max_col_ties``, ``exp_rows``, ``family_index_counts``, ``gather_by_fold``,
-``map_hits``).
+``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
+``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``).
 """
 import math
 
@@ -16,14 +15,13 @@ from r_replay import r_sum
 from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
-    family_index_counts,
-    gather_by_fold,
+    fold_family_counts,
+    fold_hits,
+    fold_log_joint,
     log_joint,
     map_hits,
     max_col,
     max_col_ties,
-    pool_delta,
-    pool_sum,
 )
 
 seeds = hst.integers(0, 2**32 - 1)
@@ -111,28 +109,6 @@ def test_log_joint_adds_the_families_in_order(seed, n, dims, n_class):
     np.testing.assert_array_equal(out, want)
 
 
-@given(seeds, hst.integers(0, 6), hst.integers(1, 3), hst.integers(1, 6))
-def test_pool_sums_and_deltas_add_slots_in_order(seed, n, n_class, n_slots):
-    rng = np.random.default_rng(seed)
-    pool = [rng.normal(size=(n, n_class)) for _ in range(n_slots)]
-    slots = rng.integers(0, n_slots, size=rng.integers(1, 5)).astype(np.int64)
-    out = np.empty((n, n_class))
-    pool_sum(pool, slots, out)
-    want = pool[slots[0]].copy()
-    for s in slots[1:]:
-        want = want + pool[s]
-    np.testing.assert_array_equal(out, want)
-
-    minus = rng.integers(0, n_slots, size=rng.integers(0, 3)).astype(np.int64)
-    plus = rng.integers(0, n_slots, size=rng.integers(0, 3)).astype(np.int64)
-    pool_delta(pool, want, minus, plus, out)
-    for s in minus:
-        want = want - pool[s]
-    for s in plus:
-        want = want + pool[s]
-    np.testing.assert_array_equal(out, want)
-
-
 def r_max_col(row, uniforms=None):
     """R's ``max.col(ties.method = "random")`` on one row (its C loop): the
     column, the uniforms it draws; -2 for a row with NaN."""
@@ -189,38 +165,6 @@ def test_exp_rows_is_the_c_exp(seed, n, m):
     assert out.tolist() == [[math.exp(v) for v in row] for row in x]
 
 
-@given(seeds, hst.integers(0, 20), hst.lists(hst.integers(1, 3), min_size=1, max_size=3),
-       hst.integers(1, 3), hst.integers(1, 3))
-def test_family_index_counts_and_gather_by_fold(seed, n, dims, n_class, n_folds):
-    rng = np.random.default_rng(seed)
-    codes = _codes(rng, n, dims)
-    cols = rng.permutation(len(dims))[:rng.integers(1, len(dims) + 1)].astype(np.int64)
-    truth = rng.integers(0, n_class, size=n).astype(np.int32)
-    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
-    weight = rng.random(n)
-    size = int(np.prod([dims[c] for c in cols])) * n_class
-    index, counts = np.empty(n, dtype=np.int64), np.zeros((n_folds, size))
-    family_index_counts(codes, cols, np.array(dims, dtype=np.int64)[cols], truth, fold, weight,
-                        index, counts)
-    want_counts = np.zeros((n_folds, size))
-    for r in range(n):
-        values = codes[r, cols]
-        flat = -1 if (values < 0).any() else int(
-            np.ravel_multi_index(values, [dims[c] for c in cols]))
-        assert index[r] == flat
-        if flat >= 0:
-            want_counts[fold[r], flat * n_class + truth[r]] += weight[r]
-    np.testing.assert_array_equal(counts, want_counts)
-
-    tables = rng.normal(size=(n_folds, size))
-    out = np.empty((n, n_class))
-    gather_by_fold(index, fold, tables, out)
-    for r in range(n):
-        want = tables[fold[r], index[r] * n_class:(index[r] + 1) * n_class] if index[r] >= 0 \
-            else np.zeros(n_class)
-        np.testing.assert_array_equal(out[r], want)
-
-
 @given(seeds, hst.integers(0, 12), hst.integers(1, 4), hst.integers(1, 3))
 def test_map_hits_is_r_max_col_on_the_exponentials(seed, n, m, n_folds):
     rng = np.random.default_rng(seed)
@@ -240,13 +184,136 @@ def test_map_hits_is_r_max_col_on_the_exponentials(seed, n, m, n_folds):
     np.testing.assert_array_equal(correct, want_correct)
 
 
-def test_pool_kernels_refuse_a_missing_or_misshapen_slot():
-    pool = [np.zeros((2, 3)), None, np.zeros((3, 2))]
-    out = np.empty((2, 3))
-    for slot in (1, 2, 3, -1):
-        with pytest.raises(ValueError, match=f"slot {slot}"):
-            pool_sum(pool, np.array([0, slot], dtype=np.int64), out)
-        with pytest.raises(ValueError, match=f"slot {slot}"):
-            pool_delta(pool, out, np.array([slot], dtype=np.int64), np.array([0]), out)
-    with pytest.raises(ValueError, match="no slot"):
-        pool_sum(pool, np.array([], dtype=np.int64), out)
+def _fold_families(rng, n_vars, dims, n_class, n_folds, n_fam):
+    """Families over random columns: ``fam_ptr``, ``fam_cols``, ``fam_strides``
+    (C order, the class last) and a random (folds, cells x classes) table each."""
+    ptr, cols, strides, tables = [0], [], [], []
+    for _ in range(n_fam):
+        chosen = rng.permutation(n_vars)[:rng.integers(0, n_vars + 1)].tolist()
+        shape = [dims[c] for c in chosen] + [n_class]
+        cols += chosen
+        strides += [int(np.prod(shape[i + 1:])) for i in range(len(chosen))]
+        ptr.append(len(cols))
+        tables.append(rng.normal(scale=5, size=(n_folds, int(np.prod(shape)))))
+    as_index = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+    return as_index(ptr), as_index(cols), as_index(strides), tables
+
+
+def _entry(codes, r, ptr, cols, strides, f):
+    """Where row ``r`` reads family ``f`` (class 0), or None if it misses a value."""
+    values = [int(codes[r, c]) for c in cols[ptr[f]:ptr[f + 1]]]
+    if any(v < 0 for v in values):
+        return None
+    return sum(v * int(s) for v, s in zip(values, strides[ptr[f]:ptr[f + 1]]))
+
+
+def _slow_log_joint(codes, fold, base, ptr, cols, strides, tables, terms, adds, r, n_class):
+    row = [float(base[r, c]) if base is not None else 0.0 for c in range(n_class)]
+    for f, add in zip(terms, adds):
+        at = _entry(codes, r, ptr, cols, strides, f)
+        if at is None:
+            continue
+        for c in range(n_class):
+            value = float(tables[f][fold[r], at + c])
+            row[c] = row[c] + value if add else row[c] - value
+    return row
+
+
+_fold_args = (seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size=1, max_size=3),
+              hst.integers(1, 3), hst.integers(1, 3))
+
+
+@given(*_fold_args, hst.integers(0, 3))
+def test_fold_family_counts_add_each_row_to_its_fold(seed, n, dims, n_class, n_folds, n_fam):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    weight = rng.random(n)
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    counts = [np.zeros_like(t) for t in tables]
+    fold_family_counts(codes, truth, fold, weight, ptr, cols, strides, counts)
+    for f in range(n_fam):
+        want = np.zeros_like(tables[f])
+        for r in range(n):
+            at = _entry(codes, r, ptr, cols, strides, f)
+            if at is not None:
+                want[fold[r], at + truth[r]] += weight[r]
+        np.testing.assert_array_equal(counts[f], want)
+
+
+@given(*_fold_args, hst.integers(0, 3), hst.booleans())
+def test_fold_log_joint_applies_the_terms_in_order(seed, n, dims, n_class, n_folds, n_fam,
+                                                   from_base):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    base = rng.normal(scale=20, size=(n, n_class)) if from_base else None
+    terms = rng.integers(0, n_fam, size=rng.integers(0, 5) if n_fam else 0).astype(np.int64)
+    adds = rng.integers(0, 2, size=len(terms)).astype(np.uint8)
+    out = np.empty((n, n_class))
+    fold_log_joint(codes, fold, n_folds, base, ptr, cols, strides, tables, terms, adds, out)
+    for r in range(n):
+        assert out[r].tolist() == _slow_log_joint(codes, fold, base, ptr, cols, strides, tables,
+                                                  terms, adds, r, n_class)
+
+
+@given(*_fold_args, hst.integers(1, 3), hst.integers(0, 4))
+def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_folds, n_fam,
+                                                  n_cand):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    weight = rng.random(n)
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    # exact and near ties: some tables are equal across classes, or almost
+    for t in tables:
+        flat = t.reshape(-1, n_class)
+        tied = rng.random(len(flat)) < 0.4
+        flat[tied] = flat[tied, :1] * (1 + rng.choice([0, 1e-7, 1e-4], size=(tied.sum(), 1)))
+    base = np.repeat(rng.normal(scale=20, size=(n, 1)), n_class, axis=1)
+    sizes = rng.integers(0, 4, size=n_cand)
+    cand_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    terms = rng.integers(0, n_fam, size=int(sizes.sum())).astype(np.int64)
+    adds = rng.integers(0, 2, size=len(terms)).astype(np.uint8)
+    from_base = rng.integers(0, 2, size=n_cand).astype(np.uint8)
+    correct, events = np.zeros((n_cand, n_folds)), np.empty(n_cand, dtype=np.int64)
+    fold_hits(codes, truth, fold, weight, base, ptr, cols, strides, tables, cand_ptr, terms, adds,
+              from_base, correct, events)
+    for j in range(n_cand):
+        want_correct, want_events = np.zeros(n_folds), 0
+        part = slice(cand_ptr[j], cand_ptr[j + 1])
+        for r in range(n):
+            row = _slow_log_joint(codes, fold, base if from_base[j] else None, ptr, cols, strides,
+                                  tables, terms[part], adds[part], r, n_class)
+            best, draws = r_max_col([math.exp(v) for v in row])
+            want_events += draws
+            if draws == 0 and best == truth[r]:
+                want_correct[fold[r]] += weight[r]
+        assert events[j] == want_events
+        np.testing.assert_array_equal(correct[j], want_correct)
+
+
+def test_fold_kernels_refuse_inconsistent_layouts():
+    codes = np.zeros((2, 2), dtype=np.int32)
+    fold, truth, weight = np.zeros(2, np.int64), np.zeros(2, np.int32), np.ones(2)
+    one = np.array([0, 1], dtype=np.int64)
+    out = np.empty((2, 2))
+    args = (np.array([0], np.int64), np.array([1], np.uint8))
+    with pytest.raises(ValueError, match="column 5"):
+        fold_log_joint(codes, fold, 1, None, one, np.array([5]), one[1:], [np.zeros((1, 4))],
+                       *args, out)
+    with pytest.raises(ValueError, match="table 0 is 2 x 4"):
+        fold_log_joint(codes, fold, 1, None, one, one[:1], one[1:], [np.zeros((2, 4))], *args, out)
+    with pytest.raises(ValueError, match="term 3"):
+        fold_log_joint(codes, fold, 1, None, one, one[:1], one[1:], [np.zeros((1, 4))],
+                       np.array([3], np.int64), args[1], out)
+    with pytest.raises(ValueError, match="fam_ptr"):
+        fold_family_counts(codes, truth, fold, weight, np.array([0, 2], np.int64), one[:1],
+                           one[1:], [np.zeros((1, 4))])
+    with pytest.raises(ValueError, match="one entry per candidate"):
+        fold_hits(codes, truth, fold, weight, out, one, one[:1], one[1:], [np.zeros((1, 4))],
+                  np.array([0, 1], np.int64), *args, np.ones(2, np.uint8), np.zeros((1, 1)),
+                  np.zeros(1, np.int64))

@@ -26,8 +26,8 @@ TWINS = {
     "_bnc_counts": {name: HERE + "test_bnc_kernels.py"
                     for name in ("family_counts", "entropy_ml", "col_means")},
     "_bnc_infer": {name: HERE + "test_bnc_kernels.py" for name in (
-        "log_joint", "pool_sum", "pool_delta", "max_col", "max_col_ties", "exp_rows",
-        "family_index_counts", "gather_by_fold", "map_hits")},
+        "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
+        "fold_log_joint", "fold_hits")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
         "max_levels", "variable_loglik", "rsum", "join_probabilities")},
     "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
