@@ -15,9 +15,8 @@ import numpy as np
 
 from pystagedtrees.base._validation import _physical_memory, check_fits_in_memory
 from pystagedtrees.bnc._model import BNCModel
-from pystagedtrees.bnc._params import cpt
 from pystagedtrees.bnc._predict import _model_log_joint
-from pystagedtrees.kernels._bnc_counts import col_means
+from pystagedtrees.kernels._bnc_counts import col_means, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
     fold_family_counts,
@@ -62,10 +61,9 @@ class _Family:
                  "last_used")
 
     def __init__(self, cols, dims):
-        self.cols = np.asarray(cols, dtype=np.int64)
-        self.dims = dims
+        self.cols, self.dims = cols, dims
         # C-order strides of the table's axes but the class (the last)
-        self.strides = np.cumprod([1] + dims[:0:-1], dtype=np.int64)[::-1][:-1].copy()
+        self.strides = [math.prod(dims[t + 1:]) for t in range(len(cols))]
 
 
 class FoldScorer:
@@ -83,6 +81,7 @@ class FoldScorer:
         self.enc, self.smooth = enc, smooth
         self.class_var = enc.class_var
         self.col = {v: j for j, v in enumerate(enc.columns)}
+        self.n_levels = {v: len(enc.levels[v]) for v in enc.columns}
         self.n_class = len(enc.levels[enc.class_var])
         self.n_folds = len(folds)
         sizes = [len(f) for f in folds]
@@ -119,7 +118,7 @@ class FoldScorer:
             return
         made, counts = [], []
         for family in new:
-            dims = [len(self.enc.levels[v]) for v in family]
+            dims = [self.n_levels[v] for v in family]
             size = math.prod(dims)  # Python ints: no wrap-around
             check_fits_in_memory(
                 self._table_bytes(family),
@@ -129,25 +128,24 @@ class FoldScorer:
             )
             made.append(_Family([self.col[v] for v in family[:-1]], dims))
             counts.append(np.zeros((self.n_folds, size)))
-        fam_ptr, fam_cols, fam_strides = _layout(made)
-        fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, fam_ptr, fam_cols,
-                           fam_strides, counts)
-        for family, fam, in_fold in zip(new, made, counts):
-            in_fold = in_fold.reshape(self.n_folds, *fam.dims)
-            # A training fold is every other fold.
-            tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
-            fam.tables = tables.reshape(self.n_folds, -1)
-            with np.errstate(divide="ignore"):
-                fam.log_tables = np.log(fam.tables)
-            fam.finite = bool(np.isfinite(fam.log_tables).all())
-            fam.nbytes = fam.tables.nbytes + fam.log_tables.nbytes
-            fam.last_used = self.clock
-            self.fitted[family] = fam
-            self.pool_bytes += fam.nbytes
+        fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, *_layout(made),
+                           counts)
+        # A training fold is every other fold.
+        tables = [np.empty_like(c) for c in counts]
+        fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
+                  tables)
+        with np.errstate(divide="ignore"):
+            for family, fam, table in zip(new, made, tables):
+                fam.tables, fam.log_tables = table, np.log(table)
+                fam.finite = bool(np.isfinite(fam.log_tables).all())
+                fam.nbytes = 2 * table.nbytes
+                fam.last_used = self.clock
+                self.fitted[family] = fam
+                self.pool_bytes += fam.nbytes
 
     def _table_bytes(self, family):
         """Bytes of the fold counts, CPTs and logs of ``family``."""
-        return 3 * 8 * self.n_folds * math.prod(len(self.enc.levels[v]) for v in family)
+        return 3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
 
     def _shrink_pool(self, keep):
         """Drop the least recently used families outside ``keep`` (and the
@@ -314,9 +312,9 @@ class FoldScorer:
 def _layout(fams):
     """``fam_ptr``, ``fam_cols`` and ``fam_strides`` of the kernels for ``fams``."""
     ptr = np.cumsum([0] + [len(f.cols) for f in fams], dtype=np.int64)
-    if not fams:
-        return ptr, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return ptr, np.concatenate([f.cols for f in fams]), np.concatenate([f.strides for f in fams])
+    cols = np.array([c for f in fams for c in f.cols], dtype=np.int64)
+    strides = np.array([s for f in fams for s in f.strides], dtype=np.int64)
+    return ptr, cols, strides
 
 
 def _term_ids(terms, local):

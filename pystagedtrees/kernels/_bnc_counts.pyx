@@ -79,3 +79,56 @@ def col_means(const float64_t[:, :] values):
                 acc += values[i, j]
             res[j] = <double>(acc / n)
     return out
+
+
+def fold_cpts(list counts, const index_t[::1] child_levels, double smooth, list out):
+    """Each family's CPT fitted on every fold but one, as :func:`bnc.cpt` on
+    the training counts ``total - counts[k]``.
+
+    ``counts[f]`` is family ``f``'s (folds, levels x rest) table of counts
+    per fold, its child (``child_levels[f]`` levels) the first axis of a
+    fold's row; ``out[f]``, shaped alike, receives in row ``k``
+    ``((total - counts[k]) + smooth) / column sum``, the sum over the
+    child's levels in order, and ``1 / levels`` where that sum is 0.
+    """
+    cdef Py_ssize_t n_fam = len(counts), f, k, j, r, n_folds, width, levels, rest
+    cdef float64_t[:, ::1] table
+    cdef float64_t[:, ::1] result
+    cdef double *total
+    cdef double *sums
+    cdef double *train
+    cdef float64_t[::1] scratch
+    if child_levels.shape[0] != n_fam or len(out) != n_fam:
+        raise ValueError("counts, child_levels and out need one entry per family")
+    for f in range(n_fam):
+        table, result = counts[f], out[f]
+        n_folds, width, levels = table.shape[0], table.shape[1], child_levels[f]
+        if result.shape[0] != n_folds or result.shape[1] != width:
+            raise ValueError(f"out[{f}] is not shaped as counts[{f}]")
+        if levels < 1 or width % levels:
+            raise ValueError(f"counts[{f}] has {width} columns, not a multiple of {levels} levels")
+        if n_folds == 0 or width == 0:
+            continue
+        rest = width // levels
+        scratch = np.empty(2 * width + rest)
+        total = &scratch[0]
+        train, sums = total + width, total + 2 * width
+        with nogil:
+            # the sum over folds, in fold order (numpy's reduction over axis 0)
+            for j in range(width):
+                total[j] = table[0, j]
+            for k in range(1, n_folds):
+                for j in range(width):
+                    total[j] = total[j] + table[k, j]
+            for k in range(n_folds):
+                for j in range(width):
+                    train[j] = (total[j] - table[k, j]) + smooth
+                for r in range(rest):
+                    sums[r] = train[r]
+                for j in range(1, levels):
+                    for r in range(rest):
+                        sums[r] = sums[r] + train[j * rest + r]
+                for j in range(levels):
+                    for r in range(rest):
+                        result[k, j * rest + r] = 1.0 / levels if sums[r] == 0 \
+                            else train[j * rest + r] / sums[r]

@@ -238,38 +238,41 @@ cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
             raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
 
 
-cdef inline void _cell_log_joint(const code_t *row, Py_ssize_t fold, Py_ssize_t m,
-                                 const double *start, Py_ssize_t t0, Py_ssize_t t1,
-                                 const index_t *terms, const flag_t *adds,
-                                 const index_t *fam_ptr, const index_t *fam_cols,
-                                 const index_t *fam_strides, double **tables,
-                                 const Py_ssize_t *widths, double *out) noexcept nogil:
-    """One cell's log-joint: ``start`` (or 0) plus and minus its families' entries.
-
-    A family with a missing value in the cell contributes 0.
-    """
-    cdef Py_ssize_t c, t, f, v, at, code
-    cdef const double *entry
-    for c in range(m):
-        out[c] = start[c] if start != NULL else 0.0
+cdef void _apply_terms(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t m,
+                       const double *start, Py_ssize_t t0, Py_ssize_t t1,
+                       const index_t[::1] terms, const flag_t[::1] adds,
+                       const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+                       const index_t[::1] fam_strides, double **tables,
+                       const Py_ssize_t *widths, double *out) noexcept nogil:
+    """Every row's log-joint: ``start`` (or 0) plus and minus the entries of
+    the terms ``t0:t1``, term after term; a family with a missing value in
+    a row contributes 0 to it."""
+    cdef Py_ssize_t n = codes.shape[0], i, c, t, f, v, at, code, width, first, last
+    cdef bint missing
+    cdef const double *table
+    cdef double *row
+    for i in range(n * m):
+        out[i] = start[i] if start != NULL else 0.0
     for t in range(t0, t1):
         f = terms[t]
-        at = fold * widths[f]
-        for v in range(fam_ptr[f], fam_ptr[f + 1]):
-            code = row[fam_cols[v]]
-            if code < 0:
-                at = -1
-                break
-            at += code * fam_strides[v]
-        if at < 0:
-            continue
-        entry = tables[f] + at
-        if adds[t]:
-            for c in range(m):
-                out[c] = out[c] + entry[c]
-        else:
-            for c in range(m):
-                out[c] = out[c] - entry[c]
+        table, width = tables[f], widths[f]
+        first, last = fam_ptr[f], fam_ptr[f + 1]
+        for i in range(n):
+            at = fold[i] * width
+            missing = False
+            for v in range(first, last):
+                code = codes[i, fam_cols[v]]
+                missing = missing or code < 0
+                at += code * fam_strides[v]
+            if missing:
+                continue
+            row = out + i * m
+            if adds[t]:
+                for c in range(m):
+                    row[c] = row[c] + table[at + c]
+            else:
+                for c in range(m):
+                    row[c] = row[c] - table[at + c]
 
 
 def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
@@ -345,7 +348,6 @@ def fold_log_joint(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize
     cdef Py_ssize_t n = codes.shape[0], m = out.shape[1], i
     cdef Py_ssize_t *widths
     cdef double **pointers
-    cdef const double *start = NULL
     cdef bint has_base = base is not None
     if out.shape[0] != n or (has_base and (base.shape[0] != n or base.shape[1] != m)):
         raise ValueError("out (and base) need one row per row of codes, of the same width")
@@ -357,15 +359,8 @@ def fold_log_joint(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize
         free(widths)
         return
     with nogil:
-        for i in range(n):
-            if has_base:
-                start = &base[i, 0]
-            _cell_log_joint(&codes[i, 0] if codes.shape[1] else NULL, fold[i], m, start, 0,
-                            terms.shape[0], &terms[0] if terms.shape[0] else NULL,
-                            &adds[0] if terms.shape[0] else NULL, &fam_ptr[0],
-                            &fam_cols[0] if fam_cols.shape[0] else NULL,
-                            &fam_strides[0] if fam_cols.shape[0] else NULL,
-                            pointers, widths, &out[i, 0])
+        _apply_terms(codes, fold, m, &base[0, 0] if has_base else NULL, 0, terms.shape[0], terms,
+                     adds, fam_ptr, fam_cols, fam_strides, pointers, widths, &out[0, 0])
     free(pointers)
     free(widths)
 
@@ -395,25 +390,34 @@ def fold_hits(const code_t[:, ::1] codes, const code_t[::1] truth, const index_t
         raise ValueError("from_base, correct and events need one entry per candidate")
     _prepare(codes, fold, m, fam_ptr, fam_cols, fam_strides, tables, n_folds, cand_ptr, terms,
              adds, &widths, &pointers)
-    buffer = np.empty(2 * max(m, 1))
-    cdef float64_t[::1] scratch = buffer
     events[:] = 0
     if n == 0 or m == 0 or n_cand == 0:
         free(pointers)
         free(widths)
         return
+    buffer = np.empty((n + 1) * m)
+    cdef float64_t[::1] scratch = buffer
+    cdef double *lj = &scratch[0]
+    cdef double *spare = &scratch[n * m]
+    cdef double *x
+    cdef double d
+    cdef index_t tie
     with nogil:
         for j in range(n_cand):
+            _apply_terms(codes, fold, m, &base[0, 0] if from_base[j] else NULL, cand_ptr[j],
+                         cand_ptr[j + 1], terms, adds, fam_ptr, fam_cols, fam_strides, pointers,
+                         widths, lj)
             for i in range(n):
-                _cell_log_joint(&codes[i, 0] if codes.shape[1] else NULL, fold[i], m,
-                                &base[i, 0] if from_base[j] else NULL, cand_ptr[j],
-                                cand_ptr[j + 1], &terms[0] if terms.shape[0] else NULL,
-                                &adds[0] if terms.shape[0] else NULL, &fam_ptr[0],
-                                &fam_cols[0] if fam_cols.shape[0] else NULL,
-                                &fam_strides[0] if fam_cols.shape[0] else NULL,
-                                pointers, widths, &scratch[0])
-                if _map_class(&scratch[0], m, &scratch[m], &draws) == truth[i]:
+                x = lj + i * m
+                if m == 2 and not isnan(x[0]) and not isnan(x[1]) and fmax(x[0], x[1]) > LOG_NORMAL:
+                    # _map_class's two-class test, without branches on the data
+                    d = x[1] - x[0]
+                    tie = fabs(d) <= LOG_TIE
+                    events[j] += tie
+                    correct[j, fold[i]] += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
+                elif _map_class(x, m, spare, &draws) == truth[i]:
                     correct[j, fold[i]] += weight[i]
-                events[j] += draws
+                else:
+                    events[j] += draws
     free(pointers)
     free(widths)

@@ -1,7 +1,7 @@
 """The Bayesian network classifiers' kernels against NumPy twins and R replays.
 
-Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``) and
-``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
+Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``,
+``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
 ``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``).
 """
 import math
@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as hst
 from r_replay import r_sum
 
-from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts
+from pystagedtrees.bnc._params import cpt as bnc_cpt
+from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
     fold_family_counts,
@@ -71,6 +72,20 @@ def test_col_means_is_r_colmeans(seed, n, m):
             for j in range(m)]
     np.testing.assert_array_equal(col_means(values), want)
     np.testing.assert_array_equal(col_means(np.asfortranarray(values)), want)
+
+
+@given(seeds, hst.integers(1, 4), hst.lists(hst.integers(1, 3), min_size=1, max_size=4),
+       hst.sampled_from([0.0, 0.5, 1.0, 0.1, 3.7]))
+def test_fold_cpts_are_the_cpts_of_the_training_folds(seed, n_folds, dims, smooth):
+    # bnc.cpt of the counts of every fold but one, the child the first axis
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, size=(n_folds, *dims)) * rng.choice([1.0, 0.37], size=dims)
+    counts[:, rng.random(dims) < 0.3] = 0.0  # columns that sum to 0 without smoothing
+    flat = np.ascontiguousarray(counts.reshape(n_folds, -1))
+    out = np.empty_like(flat)
+    fold_cpts([flat], np.array([dims[0]], dtype=np.int64), smooth, [out])
+    want = bnc_cpt(counts.sum(axis=0) - counts, smooth, axis=1)
+    np.testing.assert_array_equal(out, want.reshape(n_folds, -1))
 
 
 def _families(rng, dims, n_class):
