@@ -53,12 +53,12 @@ class _Family:
     """A family's place in the codes and its tables on the training folds.
 
     ``tables[k]`` is the CPT fitted without fold ``k`` (the class last),
-    ``log_tables`` its logarithm; a cell reads the entry
-    ``sum(codes[cols] * strides) + class``.
+    ``log_tables`` its logarithm; cell ``i`` reads the flattened tables at
+    ``entries[i]`` (-1: a missing value) plus its class.
     """
 
-    __slots__ = ("cols", "strides", "dims", "tables", "log_tables", "finite", "nbytes",
-                 "last_used")
+    __slots__ = ("cols", "strides", "dims", "entries", "tables", "log_tables", "finite",
+                 "nbytes", "last_used")
 
     def __init__(self, cols, dims):
         self.cols, self.dims = cols, dims
@@ -126,10 +126,12 @@ class FoldScorer:
                 f"variables, {size:,} cells per fold)",
                 "give the features fewer levels or the search fewer parents (k)",
             )
-            made.append(_Family([self.col[v] for v in family[:-1]], dims))
+            fam = _Family([self.col[v] for v in family[:-1]], dims)
+            fam.entries = np.empty(len(self.truth), dtype=np.int32)
+            made.append(fam)
             counts.append(np.zeros((self.n_folds, size)))
         fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, *_layout(made),
-                           counts)
+                           counts, [fam.entries for fam in made])
         # A training fold is every other fold.
         tables = [np.empty_like(c) for c in counts]
         fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
@@ -138,14 +140,15 @@ class FoldScorer:
             for family, fam, table in zip(new, made, tables):
                 fam.tables, fam.log_tables = table, np.log(table)
                 fam.finite = bool(np.isfinite(fam.log_tables).all())
-                fam.nbytes = 2 * table.nbytes
+                fam.nbytes = 2 * table.nbytes + fam.entries.nbytes
                 fam.last_used = self.clock
                 self.fitted[family] = fam
                 self.pool_bytes += fam.nbytes
 
     def _table_bytes(self, family):
-        """Bytes of the fold counts, CPTs and logs of ``family``."""
-        return 3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
+        """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
+        return (3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
+                + 4 * len(self.truth))
 
     def _shrink_pool(self, keep):
         """Drop the least recently used families outside ``keep`` (and the
@@ -183,8 +186,8 @@ class FoldScorer:
         local = dict.fromkeys(terms)
         fams = [self.fitted[f] for f in local]
         out = np.empty((len(self.truth), self.n_class))
-        fold_log_joint(self.codes, self.fold_of, self.n_folds, self.base if from_base else None,
-                       *_layout(fams), [f.log_tables for f in fams], _term_ids(terms, local),
+        fold_log_joint(self.base if from_base else None, [f.log_tables for f in fams],
+                       [f.entries for f in fams], _term_ids(terms, local),
                        np.array(adds, dtype=np.uint8), out)
         return out
 
@@ -267,23 +270,31 @@ class FoldScorer:
         fams = [self.fitted[f] for f in local]
         for fam in fams:
             fam.last_used = self.clock
-        rows = [j for j, *_ in chunk]
-        tie_draws = np.ones(len(chunk), dtype=np.intp)
-        if not len(self.incomplete):
+        if len(self.incomplete):
+            settle = chunk
+        else:
+            # candidates sharing all but their last term side by side: the
+            # kernel sums those once (the scores do not depend on the order)
+            runs = {}
+            for cand in chunk:
+                _, _, terms, adds, from_base = cand
+                runs.setdefault((from_base, *terms[:-1], *adds[:-1]), []).append(cand)
+            chunk = [cand for run in runs.values() for cand in run]
             hits = np.zeros((len(chunk), self.n_folds))
+            tie_draws = np.zeros(len(chunk), dtype=np.intp)
             cand_ptr = np.cumsum([0] + [len(terms) for _, _, terms, _, _ in chunk])
-            fold_hits(self.codes, self.truth, self.fold_of, self.weight,
+            fold_hits(self.truth, self.fold_of, self.weight,
                       self.base if self.base is not None else np.zeros((len(self.truth),
                                                                         self.n_class)),
-                      *_layout(fams), [f.log_tables for f in fams], cand_ptr,
+                      [f.log_tables for f in fams], [f.entries for f in fams], cand_ptr,
                       _term_ids([f for _, _, terms, _, _ in chunk for f in terms], local),
                       np.array([a for *_, adds, _ in chunk for a in adds], dtype=np.uint8),
                       np.array([b for *_, b in chunk], dtype=np.uint8), hits, tie_draws)
-            correct[rows] = hits
-        for (j, dag, terms, adds, from_base), tied_draws in zip(chunk, tie_draws):
-            if tied_draws:
-                self._settle(j, self._log_joint(dag, terms, adds, from_base), correct, events,
-                             unsettled)
+            correct[[j for j, *_ in chunk]] = hits
+            settle = [cand for cand, tied in zip(chunk, tie_draws) if tied]
+        for j, dag, terms, adds, from_base in settle:
+            self._settle(j, self._log_joint(dag, terms, adds, from_base), correct, events,
+                         unsettled)
 
     def _settle(self, j, lj, correct, events, unsettled):
         """Candidate ``j``'s settled hits from its log-joint, and its tied rows

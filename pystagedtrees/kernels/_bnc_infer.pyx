@@ -4,8 +4,10 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
 import numpy as np
 
-from libc.math cimport exp, fabs, fmax, isfinite, isnan, log1p
+from libc.math cimport exp, fabs, isfinite, isnan, log1p
 from libc.stdlib cimport free, malloc
+
+from libc.stdint cimport int32_t
 
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
@@ -135,7 +137,8 @@ cdef inline Py_ssize_t _map_class(const double *x, Py_ssize_t m, double *scratch
     cdef Py_ssize_t c, best, used = 0
     cdef double d
     # a NaN score (R's NA: no prediction) goes the general way
-    if m == 2 and not isnan(x[0]) and not isnan(x[1]) and fmax(x[0], x[1]) > LOG_NORMAL:
+    if m == 2 and not isnan(x[0]) and not isnan(x[1]) \
+            and (x[0] > LOG_NORMAL or x[1] > LOG_NORMAL):
         d = x[1] - x[0]
         if fabs(d) <= LOG_TIE:
             events[0] = 1
@@ -173,55 +176,55 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
 # -- Cross-validated scoring of candidate structures (bnc._scoring) ------------
 #
 # A family (a feature, its feature parents, the class) has one table per
-# fold, a (folds, cells x classes) C-contiguous float64 array; a row reads
-# the entries ``sum_t code[cols[t]] * strides[t] + class`` of its fold's
-# table.  The families of one call are numbered 0..F-1: ``fam_ptr``
-# delimits each one's ``fam_cols`` and ``fam_strides``, and ``tables[f]``
-# is its array.  A candidate is a sequence of terms, each a family added
-# (``adds[t]``) or subtracted, applied in order to the base log-joint or to 0.
+# fold: a (folds, width) C-contiguous float64 array, its classes last.  A row
+# reads it at one place, its "entry": the position ``fold * width +
+# sum_t code[cols[t]] * strides[t]`` of its class-0 value in the flattened
+# table, or -1 where it misses a value of the family (which then adds
+# nothing).  fold_family_counts finds the entries (int32, one per row); the
+# scoring kernels take a family as ``tables[f]`` and ``entries[f]``.  A
+# candidate is a sequence of terms, each a family added (``adds[t]``) or
+# subtracted, applied in order to the base log-joint or to 0.
 
 
-cdef double** _table_pointers(list tables, Py_ssize_t n_fam, Py_ssize_t n_folds,
-                              Py_ssize_t n_class, Py_ssize_t *widths) except NULL:
-    """The data of each array of ``tables``, checked to be an (n_folds, w)
-    C-contiguous float64 table with w a positive multiple of ``n_class``
-    (stored in ``widths``); the caller frees the array."""
-    cdef Py_ssize_t f
+cdef _gather(list tables, list entries, Py_ssize_t n_rows, Py_ssize_t n_class,
+             double ***tabs, int32_t ***ents):
+    """Pointers to the data of ``tables`` and ``entries``, checked: a float64
+    table and ``n_rows`` entries each, every entry -1 or the start of
+    ``n_class`` values within its table.  The caller frees both arrays."""
+    cdef Py_ssize_t n_fam = len(tables), f, i, size
     cdef float64_t[:, ::1] table
-    if len(tables) != n_fam:
-        raise ValueError(f"{len(tables)} tables for {n_fam} families")
+    cdef const int32_t[::1] entry
+    cdef int32_t low, high
+    if len(entries) != n_fam:
+        raise ValueError(f"{len(entries)} entry arrays for {n_fam} tables")
     if n_class < 1:
         raise ValueError("the scores need at least one class")
-    cdef double** out = <double**> malloc(max(n_fam, 1) * sizeof(double*))
-    if out == NULL:
+    tabs[0] = <double**> malloc(max(n_fam, 1) * sizeof(double*))
+    ents[0] = <int32_t**> malloc(max(n_fam, 1) * sizeof(int32_t*))
+    if tabs[0] == NULL or ents[0] == NULL:
+        free(tabs[0])
+        free(ents[0])
         raise MemoryError()
-    for f in range(n_fam):
-        try:
-            table = tables[f]
-        except (TypeError, ValueError):
-            free(out)
-            raise
-        if table.shape[0] != n_folds or table.shape[1] < n_class or table.shape[1] % n_class:
-            free(out)
-            raise ValueError(f"table {f} is {table.shape[0]} x {table.shape[1]}, not {n_folds} "
-                             f"folds x a multiple of {n_class} classes")
-        widths[f] = table.shape[1]
-        out[f] = &table[0, 0] if n_folds else NULL
-    return out
-
-
-cdef _check_families(const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
-                     const index_t[::1] fam_strides, Py_ssize_t n_vars):
-    cdef Py_ssize_t f, n_fam = fam_ptr.shape[0] - 1
-    if n_fam < 0 or fam_ptr[0] != 0 or fam_cols.shape[0] != fam_strides.shape[0] \
-            or fam_ptr[n_fam] != fam_cols.shape[0]:
-        raise ValueError("fam_ptr must delimit fam_cols and fam_strides from 0 to their end")
-    for f in range(n_fam):
-        if fam_ptr[f + 1] < fam_ptr[f]:
-            raise ValueError("fam_ptr must not decrease")
-    for f in range(fam_cols.shape[0]):
-        if not 0 <= fam_cols[f] < n_vars:
-            raise ValueError(f"column {fam_cols[f]} is not among the {n_vars} of codes")
+    try:
+        for f in range(n_fam):
+            table, entry = tables[f], entries[f]
+            size = table.shape[0] * table.shape[1]
+            if entry.shape[0] != n_rows:
+                raise ValueError(f"entries[{f}] has {entry.shape[0]} rows, not {n_rows}")
+            low, high = -1, -1
+            with nogil:
+                for i in range(n_rows):
+                    low = min(low, entry[i])
+                    high = max(high, entry[i])
+            if low < -1 or high + n_class > size:
+                raise ValueError(f"entries[{f}] reach outside its {table.shape[0]} x "
+                                 f"{table.shape[1]} table")
+            tabs[0][f] = &table[0, 0] if size else NULL
+            ents[0][f] = <int32_t*> &entry[0] if n_rows else NULL
+    except (TypeError, ValueError):
+        free(tabs[0])
+        free(ents[0])
+        raise
 
 
 cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
@@ -238,33 +241,71 @@ cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
             raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
 
 
-cdef void _apply_terms(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t m,
-                       const double *start, Py_ssize_t t0, Py_ssize_t t1,
-                       const index_t[::1] terms, const flag_t[::1] adds,
+def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
+                       const index_t[::1] fold, const float64_t[::1] weight,
                        const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
-                       const index_t[::1] fam_strides, double **tables,
-                       const Py_ssize_t *widths, double *out) noexcept nogil:
+                       const index_t[::1] fam_strides, list counts, list entries):
+    """Each family's entry at every row, and its counts per fold.
+
+    Family ``f`` reads the code columns ``fam_cols[fam_ptr[f]:fam_ptr[f+1]]``
+    with the matching ``fam_strides`` (C order of its table, the class
+    last).  ``entries[f]`` (int32, one per row) receives the row's entry
+    (see above), and ``counts[f]``, a (folds, width) table, the row's
+    ``weight`` at its entry plus its class ``truth``.  Codes, classes and
+    folds within range are the caller's guarantee.
+    """
+    cdef Py_ssize_t n = codes.shape[0], n_fam = fam_ptr.shape[0] - 1, f, i, v, at, code
+    cdef float64_t[:, ::1] table
+    cdef int32_t[::1] entry
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("truth, fold and weight need one entry per row of codes")
+    if n_fam < 0 or fam_ptr[0] != 0 or fam_cols.shape[0] != fam_strides.shape[0] \
+            or fam_ptr[n_fam] != fam_cols.shape[0]:
+        raise ValueError("fam_ptr must delimit fam_cols and fam_strides from 0 to their end")
+    if len(counts) != n_fam or len(entries) != n_fam:
+        raise ValueError("counts and entries need one array per family")
+    for f in range(n_fam):
+        if fam_ptr[f + 1] < fam_ptr[f]:
+            raise ValueError("fam_ptr must not decrease")
+    for v in range(fam_cols.shape[0]):
+        if not 0 <= fam_cols[v] < codes.shape[1]:
+            raise ValueError(f"column {fam_cols[v]} is not among the {codes.shape[1]} of codes")
+    for f in range(n_fam):
+        table, entry = counts[f], entries[f]
+        if entry.shape[0] != n:
+            raise ValueError(f"entries[{f}] needs one entry per row of codes")
+        if table.shape[0] * table.shape[1] > 2**31 - 1:
+            raise ValueError(f"counts[{f}] is too large for int32 entries")
+        with nogil:
+            for i in range(n):
+                at = fold[i] * table.shape[1]
+                for v in range(fam_ptr[f], fam_ptr[f + 1]):
+                    code = codes[i, fam_cols[v]]
+                    if code < 0:
+                        at = -1
+                        break
+                    at += code * fam_strides[v]
+                entry[i] = at
+                if at >= 0:
+                    (&table[0, 0])[at + truth[i]] += weight[i]
+
+
+cdef void _apply_terms(Py_ssize_t n, Py_ssize_t m, const double *start, Py_ssize_t t0,
+                       Py_ssize_t t1, const index_t[::1] terms, const flag_t[::1] adds,
+                       double **tables, int32_t **entries, double *out) noexcept nogil:
     """Every row's log-joint: ``start`` (or 0) plus and minus the entries of
-    the terms ``t0:t1``, term after term; a family with a missing value in
-    a row contributes 0 to it."""
-    cdef Py_ssize_t n = codes.shape[0], i, c, t, f, v, at, code, width, first, last
-    cdef bint missing
+    the terms ``t0:t1``, term after term."""
+    cdef Py_ssize_t i, c, t, at
     cdef const double *table
+    cdef const int32_t *entry
     cdef double *row
     for i in range(n * m):
         out[i] = start[i] if start != NULL else 0.0
     for t in range(t0, t1):
-        f = terms[t]
-        table, width = tables[f], widths[f]
-        first, last = fam_ptr[f], fam_ptr[f + 1]
+        table, entry = tables[terms[t]], entries[terms[t]]
         for i in range(n):
-            at = fold[i] * width
-            missing = False
-            for v in range(first, last):
-                code = codes[i, fam_cols[v]]
-                missing = missing or code < 0
-                at += code * fam_strides[v]
-            if missing:
+            at = entry[i]
+            if at < 0:
                 continue
             row = out + i * m
             if adds[t]:
@@ -275,149 +316,138 @@ cdef void _apply_terms(const code_t[:, ::1] codes, const index_t[::1] fold, Py_s
                     row[c] = row[c] - table[at + c]
 
 
-def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
-                       const index_t[::1] fold, const float64_t[::1] weight,
-                       const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
-                       const index_t[::1] fam_strides, list counts):
-    """Add each row's ``weight`` to every family's table of its ``fold``, at
-    the entry of its values and class ``truth`` (rows missing a value of
-    the family add nothing to it).
-
-    ``counts[f]`` is family ``f``'s (folds, cells x classes) table, filled in
-    place; codes, truth and folds within range are the caller's guarantee.
-    """
-    cdef Py_ssize_t n = codes.shape[0], n_fam = fam_ptr.shape[0] - 1, n_folds, f, i, v, at, code
-    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
-        raise ValueError("truth, fold and weight need one entry per row of codes")
-    _check_families(fam_ptr, fam_cols, fam_strides, codes.shape[1])
-    if n_fam == 0:
-        return
-    n_folds = counts[0].shape[0] if len(counts) else 0
-    cdef Py_ssize_t *widths = <Py_ssize_t*> malloc(max(n_fam, 1) * sizeof(Py_ssize_t))
-    if widths == NULL:
-        raise MemoryError()
-    cdef double **tables
-    try:
-        tables = _table_pointers(counts, n_fam, n_folds, 1, widths)
-    except (MemoryError, ValueError, TypeError):
-        free(widths)
-        raise
-    with nogil:
-        for f in range(n_fam):
-            for i in range(n):
-                at = fold[i] * widths[f] + truth[i]
-                for v in range(fam_ptr[f], fam_ptr[f + 1]):
-                    code = codes[i, fam_cols[v]]
-                    if code < 0:
-                        at = -1
-                        break
-                    at += code * fam_strides[v]
-                if at >= 0:
-                    tables[f][at] += weight[i]
-    free(tables)
-    free(widths)
-
-
-cdef _prepare(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t n_class,
-              const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
-              const index_t[::1] fam_strides, list tables, Py_ssize_t n_folds,
-              const index_t[::1] cand_ptr, const index_t[::1] terms, const flag_t[::1] adds,
-              Py_ssize_t **widths, double ***pointers):
-    """Check the arguments shared by the scoring kernels; gather the tables."""
-    cdef Py_ssize_t n_fam = fam_ptr.shape[0] - 1
-    if fold.shape[0] != codes.shape[0]:
-        raise ValueError("fold needs one entry per row of codes")
-    _check_families(fam_ptr, fam_cols, fam_strides, codes.shape[1])
-    _check_terms(cand_ptr, terms, adds, n_fam)
-    widths[0] = <Py_ssize_t*> malloc(max(n_fam, 1) * sizeof(Py_ssize_t))
-    if widths[0] == NULL:
-        raise MemoryError()
-    try:
-        pointers[0] = _table_pointers(tables, n_fam, n_folds, n_class, widths[0])
-    except (MemoryError, ValueError, TypeError):
-        free(widths[0])
-        raise
-
-
-def fold_log_joint(const code_t[:, ::1] codes, const index_t[::1] fold, Py_ssize_t n_folds,
-                   const float64_t[:, ::1] base, const index_t[::1] fam_ptr,
-                   const index_t[::1] fam_cols, const index_t[::1] fam_strides, list tables,
+def fold_log_joint(const float64_t[:, ::1] base, list tables, list entries,
                    const index_t[::1] terms, const flag_t[::1] adds, float64_t[:, ::1] out):
     """One candidate's log-joint at every row: ``base`` (None: 0) plus and
-    minus the ``terms``, in order, each row reading its fold's tables."""
-    cdef Py_ssize_t n = codes.shape[0], m = out.shape[1], i
-    cdef Py_ssize_t *widths
-    cdef double **pointers
+    minus the ``terms``, in order."""
+    cdef Py_ssize_t n = out.shape[0], m = out.shape[1]
+    cdef double **tabs
+    cdef int32_t **ents
     cdef bint has_base = base is not None
-    if out.shape[0] != n or (has_base and (base.shape[0] != n or base.shape[1] != m)):
-        raise ValueError("out (and base) need one row per row of codes, of the same width")
-    cand_ptr = np.array([0, terms.shape[0]], dtype=np.int64)
-    _prepare(codes, fold, m, fam_ptr, fam_cols, fam_strides, tables, n_folds, cand_ptr, terms,
-             adds, &widths, &pointers)
-    if n == 0 or m == 0:
-        free(pointers)
-        free(widths)
-        return
-    with nogil:
-        _apply_terms(codes, fold, m, &base[0, 0] if has_base else NULL, 0, terms.shape[0], terms,
-                     adds, fam_ptr, fam_cols, fam_strides, pointers, widths, &out[0, 0])
-    free(pointers)
-    free(widths)
+    if has_base and (base.shape[0] != n or base.shape[1] != m):
+        raise ValueError("base must be shaped as out")
+    _check_terms(np.array([0, terms.shape[0]], dtype=np.int64), terms, adds, len(tables))
+    _gather(tables, entries, n, m, &tabs, &ents)
+    if n and m:
+        with nogil:
+            _apply_terms(n, m, &base[0, 0] if has_base else NULL, 0, terms.shape[0], terms, adds,
+                         tabs, ents, &out[0, 0])
+    free(tabs)
+    free(ents)
 
 
-def fold_hits(const code_t[:, ::1] codes, const code_t[::1] truth, const index_t[::1] fold,
-              const float64_t[::1] weight, const float64_t[:, ::1] base,
-              const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
-              const index_t[::1] fam_strides, list tables, const index_t[::1] cand_ptr,
-              const index_t[::1] terms, const flag_t[::1] adds, const flag_t[::1] from_base,
-              float64_t[:, ::1] correct, index_t[::1] events):
+cdef bint _same_prefix(Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t b0, Py_ssize_t b1,
+                      const index_t[::1] terms, const flag_t[::1] adds) noexcept nogil:
+    """Whether the terms ``a0:a1`` are the terms ``b0:b1``, signs included."""
+    cdef Py_ssize_t t
+    if a1 - a0 != b1 - b0:
+        return False
+    for t in range(a1 - a0):
+        if terms[a0 + t] != terms[b0 + t] or adds[a0 + t] != adds[b0 + t]:
+            return False
+    return True
+
+
+cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code_t *truth,
+                     const float64_t *weight, const double *prefix, const double *table,
+                     const int32_t *entry, bint add, double *lj, double *spare,
+                     double *correct) noexcept nogil:
+    """:func:`map_hits` of ``prefix`` plus (or minus) one more family's
+    values (``table`` NULL: none) without writing the sums; the weights of
+    the rows of a fold are added to ``correct[fold]`` in row order.  Returns
+    the number of tie draws."""
+    cdef Py_ssize_t i, c, at, k = -1
+    cdef index_t events = 0, draws, tie
+    cdef const double *row
+    cdef const double *value
+    cdef double x0, x1, d, acc = 0.0
+    for i in range(n):
+        if fold[i] != k:  # a run of one fold's rows: its count kept in a register
+            if k >= 0:
+                correct[k] = acc
+            k = fold[i]
+            acc = correct[k]
+        row = prefix + i * m
+        at = entry[i] if table != NULL else -1
+        value = table + at if at >= 0 else NULL
+        if m == 2:
+            x0, x1 = row[0], row[1]
+            if value != NULL:
+                if add:
+                    x0, x1 = x0 + value[0], x1 + value[1]
+                else:
+                    x0, x1 = x0 - value[0], x1 - value[1]
+            if not isnan(x0) and not isnan(x1) and (x0 > LOG_NORMAL or x1 > LOG_NORMAL):
+                # _map_class's two-class test, without branches on the data
+                d = x1 - x0
+                tie = fabs(d) <= LOG_TIE
+                events += tie
+                acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
+                continue
+            lj[0], lj[1] = x0, x1
+        else:
+            for c in range(m):
+                lj[c] = row[c] if value == NULL else (
+                    row[c] + value[c] if add else row[c] - value[c])
+        if _map_class(lj, m, spare, &draws) == truth[i]:
+            acc += weight[i]
+        else:
+            events += draws
+    if k >= 0:
+        correct[k] = acc
+    return events
+
+
+def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const float64_t[::1] weight,
+              const float64_t[:, ::1] base, list tables, list entries,
+              const index_t[::1] cand_ptr, const index_t[::1] terms, const flag_t[::1] adds,
+              const flag_t[::1] from_base, float64_t[:, ::1] correct, index_t[::1] events):
     """:func:`map_hits` of many candidates without their log-joints.
 
     Candidate ``j`` is the terms ``cand_ptr[j]:cand_ptr[j+1]`` applied to
     ``base`` if ``from_base[j]``, else to 0 (see :func:`fold_log_joint`).
     ``correct[j, k]`` adds the weight of the settled rows of fold ``k`` it
     predicts right; ``events[j]`` is its number of R tie draws (rows with
-    draws are left out of ``correct``).
+    draws are left out of ``correct``).  All but the last term of a
+    candidate are summed once for a run of candidates that share them (put
+    those next to each other); the last is added while deciding.
     """
-    cdef Py_ssize_t n = codes.shape[0], m = base.shape[1], n_cand = cand_ptr.shape[0] - 1
-    cdef Py_ssize_t n_folds = correct.shape[1], i, j
-    cdef Py_ssize_t *widths
-    cdef double **pointers
-    cdef index_t draws
-    if base.shape[0] != n or truth.shape[0] != n or weight.shape[0] != n:
-        raise ValueError("base, truth and weight need one entry per row of codes")
+    cdef Py_ssize_t n = base.shape[0], m = base.shape[1], n_cand = cand_ptr.shape[0] - 1
+    cdef Py_ssize_t i, j, t0, t1, f
+    cdef Py_ssize_t prefix_of = -1  # the candidate whose prefix the buffer holds
+    cdef double **tabs
+    cdef int32_t **ents
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("truth, fold and weight need one entry per row of base")
     if from_base.shape[0] != n_cand or correct.shape[0] != n_cand or events.shape[0] != n_cand:
         raise ValueError("from_base, correct and events need one entry per candidate")
-    _prepare(codes, fold, m, fam_ptr, fam_cols, fam_strides, tables, n_folds, cand_ptr, terms,
-             adds, &widths, &pointers)
+    for i in range(n):
+        if not 0 <= fold[i] < correct.shape[1]:
+            raise ValueError(f"fold {fold[i]} has no column in correct")
+    _check_terms(cand_ptr, terms, adds, len(tables))
+    _gather(tables, entries, n, m, &tabs, &ents)
     events[:] = 0
-    if n == 0 or m == 0 or n_cand == 0:
-        free(pointers)
-        free(widths)
+    if n == 0 or n_cand == 0:
+        free(tabs)
+        free(ents)
         return
-    buffer = np.empty((n + 1) * m)
+    buffer = np.empty((n + 2) * m)
     cdef float64_t[::1] scratch = buffer
-    cdef double *lj = &scratch[0]
-    cdef double *spare = &scratch[n * m]
-    cdef double *x
-    cdef double d
-    cdef index_t tie
+    cdef double *prefix = &scratch[0]
     with nogil:
         for j in range(n_cand):
-            _apply_terms(codes, fold, m, &base[0, 0] if from_base[j] else NULL, cand_ptr[j],
-                         cand_ptr[j + 1], terms, adds, fam_ptr, fam_cols, fam_strides, pointers,
-                         widths, lj)
-            for i in range(n):
-                x = lj + i * m
-                if m == 2 and not isnan(x[0]) and not isnan(x[1]) and fmax(x[0], x[1]) > LOG_NORMAL:
-                    # _map_class's two-class test, without branches on the data
-                    d = x[1] - x[0]
-                    tie = fabs(d) <= LOG_TIE
-                    events[j] += tie
-                    correct[j, fold[i]] += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
-                elif _map_class(x, m, spare, &draws) == truth[i]:
-                    correct[j, fold[i]] += weight[i]
-                else:
-                    events[j] += draws
-    free(pointers)
-    free(widths)
+            t0, t1 = cand_ptr[j], cand_ptr[j + 1]
+            if t1 > t0:
+                t1 -= 1  # the last term is added below
+            if prefix_of < 0 or from_base[j] != from_base[prefix_of] or not _same_prefix(
+                    t0, t1, cand_ptr[prefix_of], cand_ptr[prefix_of + 1] - 1, terms, adds):
+                _apply_terms(n, m, &base[0, 0] if from_base[j] else NULL, t0, t1, terms, adds,
+                             tabs, ents, prefix)
+                prefix_of = j if cand_ptr[j + 1] > cand_ptr[j] else -1
+            f = terms[t1] if t1 < cand_ptr[j + 1] else -1
+            events[j] = _decide(n, m, &fold[0], &truth[0], &weight[0], prefix,
+                                tabs[f] if f >= 0 else NULL, ents[f] if f >= 0 else NULL,
+                                f >= 0 and adds[t1], prefix + n * m, prefix + (n + 1) * m,
+                                &correct[j, 0])
+    free(tabs)
+    free(ents)

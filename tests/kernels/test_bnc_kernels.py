@@ -214,22 +214,29 @@ def _fold_families(rng, n_vars, dims, n_class, n_folds, n_fam):
     return as_index(ptr), as_index(cols), as_index(strides), tables
 
 
-def _entry(codes, r, ptr, cols, strides, f):
-    """Where row ``r`` reads family ``f`` (class 0), or None if it misses a value."""
-    values = [int(codes[r, c]) for c in cols[ptr[f]:ptr[f + 1]]]
-    if any(v < 0 for v in values):
-        return None
-    return sum(v * int(s) for v, s in zip(values, strides[ptr[f]:ptr[f + 1]]))
+def _entries(codes, fold, ptr, cols, strides, tables):
+    """Where each row reads each family's flattened table (class 0), -1 if it
+    misses a value of the family."""
+    out = []
+    for f, table in enumerate(tables):
+        at = np.full(len(codes), -1, dtype=np.int32)
+        for r in range(len(codes)):
+            values = [int(codes[r, c]) for c in cols[ptr[f]:ptr[f + 1]]]
+            if all(v >= 0 for v in values):
+                at[r] = fold[r] * table.shape[1] + sum(
+                    v * int(s) for v, s in zip(values, strides[ptr[f]:ptr[f + 1]]))
+        out.append(at)
+    return out
 
 
-def _slow_log_joint(codes, fold, base, ptr, cols, strides, tables, terms, adds, r, n_class):
+def _slow_log_joint(base, tables, entries, terms, adds, r, n_class):
     row = [float(base[r, c]) if base is not None else 0.0 for c in range(n_class)]
     for f, add in zip(terms, adds):
-        at = _entry(codes, r, ptr, cols, strides, f)
-        if at is None:
+        at = entries[f][r]
+        if at < 0:
             continue
         for c in range(n_class):
-            value = float(tables[f][fold[r], at + c])
+            value = float(tables[f].ravel()[at + c])
             row[c] = row[c] + value if add else row[c] - value
     return row
 
@@ -247,14 +254,16 @@ def test_fold_family_counts_add_each_row_to_its_fold(seed, n, dims, n_class, n_f
     weight = rng.random(n)
     ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
     counts = [np.zeros_like(t) for t in tables]
-    fold_family_counts(codes, truth, fold, weight, ptr, cols, strides, counts)
+    entries = [np.empty(n, dtype=np.int32) for _ in tables]
+    fold_family_counts(codes, truth, fold, weight, ptr, cols, strides, counts, entries)
+    want_entries = _entries(codes, fold, ptr, cols, strides, tables)
     for f in range(n_fam):
-        want = np.zeros_like(tables[f])
+        np.testing.assert_array_equal(entries[f], want_entries[f])
+        want = np.zeros(tables[f].size)
         for r in range(n):
-            at = _entry(codes, r, ptr, cols, strides, f)
-            if at is not None:
-                want[fold[r], at + truth[r]] += weight[r]
-        np.testing.assert_array_equal(counts[f], want)
+            if want_entries[f][r] >= 0:
+                want[want_entries[f][r] + truth[r]] += weight[r]
+        np.testing.assert_array_equal(counts[f].ravel(), want)
 
 
 @given(*_fold_args, hst.integers(0, 3), hst.booleans())
@@ -264,45 +273,56 @@ def test_fold_log_joint_applies_the_terms_in_order(seed, n, dims, n_class, n_fol
     codes = _codes(rng, n, dims)
     fold = rng.integers(0, n_folds, size=n).astype(np.int64)
     ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    entries = _entries(codes, fold, ptr, cols, strides, tables)
     base = rng.normal(scale=20, size=(n, n_class)) if from_base else None
     terms = rng.integers(0, n_fam, size=rng.integers(0, 5) if n_fam else 0).astype(np.int64)
     adds = rng.integers(0, 2, size=len(terms)).astype(np.uint8)
     out = np.empty((n, n_class))
-    fold_log_joint(codes, fold, n_folds, base, ptr, cols, strides, tables, terms, adds, out)
+    fold_log_joint(base, tables, entries, terms, adds, out)
     for r in range(n):
-        assert out[r].tolist() == _slow_log_joint(codes, fold, base, ptr, cols, strides, tables,
-                                                  terms, adds, r, n_class)
+        assert out[r].tolist() == _slow_log_joint(base, tables, entries, terms, adds, r, n_class)
 
 
-@given(*_fold_args, hst.integers(1, 3), hst.integers(0, 4))
+@given(*_fold_args, hst.integers(1, 3), hst.integers(0, 6))
 def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_folds, n_fam,
                                                   n_cand):
     rng = np.random.default_rng(seed)
     codes = _codes(rng, n, dims)
     truth = rng.integers(0, n_class, size=n).astype(np.int32)
-    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    fold = np.sort(rng.integers(0, n_folds, size=n)) if rng.random() < 0.5 \
+        else rng.integers(0, n_folds, size=n)
     weight = rng.random(n)
     ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    entries = _entries(codes, fold, ptr, cols, strides, tables)
     # exact and near ties: some tables are equal across classes, or almost
     for t in tables:
         flat = t.reshape(-1, n_class)
         tied = rng.random(len(flat)) < 0.4
         flat[tied] = flat[tied, :1] * (1 + rng.choice([0, 1e-7, 1e-4], size=(tied.sum(), 1)))
     base = np.repeat(rng.normal(scale=20, size=(n, 1)), n_class, axis=1)
-    sizes = rng.integers(0, 4, size=n_cand)
-    cand_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    terms = rng.integers(0, n_fam, size=int(sizes.sum())).astype(np.int64)
-    adds = rng.integers(0, 2, size=len(terms)).astype(np.uint8)
-    from_base = rng.integers(0, 2, size=n_cand).astype(np.uint8)
+    # candidates often share all but their last term (and their start)
+    prefixes = [(rng.integers(0, n_fam, size=rng.integers(0, 3)).tolist(),
+                 rng.integers(0, 2, size=3).tolist(), int(rng.integers(0, 2))) for _ in range(2)]
+    cands = []
+    for _ in range(n_cand):
+        terms, adds, start = prefixes[rng.integers(0, 2)]
+        k = len(terms)
+        if rng.random() < 0.8:
+            terms, k = terms + [int(rng.integers(0, n_fam))], k + 1
+        cands.append((terms, adds[:k] + [int(rng.integers(0, 2))] * (k - len(adds)), start))
+    cand_ptr = np.cumsum([0] + [len(t) for t, _, _ in cands]).astype(np.int64)
+    terms = np.array([f for t, _, _ in cands for f in t], dtype=np.int64)
+    adds = np.array([a for _, a, _ in cands for a in a], dtype=np.uint8)
+    from_base = np.array([b for _, _, b in cands], dtype=np.uint8)
     correct, events = np.zeros((n_cand, n_folds)), np.empty(n_cand, dtype=np.int64)
-    fold_hits(codes, truth, fold, weight, base, ptr, cols, strides, tables, cand_ptr, terms, adds,
+    fold_hits(truth, fold.astype(np.int64), weight, base, tables, entries, cand_ptr, terms, adds,
               from_base, correct, events)
     for j in range(n_cand):
         want_correct, want_events = np.zeros(n_folds), 0
         part = slice(cand_ptr[j], cand_ptr[j + 1])
         for r in range(n):
-            row = _slow_log_joint(codes, fold, base if from_base[j] else None, ptr, cols, strides,
-                                  tables, terms[part], adds[part], r, n_class)
+            row = _slow_log_joint(base if from_base[j] else None, tables, entries, terms[part],
+                                  adds[part], r, n_class)
             best, draws = r_max_col([math.exp(v) for v in row])
             want_events += draws
             if draws == 0 and best == truth[r]:
@@ -316,19 +336,24 @@ def test_fold_kernels_refuse_inconsistent_layouts():
     fold, truth, weight = np.zeros(2, np.int64), np.zeros(2, np.int32), np.ones(2)
     one = np.array([0, 1], dtype=np.int64)
     out = np.empty((2, 2))
+    table, entries = np.zeros((1, 4)), np.array([0, 2], dtype=np.int32)
     args = (np.array([0], np.int64), np.array([1], np.uint8))
     with pytest.raises(ValueError, match="column 5"):
-        fold_log_joint(codes, fold, 1, None, one, np.array([5]), one[1:], [np.zeros((1, 4))],
-                       *args, out)
-    with pytest.raises(ValueError, match="table 0 is 2 x 4"):
-        fold_log_joint(codes, fold, 1, None, one, one[:1], one[1:], [np.zeros((2, 4))], *args, out)
-    with pytest.raises(ValueError, match="term 3"):
-        fold_log_joint(codes, fold, 1, None, one, one[:1], one[1:], [np.zeros((1, 4))],
-                       np.array([3], np.int64), args[1], out)
+        fold_family_counts(codes, truth, fold, weight, one, np.array([5]), one[1:], [table],
+                           [entries])
     with pytest.raises(ValueError, match="fam_ptr"):
         fold_family_counts(codes, truth, fold, weight, np.array([0, 2], np.int64), one[:1],
-                           one[1:], [np.zeros((1, 4))])
+                           one[1:], [table], [entries])
+    with pytest.raises(ValueError, match="reach outside"):
+        fold_log_joint(None, [table], [np.array([0, 3], dtype=np.int32)], *args, out)
+    with pytest.raises(ValueError, match="entries.0. has 1 rows"):
+        fold_log_joint(None, [table], [entries[:1]], *args, out)
+    with pytest.raises(ValueError, match="term 3"):
+        fold_log_joint(None, [table], [entries], np.array([3], np.int64), args[1], out)
     with pytest.raises(ValueError, match="one entry per candidate"):
-        fold_hits(codes, truth, fold, weight, out, one, one[:1], one[1:], [np.zeros((1, 4))],
-                  np.array([0, 1], np.int64), *args, np.ones(2, np.uint8), np.zeros((1, 1)),
+        fold_hits(truth, fold, weight, out, [table], [entries], np.array([0, 1], np.int64),
+                  *args, np.ones(2, np.uint8), np.zeros((1, 1)), np.zeros(1, np.int64))
+    with pytest.raises(ValueError, match="fold 1 has no column"):
+        fold_hits(truth, np.ones(2, np.int64), weight, out, [table], [entries],
+                  np.array([0, 1], np.int64), *args, np.ones(1, np.uint8), np.zeros((1, 1)),
                   np.zeros(1, np.int64))
