@@ -43,10 +43,22 @@ def _row_keys(fold, codes, n_levels):
     radix = [n + 1 for n in n_levels]
     if np.sum(np.log2(radix)) + np.log2(fold.max() + 2) >= 62:
         return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
-    key = fold.astype(np.int64)
-    for j, r in enumerate(radix):
-        key = key * r + (codes[:, j] + 1)
-    return key
+    # place values of the columns, the last one the units (no term overflows)
+    place = np.cumprod([1] + radix[:0:-1], dtype=np.int64)[::-1]
+    return fold.astype(np.int64) * (place[0] * radix[0]) + (codes + 1) @ place
+
+
+def _cells(keys):
+    """``np.unique(keys)``'s index, inverse and counts (as floats), the
+    distinct keys ascending (an unstable sort: the first row of a key is
+    the least of its rows)."""
+    order = np.argsort(keys)
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    inverse = np.empty(len(keys), dtype=np.intp)
+    inverse[order] = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(keys))))
+    first = np.minimum.reduceat(order, starts)
+    return first, inverse, np.diff(np.append(starts, len(keys))).astype(float)
 
 
 class _Family:
@@ -63,7 +75,10 @@ class _Family:
     def __init__(self, cols, dims):
         self.cols, self.dims = cols, dims
         # C-order strides of the table's axes but the class (the last)
-        self.strides = [math.prod(dims[t + 1:]) for t in range(len(cols))]
+        self.strides, stride = [0] * len(cols), dims[-1]
+        for t in range(len(cols) - 1, -1, -1):
+            self.strides[t] = stride
+            stride *= dims[t]
 
 
 class FoldScorer:
@@ -90,10 +105,8 @@ class FoldScorer:
         self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
         rows = enc.codes[np.concatenate(folds)]
         self.row_truth = rows[:, enc.class_index]
-        _, first, self.row_cell, counts = np.unique(
-            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]),
-            return_index=True, return_inverse=True, return_counts=True)
-        self.weight = counts.astype(float)
+        first, self.row_cell, self.weight = _cells(
+            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]))
         self.fold_of = np.ascontiguousarray(self.row_fold[first])
         self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
         self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
@@ -116,34 +129,34 @@ class FoldScorer:
         new = [fam for fam in dict.fromkeys(families) if fam not in self.fitted]
         if not new:
             return
-        made, counts = [], []
-        for family in new:
-            dims = [self.n_levels[v] for v in family]
-            size = math.prod(dims)  # Python ints: no wrap-around
-            check_fits_in_memory(
-                self._table_bytes(family),
-                f"the tables of the candidate family of {family[0]!r} ({len(family)} "
-                f"variables, {size:,} cells per fold)",
-                "give the features fewer levels or the search fewer parents (k)",
-            )
-            fam = _Family([self.col[v] for v in family[:-1]], dims)
+        made = [_Family([self.col[v] for v in family[:-1]], [self.n_levels[v] for v in family])
+                for family in new]
+        sizes = [math.prod(fam.dims) for fam in made]  # Python ints: no wrap-around
+        # (each family fits if the largest does)
+        largest = max(range(len(new)), key=sizes.__getitem__)
+        check_fits_in_memory(
+            self._table_bytes(new[largest]),
+            f"the tables of the candidate family of {new[largest][0]!r} ({len(new[largest])} "
+            f"variables, {sizes[largest]:,} cells per fold)",
+            "give the features fewer levels or the search fewer parents (k)",
+        )
+        counts = [np.zeros((self.n_folds, size)) for size in sizes]
+        for fam in made:
             fam.entries = np.empty(len(self.truth), dtype=np.int32)
-            made.append(fam)
-            counts.append(np.zeros((self.n_folds, size)))
         fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, *_layout(made),
                            counts, [fam.entries for fam in made])
         # A training fold is every other fold.
-        tables = [np.empty_like(c) for c in counts]
+        for fam, size in zip(made, sizes):
+            fam.tables, fam.log_tables = np.empty((2, self.n_folds, size))
+        has_zero = np.empty(len(made), dtype=np.uint8)
         fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
-                  tables)
-        with np.errstate(divide="ignore"):
-            for family, fam, table in zip(new, made, tables):
-                fam.tables, fam.log_tables = table, np.log(table)
-                fam.finite = bool(np.isfinite(fam.log_tables).all())
-                fam.nbytes = 2 * table.nbytes + fam.entries.nbytes
-                fam.last_used = self.clock
-                self.fitted[family] = fam
-                self.pool_bytes += fam.nbytes
+                  [fam.tables for fam in made], [fam.log_tables for fam in made], has_zero)
+        for family, fam, zero in zip(new, made, has_zero.tolist()):
+            fam.finite = not zero
+            fam.nbytes = 2 * fam.tables.nbytes + fam.entries.nbytes
+            fam.last_used = self.clock
+            self.fitted[family] = fam
+        self.pool_bytes += sum(fam.nbytes for fam in made)
 
     def _table_bytes(self, family):
         """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
@@ -169,16 +182,21 @@ class FoldScorer:
         Relative to the current structure when fewer families change than
         it has in all, and none removed holds a log 0 (-inf - -inf is NaN).
         """
-        fams = self._families(dag)
-        cur = self.current
+        cur, cls = self.current, self.class_var
         if cur is not None:
-            minus = [(f, *ps, self.class_var) for f, ps in cur.parents.items()
-                     if dag.parents.get(f) != ps]
-            plus = [(f, *ps, self.class_var) for f, ps in dag.parents.items()
-                    if cur.parents.get(f) != ps]
-            if len(minus) + len(plus) < len(fams) \
+            changed = dag.changed_since(cur)  # the common case: some parents added
+            if changed is not None:
+                minus = [(f, *cur.parents[f], cls) for f in changed]
+                plus = [(f, *dag.parents[f], cls) for f in changed]
+            else:
+                minus = [(f, *ps, cls) for f, ps in cur.parents.items()
+                         if dag.parents.get(f) != ps]
+                plus = [(f, *ps, cls) for f, ps in dag.parents.items()
+                        if cur.parents.get(f) != ps]
+            if len(minus) + len(plus) < len(dag.features) + 1 \
                     and all(self.fitted[m].finite for m in minus):
                 return minus + plus, [0] * len(minus) + [1] * len(plus), True
+        fams = self._families(dag)
         return fams, [1] * len(fams), False
 
     def _sum_terms(self, terms, adds, from_base):

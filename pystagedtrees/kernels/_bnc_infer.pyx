@@ -28,8 +28,18 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
     """
     cdef Py_ssize_t n = codes.shape[0], n_class = log_prior.shape[0]
     cdef Py_ssize_t n_fam = fam_offsets.shape[0], i, c, f, t, base
+    cdef double a0, a1
     with nogil:
         for i in range(n):
+            if n_class == 2:  # the sums in registers, added in the same order
+                a0, a1 = log_prior[0], log_prior[1]
+                for f in range(n_fam):
+                    base = fam_offsets[f]
+                    for t in range(fam_ptr[f], fam_ptr[f + 1]):
+                        base = base + codes[i, fam_cols[t]] * fam_strides[t]
+                    a0, a1 = a0 + log_cpts[base], a1 + log_cpts[base + 1]
+                out[i, 0], out[i, 1] = a0, a1
+                continue
             for c in range(n_class):
                 out[i, c] = log_prior[c]
             for f in range(n_fam):
@@ -38,6 +48,75 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
                     base = base + codes[i, fam_cols[t]] * fam_strides[t]
                 for c in range(n_class):
                     out[i, c] += log_cpts[base + c]
+
+
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """numpy's pairwise summation of ``n`` doubles (what ``sum`` over a row
+    adds), to its last bit: plain below 8 terms, 8 running sums up to 128,
+    halves (a multiple of 8 first) beyond."""
+    cdef Py_ssize_t i, j, half
+    cdef double res = 0.0
+    cdef double r[8]
+    if n < 8:
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[j]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += a[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+def posteriors(const float64_t[:, ::1] lj, float64_t[:, ::1] out):
+    """Class posteriors from log-joints, as R normalises them.
+
+    Per row: ``lj - lse`` with ``lse = m + log1p(sum exp(lj - m))`` over all
+    but the first maximum ``m`` (numpy's argmax: a NaN counts as the
+    maximum), the sum as numpy adds a row; a row that cannot be normalised
+    (a NaN posterior) becomes uniform.
+    """
+    cdef Py_ssize_t n = lj.shape[0], m = lj.shape[1], i, c, first
+    cdef double top, lse
+    cdef bint bad
+    if out.shape[0] != n or out.shape[1] != m:
+        raise ValueError("out must be shaped as lj")
+    if n == 0 or m == 0:
+        return
+    buffer = np.empty(m)
+    cdef float64_t[::1] rest = buffer
+    with nogil:
+        for i in range(n):
+            first = 0
+            if not isnan(lj[i, 0]):
+                for c in range(1, m):
+                    if isnan(lj[i, c]):
+                        first = c
+                        break
+                    if lj[i, c] > lj[i, first]:
+                        first = c
+            top = lj[i, first]
+            for c in range(m):
+                rest[c] = exp(lj[i, c] - top) if c != first else 0.0
+            lse = top + log1p(0.0 + _pairwise_sum(&rest[0], m))
+            bad = False
+            for c in range(m):
+                out[i, c] = exp(lj[i, c] - lse)
+                bad = bad or isnan(out[i, c])
+            if bad:
+                for c in range(m):
+                    out[i, c] = 1.0 / m
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,

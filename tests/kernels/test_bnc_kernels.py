@@ -2,7 +2,8 @@
 
 Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``,
 ``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
-``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``).
+``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
+``posteriors``).
 """
 import math
 
@@ -23,6 +24,7 @@ from pystagedtrees.kernels._bnc_infer import (
     map_hits,
     max_col,
     max_col_ties,
+    posteriors,
 )
 
 seeds = hst.integers(0, 2**32 - 1)
@@ -82,10 +84,13 @@ def test_fold_cpts_are_the_cpts_of_the_training_folds(seed, n_folds, dims, smoot
     counts = rng.integers(0, 4, size=(n_folds, *dims)) * rng.choice([1.0, 0.37], size=dims)
     counts[:, rng.random(dims) < 0.3] = 0.0  # columns that sum to 0 without smoothing
     flat = np.ascontiguousarray(counts.reshape(n_folds, -1))
-    out = np.empty_like(flat)
-    fold_cpts([flat], np.array([dims[0]], dtype=np.int64), smooth, [out])
+    out, logs, has_zero = np.empty_like(flat), np.empty_like(flat), np.empty(1, dtype=np.uint8)
+    fold_cpts([flat], np.array([dims[0]], dtype=np.int64), smooth, [out], [logs], has_zero)
     want = bnc_cpt(counts.sum(axis=0) - counts, smooth, axis=1)
     np.testing.assert_array_equal(out, want.reshape(n_folds, -1))
+    # the C library's log, as R's
+    assert logs.ravel().tolist() == [math.log(v) if v > 0 else -math.inf for v in out.ravel()]
+    assert has_zero[0] == (out == 0).any()
 
 
 def _families(rng, dims, n_class):
@@ -329,6 +334,34 @@ def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_fold
                 want_correct[fold[r]] += weight[r]
         assert events[j] == want_events
         np.testing.assert_array_equal(correct[j], want_correct)
+
+
+def _numpy_posteriors(lj):
+    """R's normalisation in numpy: all but the first maximum summed out of
+    the log-sum-exp, a NaN row uniform."""
+    n, n_class = lj.shape
+    first = lj.argmax(axis=1)
+    top = lj[np.arange(n), first]
+    with np.errstate(invalid="ignore", over="ignore"):
+        rest = np.exp(lj - top[:, None])
+        rest[np.arange(n), first] = 0.0
+        lse = top + np.log1p(rest.sum(axis=1))
+        p = np.exp(lj - lse[:, None])
+    p[np.isnan(p).any(axis=1)] = 1.0 / n_class
+    return p
+
+
+@given(seeds, hst.integers(0, 12), hst.sampled_from([1, 2, 3, 7, 8, 9, 20, 130]))
+def test_posteriors_are_numpys_normalisation(seed, n, m):
+    rng = np.random.default_rng(seed)
+    lj = rng.normal(scale=30, size=(n, m)) - 50
+    lj[rng.random((n, m)) < 0.1] = -np.inf
+    lj[rng.random((n, m)) < 0.05] = np.nan
+    tied = rng.random(n) < 0.2  # rows of equal scores
+    lj[tied] = lj[tied, :1]
+    out = np.empty_like(lj)
+    posteriors(lj, out)
+    np.testing.assert_array_equal(out, _numpy_posteriors(lj))
 
 
 def test_fold_kernels_refuse_inconsistent_layouts():
