@@ -401,9 +401,8 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 f"`{name}` has no column(s) {unknown}; its columns are "
                 f"{list(data.columns)}."
             )
-    out_levels = {}
-    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
-    for j, column in enumerate(columns):
+    out_levels, coded = {}, []
+    for column in columns:
         col = data[column]
         if levels is None or column not in levels:
             try:
@@ -412,12 +411,17 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 raise type(exc)(f"`{name}`: {exc}") from None
             out_levels[column] = col_levels
             if isinstance(col.dtype, pd.CategoricalDtype):  # levels of its own categories
-                codes[:, j] = col.array.codes
+                coded.append(col.array.codes)
                 continue
         else:
             col_levels = [str(lev) for lev in levels[column]]
         out_levels[column] = col_levels
-        codes[:, j] = encode_column(col, col_levels, column, name)
+        coded.append(encode_column(col, col_levels, column, name))
+    if order == "C" and coded:  # the columns side by side in one pass, not one strided copy each
+        return np.stack(coded, axis=1).astype(np.int32, copy=False), out_levels
+    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
+    for j, column_codes in enumerate(coded):
+        codes[:, j] = column_codes
     return codes, out_levels
 
 
