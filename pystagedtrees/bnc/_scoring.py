@@ -45,11 +45,15 @@ def _row_keys(fold, codes, n_levels):
         return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
     # place values of the columns, the last one the units (no term overflows)
     place = np.cumprod([1] + radix[:0:-1], dtype=np.int64)[::-1]
-    return fold.astype(np.int64) * (place[0] * radix[0]) + (codes + 1) @ place
+    if np.sum(np.log2(radix)) < 52:  # exact in doubles: a BLAS product, not numpy's int loop
+        digits = ((codes + 1).astype(np.float64) @ place.astype(np.float64)).astype(np.int64)
+    else:
+        digits = (codes + 1) @ place
+    return fold.astype(np.int64) * (place[0] * radix[0]) + digits
 
 
 def _cells(keys):
-    """``np.unique(keys)``'s index, inverse and counts (as floats), the
+    """``np.unique(keys)``'s index, inverse and counts, the
     distinct keys ascending (an unstable sort: the first row of a key is
     the least of its rows)."""
     order = np.argsort(keys)
@@ -58,7 +62,7 @@ def _cells(keys):
     inverse = np.empty(len(keys), dtype=np.intp)
     inverse[order] = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(keys))))
     first = np.minimum.reduceat(order, starts)
-    return first, inverse, np.diff(np.append(starts, len(keys))).astype(float)
+    return first, inverse, np.diff(np.append(starts, len(keys)))
 
 
 class _Family:
@@ -103,13 +107,16 @@ class FoldScorer:
         self.fold_sizes = np.array(sizes, dtype=float)
         self.bounds = np.cumsum([0] + sizes)
         self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
-        rows = enc.codes[np.concatenate(folds)]
-        self.row_truth = rows[:, enc.class_index]
-        first, self.row_cell, self.weight = _cells(
-            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]))
+        pooled = np.concatenate(folds)  # the data's row of each pool row
+        self.row_truth = enc.codes[pooled, enc.class_index]
+        fold_of_row = np.full(len(enc.codes), -1, dtype=np.intp)  # -1: in no fold
+        fold_of_row[pooled] = self.row_fold
+        keys = _row_keys(fold_of_row, enc.codes, [len(enc.levels[c]) for c in enc.columns])
+        first, self.row_cell, self.multiplicity = _cells(keys[pooled])
+        self.weight = self.multiplicity.astype(float)
         self.fold_of = np.ascontiguousarray(self.row_fold[first])
         self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
-        self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
+        self.codes = np.ascontiguousarray(enc.codes[pooled[first]], dtype=np.int32)
         self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
         features = [self.col[f] for f in enc.features]
         # Cells with missing feature values need inference (per fold): every
@@ -301,7 +308,7 @@ class FoldScorer:
             hits = np.zeros((len(chunk), self.n_folds))
             tie_draws = np.zeros(len(chunk), dtype=np.intp)
             cand_ptr = np.cumsum([0] + [len(terms) for _, _, terms, _, _ in chunk])
-            fold_hits(self.truth, self.fold_of, self.weight,
+            fold_hits(self.truth, self.fold_of, self.multiplicity,
                       self.base if self.base is not None else np.zeros((len(self.truth),
                                                                         self.n_class)),
                       [f.log_tables for f in fams], [f.entries for f in fams], cand_ptr,

@@ -428,24 +428,24 @@ cdef bint _same_prefix(Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t b0, Py_ssize_t b
 
 
 cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code_t *truth,
-                     const float64_t *weight, const double *prefix, const double *table,
+                     const index_t *weight, const double *prefix, const double *table,
                      const int32_t *entry, bint add, double *lj, double *spare,
                      double *correct) noexcept nogil:
     """:func:`map_hits` of ``prefix`` plus (or minus) one more family's
-    values (``table`` NULL: none) without writing the sums; the weights of
-    the rows of a fold are added to ``correct[fold]`` in row order.  Returns
+    values (``table`` NULL: none) without writing the sums; the (whole)
+    weights of the rows of a fold are added to ``correct[fold]``.  Returns
     the number of tie draws."""
     cdef Py_ssize_t i, c, at, k = -1
-    cdef index_t events = 0, draws, tie
+    cdef index_t events = 0, draws, tie, acc = 0
     cdef const double *row
     cdef const double *value
-    cdef double x0, x1, d, acc = 0.0
+    cdef double x0, x1, d
     for i in range(n):
         if fold[i] != k:  # a run of one fold's rows: its count kept in a register
             if k >= 0:
-                correct[k] = acc
+                correct[k] += acc  # whole numbers: the sum of a run is exact
             k = fold[i]
-            acc = correct[k]
+            acc = 0
         row = prefix + i * m
         at = entry[i] if table != NULL else -1
         value = table + at if at >= 0 else NULL
@@ -473,11 +473,11 @@ cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code
         else:
             events += draws
     if k >= 0:
-        correct[k] = acc
+        correct[k] += acc
     return events
 
 
-def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const float64_t[::1] weight,
+def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const index_t[::1] weight,
               const float64_t[:, ::1] base, list tables, list entries,
               const index_t[::1] cand_ptr, const index_t[::1] terms, const flag_t[::1] adds,
               const flag_t[::1] from_base, float64_t[:, ::1] correct, index_t[::1] events):
@@ -485,7 +485,8 @@ def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const float64_t[
 
     Candidate ``j`` is the terms ``cand_ptr[j]:cand_ptr[j+1]`` applied to
     ``base`` if ``from_base[j]``, else to 0 (see :func:`fold_log_joint`).
-    ``correct[j, k]`` adds the weight of the settled rows of fold ``k`` it
+    ``correct[j, k]`` adds the weight (a whole number: a row stands for that
+    many equal rows, below 2**53 in all) of the settled rows of fold ``k`` it
     predicts right; ``events[j]`` is its number of R tie draws (rows with
     draws are left out of ``correct``).  All but the last term of a
     candidate are summed once for a run of candidates that share them (put

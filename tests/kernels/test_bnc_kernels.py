@@ -296,7 +296,7 @@ def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_fold
     truth = rng.integers(0, n_class, size=n).astype(np.int32)
     fold = np.sort(rng.integers(0, n_folds, size=n)) if rng.random() < 0.5 \
         else rng.integers(0, n_folds, size=n)
-    weight = rng.random(n)
+    weight = rng.integers(1, 5, size=n)  # rows standing for that many
     ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
     entries = _entries(codes, fold, ptr, cols, strides, tables)
     # exact and near ties: some tables are equal across classes, or almost
@@ -384,9 +384,9 @@ def test_fold_kernels_refuse_inconsistent_layouts():
     with pytest.raises(ValueError, match="term 3"):
         fold_log_joint(None, [table], [entries], np.array([3], np.int64), args[1], out)
     with pytest.raises(ValueError, match="one entry per candidate"):
-        fold_hits(truth, fold, weight, out, [table], [entries], np.array([0, 1], np.int64),
+        fold_hits(truth, fold, np.ones(2, np.int64), out, [table], [entries], np.array([0, 1], np.int64),
                   *args, np.ones(2, np.uint8), np.zeros((1, 1)), np.zeros(1, np.int64))
     with pytest.raises(ValueError, match="fold 1 has no column"):
-        fold_hits(truth, np.ones(2, np.int64), weight, out, [table], [entries],
+        fold_hits(truth, np.ones(2, np.int64), np.ones(2, np.int64), out, [table], [entries],
                   np.array([0, 1], np.int64), *args, np.ones(1, np.uint8), np.zeros((1, 1)),
                   np.zeros(1, np.int64))
