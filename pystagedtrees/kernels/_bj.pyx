@@ -6,7 +6,10 @@ with the same operations and R's long-double sums; joins follow R's
 """
 import numpy as np
 
+cimport cython
+
 from libc.math cimport INFINITY, fabs, isnan, log, sqrt
+from libc.string cimport memcmp
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS, NEAREST_LISTED
 from pystagedtrees.kernels._rstage cimport join_stats
@@ -19,8 +22,13 @@ DISTANCE_CODES = {
 }
 
 
-cdef double probdist(int code, const double* x, const double* y, Py_ssize_t k) noexcept nogil:
-    """R's ``probdist.*(x, y)``: same operations, long-double sums."""
+cdef double probdist(int code, const double* x, const double* y, const double* tx,
+                     const double* ty, Py_ssize_t k) noexcept nogil:
+    """R's ``probdist.*(x, y)``: same operations, long-double sums.
+
+    ``tx``/``ty`` hold each coordinate's log (kullback) or square root
+    (hellinger), computed once per stage: the same values as computing them here.
+    """
     cdef racc_t acc = 0.0, acc2 = 0.0
     cdef double term, ratio, lo = INFINITY, hi = -INFINITY
     cdef Py_ssize_t a
@@ -41,12 +49,12 @@ cdef double probdist(int code, const double* x, const double* y, Py_ssize_t k) n
             term = y[a] * y[a] / x[a]
             acc2 += term
         elif code == 3:
-            term = x[a] * (log(x[a]) - log(y[a]))
+            term = x[a] * (tx[a] - ty[a])
             acc += term
-            term = y[a] * (log(y[a]) - log(x[a]))
+            term = y[a] * (ty[a] - tx[a])
             acc2 += term
         elif code == 5:
-            term = sqrt(x[a]) - sqrt(y[a])
+            term = tx[a] - ty[a]
             term = term * term
             acc += term
         elif code == 6:
@@ -71,23 +79,256 @@ cdef double probdist(int code, const double* x, const double* y, Py_ssize_t k) n
     return <double>acc
 
 
-cdef inline void _set_distance(double[:, ::1] dist, int code, const float64_t[:, ::1] prob,
-                               const index_t[::1] rank, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
-    """R's distance between stages ``a`` and ``b``, the later one first (R
-    fills the lower triangle of its matrix), into both halves of ``dist``."""
-    cdef double value
-    if rank[a] > rank[b]:
-        value = probdist(code, &prob[a, 0], &prob[b, 0], prob.shape[1])
-    else:
-        value = probdist(code, &prob[b, 0], &prob[a, 0], prob.shape[1])
-    dist[a, b] = value
-    dist[b, a] = value
+cdef inline void transform_stage(int code, const float64_t[:, ::1] prob, float64_t[:, ::1] tr,
+                                 Py_ssize_t a) noexcept nogil:
+    """The per-coordinate values ``probdist`` reads from ``tr`` for stage ``a``."""
+    cdef Py_ssize_t c
+    for c in range(prob.shape[1]):
+        if code == 3:
+            tr[a, c] = log(prob[a, c])
+        elif code == 5:
+            tr[a, c] = sqrt(prob[a, c])
 
 
-cdef inline bint pair_before(index_t a, index_t b, index_t c, index_t d) noexcept nogil:
-    """Whether pair {a, b} precedes {c, d} in column-major order of R's matrix."""
-    cdef index_t lo1 = min(a, b), hi1 = max(a, b), lo2 = min(c, d), hi2 = max(c, d)
-    return lo1 < lo2 or (lo1 == lo2 and hi1 < hi2)
+@cython.final
+cdef class _Stages:
+    """The stages' probabilities and R's distance between two of them.
+
+    Each distinct row of probabilities is stored once (``row_prob``; a
+    joined stage takes an equal row if one is in use, else a new one): the
+    stages of large sparse trees share a few rows, and a distance depends
+    only on the two rows and which stage comes later.
+    """
+    cdef float64_t[:, ::1] prob  # per stage, the caller's
+    cdef float64_t[:, ::1] row_prob
+    cdef float64_t[:, ::1] row_tr
+    cdef index_t[::1] row_of
+    cdef index_t[::1] row_users
+    cdef Py_ssize_t n_rows
+    cdef const index_t[::1] rank
+    cdef int code
+
+    def __init__(self, float64_t[:, ::1] prob, const index_t[::1] rank, int code):
+        cdef Py_ssize_t r, m = prob.shape[0], k = prob.shape[1]
+        self.prob = prob
+        self.rank = rank
+        self.code = code
+        # equal bytes, not equal values: the same distances to everything
+        as_bytes = np.asarray(prob).view(np.dtype((np.void, 8 * k))).ravel()
+        _, first, row_of = np.unique(as_bytes, return_index=True, return_inverse=True)
+        self.n_rows = len(first)
+        row_of = np.ascontiguousarray(row_of.reshape(-1), dtype=np.int64)
+        # room for every join to make a new row
+        row_prob = np.zeros((self.n_rows + m, k))
+        row_prob[:self.n_rows] = np.asarray(prob)[first]
+        self.row_prob = row_prob
+        self.row_tr = np.zeros((self.n_rows + m, k))
+        self.row_of = row_of
+        self.row_users = np.bincount(row_of, minlength=self.n_rows + m).astype(np.int64)
+        for r in range(self.n_rows):
+            transform_stage(code, self.row_prob, self.row_tr, r)
+
+    cdef inline double distance(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        """R's distance between stages ``a`` and ``b``, the later one first (R
+        fills the lower triangle of its matrix)."""
+        cdef Py_ssize_t ra, rb
+        if self.rank[a] < self.rank[b]:
+            a, b = b, a
+        ra, rb = self.row_of[a], self.row_of[b]
+        return probdist(self.code, &self.row_prob[ra, 0], &self.row_prob[rb, 0],
+                        &self.row_tr[ra, 0], &self.row_tr[rb, 0], self.row_prob.shape[1])
+
+    cdef void set_joined(self, Py_ssize_t keep, Py_ssize_t drop,
+                         const double* new_p) noexcept nogil:
+        """Stage ``keep`` takes probabilities ``new_p``; ``drop`` is gone."""
+        cdef Py_ssize_t a, r, found = -1, k = self.prob.shape[1]
+        for a in range(k):
+            self.prob[keep, a] = new_p[a]
+        self.row_users[self.row_of[keep]] -= 1
+        self.row_users[self.row_of[drop]] -= 1
+        for r in range(self.n_rows):
+            if self.row_users[r] > 0 and memcmp(&self.row_prob[r, 0], new_p,
+                                                k * sizeof(double)) == 0:
+                found = r
+                break
+        if found < 0:
+            found = self.n_rows
+            self.n_rows += 1
+            for a in range(k):
+                self.row_prob[found, a] = new_p[a]
+            transform_stage(self.code, self.row_prob, self.row_tr, found)
+        self.row_of[keep] = found
+        self.row_users[found] += 1
+
+
+@cython.final
+cdef class _Memo:
+    """Distances from one stage (``begin``) to others, each computed once per
+    row and side (which stage comes later): valid while no stage changes."""
+    cdef _Stages stages
+    cdef double[:, ::1] value
+    cdef index_t[:, ::1] stamp
+    cdef index_t call
+    cdef Py_ssize_t origin
+
+    def __init__(self, _Stages stages):
+        self.stages = stages
+        self.value = np.zeros((stages.row_prob.shape[0], 2))
+        self.stamp = np.full((stages.row_prob.shape[0], 2), -1, dtype=np.int64)
+        self.call = 0
+        self.origin = -1
+
+    cdef inline void begin(self, Py_ssize_t a) noexcept nogil:
+        self.call += 1
+        self.origin = a
+
+    cdef inline double get(self, Py_ssize_t b) noexcept nogil:
+        cdef Py_ssize_t side = self.stages.rank[b] > self.stages.rank[self.origin]
+        cdef Py_ssize_t r = self.stages.row_of[b]
+        if self.stamp[r, side] != self.call:
+            self.stamp[r, side] = self.call
+            self.value[r, side] = self.stages.distance(self.origin, b)
+        return self.value[r, side]
+
+
+# what backward_join_distance keeps per stage: a few numbers, the listed
+# partners (stage id, distance, version), room for two rows and two memos;
+# and per level, room for two rows of probabilities and their logs or roots
+BYTES_PER_STAGE = 20 * NEAREST_LISTED + 240
+BYTES_PER_STAGE_LEVEL = 32
+
+
+@cython.final
+cdef class _Nearest:
+    """Each live stage's nearest later partner (in R's order) without a table
+    of all distances.
+
+    R takes the first closest pair in column-major order of its matrix: by
+    distance, then the earlier stage, then the later one.  So each pair
+    belongs to its earlier stage, and each stage keeps its nearest *later*
+    partner by (distance, rank).  It finds it in a short sorted list of its
+    closest later partners; a partner that kept a join (a new version) is
+    offered again with its new distance, so a listed entry of an older
+    version or of a joined-away stage is skipped.  ``bound`` is the smallest
+    (distance, rank) left out of the list: only when no live listed entry
+    comes before it is the list refilled by a scan of all later stages.
+    """
+    cdef _Stages stages
+    cdef _Memo scan
+    cdef const index_t[::1] rank
+    cdef const index_t[::1] order  # stage ids by rank
+    cdef const index_t[::1] position  # each stage's place in order
+    cdef flag_t[::1] active
+    cdef index_t[::1] version
+    cdef double[::1] nn_dist
+    cdef index_t[::1] nn_arg
+    cdef stage_t[:, ::1] partners
+    cdef double[:, ::1] partner_dist
+    cdef index_t[:, ::1] partner_version
+    cdef index_t[::1] n_listed
+    cdef double[::1] bound_dist
+    cdef index_t[::1] bound_rank  # -1: nothing left out
+
+    def __init__(self, _Stages stages, const index_t[::1] rank, const index_t[::1] order,
+                 const index_t[::1] position):
+        cdef Py_ssize_t m = rank.shape[0]
+        self.stages = stages
+        self.scan = _Memo(stages)
+        self.rank = rank
+        self.order = order
+        self.position = position
+        self.active = np.ones(m, dtype=np.uint8)
+        self.version = np.zeros(m, dtype=np.int64)
+        self.nn_dist = np.full(m, INFINITY)
+        self.nn_arg = np.full(m, -1, dtype=np.int64)
+        self.partners = np.empty((m, NEAREST_LISTED), dtype=np.int32)
+        self.partner_dist = np.empty((m, NEAREST_LISTED))
+        self.partner_version = np.empty((m, NEAREST_LISTED), dtype=np.int64)
+        self.n_listed = np.zeros(m, dtype=np.int64)
+        self.bound_dist = np.full(m, INFINITY)
+        self.bound_rank = np.full(m, -1, dtype=np.int64)
+
+    cdef inline bint is_live(self, Py_ssize_t a, Py_ssize_t j) noexcept nogil:
+        """Whether the ``j``-th listed entry of ``a`` still holds."""
+        cdef Py_ssize_t c = self.partners[a, j]
+        return self.active[c] and self.partner_version[a, j] == self.version[c]
+
+    cdef inline void leave_out(self, Py_ssize_t a, double d, index_t r) noexcept nogil:
+        if self.bound_rank[a] < 0 or _partner_before(d, r, self.bound_dist[a],
+                                                     self.bound_rank[a]):
+            self.bound_dist[a] = d
+            self.bound_rank[a] = r
+
+    cdef inline void offer(self, Py_ssize_t a, Py_ssize_t c, double d) noexcept nogil:
+        """List later partner ``c`` at distance ``d`` for ``a`` in (distance,
+        rank) order, or leave it (or the last listed) out when the list is full."""
+        cdef Py_ssize_t j, n = self.n_listed[a], last = NEAREST_LISTED - 1
+        if isnan(d):  # R's which.min passes over NaN
+            return
+        if n == NEAREST_LISTED:
+            if not _partner_before(d, self.rank[c], self.partner_dist[a, last],
+                                   self.rank[self.partners[a, last]]):
+                self.leave_out(a, d, self.rank[c])
+                return
+            if self.is_live(a, last):
+                self.leave_out(a, self.partner_dist[a, last], self.rank[self.partners[a, last]])
+            n = last
+        j = n
+        while j > 0 and _partner_before(d, self.rank[c], self.partner_dist[a, j - 1],
+                                        self.rank[self.partners[a, j - 1]]):
+            self.partners[a, j] = self.partners[a, j - 1]
+            self.partner_dist[a, j] = self.partner_dist[a, j - 1]
+            self.partner_version[a, j] = self.partner_version[a, j - 1]
+            j -= 1
+        self.partners[a, j] = <stage_t> c
+        self.partner_dist[a, j] = d
+        self.partner_version[a, j] = self.version[c]
+        self.n_listed[a] = n + 1
+
+    cdef void relist(self, Py_ssize_t a) noexcept nogil:
+        """List the closest live later partners of ``a`` by a scan."""
+        cdef Py_ssize_t j, c
+        self.n_listed[a] = 0
+        self.bound_rank[a] = -1
+        self.scan.begin(a)
+        for j in range(self.position[a] + 1, self.order.shape[0]):
+            c = self.order[j]
+            if self.active[c]:
+                self.offer(a, c, self.scan.get(c))
+
+    cdef void refresh(self, Py_ssize_t a) noexcept nogil:
+        """Make the first live listed partner of ``a`` its nearest later one,
+        relisting when the list cannot tell."""
+        cdef Py_ssize_t j, n_dead = 0, n = self.n_listed[a]
+        while n_dead < n and not self.is_live(a, n_dead):
+            n_dead += 1
+        if n_dead:
+            for j in range(n - n_dead):
+                self.partners[a, j] = self.partners[a, j + n_dead]
+                self.partner_dist[a, j] = self.partner_dist[a, j + n_dead]
+                self.partner_version[a, j] = self.partner_version[a, j + n_dead]
+            n = n - n_dead
+            self.n_listed[a] = n
+        if n == 0 or not (self.bound_rank[a] < 0 or _partner_before(
+                self.partner_dist[a, 0], self.rank[self.partners[a, 0]],
+                self.bound_dist[a], self.bound_rank[a])):
+            if n == 0 and self.bound_rank[a] < 0:  # no later partner left
+                self.nn_arg[a] = -1
+                self.nn_dist[a] = INFINITY
+                return
+            self.relist(a)
+            if self.n_listed[a] == 0:
+                self.nn_arg[a] = -1
+                self.nn_dist[a] = INFINITY
+                return
+        self.nn_arg[a] = self.partners[a, 0]
+        self.nn_dist[a] = self.partner_dist[a, 0]
+
+    cdef void start(self) noexcept nogil:
+        cdef Py_ssize_t a
+        for a in range(self.rank.shape[0]):
+            self.relist(a)
+            self.refresh(a)
 
 
 def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index_t[::1] rank,
@@ -100,106 +341,82 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     join keeps the earlier stage.  Probabilities, sample sizes and the
     chained log-likelihood follow R's ``join_stages_unsafe``.
 
-    Each stage keeps its nearest partner.  Only stages that kept a join
-    ("changed") get new distances, so when a stage must search again its
-    nearest partner is the first live unchanged one among its closest
-    unchanged partners, listed in (distance, rank) order -- R's tie order
-    among a stage's partners is their rank -- or one of the changed stages.
-    The list is refilled by a scan of all stages only when it runs out, so
-    stages with many identical partners (small data, smoothing) need no
-    scan per join.
+    Memory is linear in the number of stages (``BYTES_PER_STAGE`` each, and
+    ``BYTES_PER_STAGE_LEVEL`` per level): each keeps its nearest later
+    partner and a short list of its closest ones (see ``_Nearest``), and
+    distances are computed when needed, once per distinct row of
+    probabilities (see ``_Stages``).
 
     Returns
     -------
     (number of joins, ll, df)
     """
     cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
-    cdef int code = DISTANCE_CODES[distance]
-    cdef Py_ssize_t a, b, keep, drop, best_row, n_joins = 0, n_changed = 0
+    cdef Py_ssize_t a, b, j, keep, drop, best_row, n_joins = 0
     cdef double value, best, dll, gain
     cdef double new_p[MAX_LEVELS]
     if m < 2:
         return 0, ll, df
-    dist_arr = np.full((m, m), np.nan)
-    row_min_arr = np.full(m, np.inf)
-    row_arg_arr = np.full(m, -1, dtype=np.int64)
-    active_arr = np.ones(m, dtype=np.uint8)
-    cdef double[:, ::1] dist = dist_arr
-    cdef double[::1] row_min = row_min_arr
-    cdef index_t[::1] row_arg = row_arg_arr
-    cdef flag_t[::1] active = active_arr
+    cdef _Stages stages = _Stages(prob, rank, DISTANCE_CODES[distance])
+    order_arr = np.argsort(np.asarray(rank), kind="stable")
+    position_arr = np.empty(m, dtype=np.int64)
+    position_arr[order_arr] = np.arange(m)
+    cdef const index_t[::1] order = order_arr
+    cdef const index_t[::1] position = position_arr
+    cdef _Nearest near = _Nearest(stages, rank, order, position)
+    cdef _Memo to_keep = _Memo(stages)
+    cdef flag_t[::1] active = near.active
+    cdef double[::1] nn_dist = near.nn_dist
+    cdef index_t[::1] nn_arg = near.nn_arg
     with nogil:
-        for a in range(m):
-            for b in range(a):
-                _set_distance(dist, code, prob, rank, a, b)
-    partners_arr = np.empty((m, NEAREST_LISTED), dtype=np.int32)
-    # a full list used up: the first search fills it
-    next_arr = np.full(m, NEAREST_LISTED, dtype=np.int64)
-    listed_arr = np.full(m, NEAREST_LISTED, dtype=np.int64)
-    changed_arr = np.zeros(m, dtype=np.uint8)
-    changed_list_arr = np.empty(m, dtype=np.int64)
-    cdef stage_t[:, ::1] partners = partners_arr
-    cdef index_t[::1] next_partner = next_arr
-    cdef index_t[::1] n_listed = listed_arr
-    cdef flag_t[::1] changed = changed_arr
-    cdef index_t[::1] changed_list = changed_list_arr
-    with nogil:
-        for a in range(m):
-            _scan_nearest(dist, active, rank, a, row_min, row_arg)
+        near.start()
         while True:
             best_row = -1
             best = INFINITY
-            for a in range(m):
-                if not active[a] or row_arg[a] < 0:
+            # the first closest pair: by distance, then its earlier stage's rank
+            # (each stage holds its pairs with later ones); the partner comes
+            # first among equals in the stage's own order
+            for j in range(m):
+                a = order[j]
+                if not active[a] or nn_arg[a] < 0:
                     continue
-                if best_row < 0 or row_min[a] < best or (row_min[a] == best and pair_before(
-                        rank[a], rank[row_arg[a]], rank[best_row], rank[row_arg[best_row]])):
+                if best_row < 0 or nn_dist[a] < best:
                     best_row = a
-                    best = row_min[a]
+                    best = nn_dist[a]
             if best_row < 0 or not fabs(best) < thr:
                 break
-            a, b = best_row, row_arg[best_row]
-            keep, drop = (a, b) if rank[a] < rank[b] else (b, a)
+            keep, drop = best_row, nn_arg[best_row]
             join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k,
                        new_p, &dll, &gain)
-            for a in range(k):
-                prob[keep, a] = new_p[a]
+            stages.set_joined(keep, drop, new_p)
             n[keep] = n[keep] + n[drop]
             ll = (ll - dll) + gain
             df = df - k + 1
             active[drop] = 0
+            near.version[keep] += 1
             merges[n_joins, 0] = keep
             merges[n_joins, 1] = drop
             n_joins += 1
-            if not changed[keep]:
-                changed[keep] = 1
-                changed_list[n_changed] = keep
-                n_changed += 1
-            for b in range(m):
+            near.n_listed[keep] = 0
+            near.bound_rank[keep] = -1
+            to_keep.begin(keep)
+            for j in range(m):
+                b = order[j]
                 if b == keep or not active[b]:
                     continue
-                _set_distance(dist, code, prob, rank, keep, b)
-            for b in range(m):
-                if not active[b]:
+                value = to_keep.get(b)
+                if j > position[keep]:
+                    near.offer(keep, b, value)
+                    if nn_arg[b] == drop:
+                        near.refresh(b)
                     continue
-                value = dist[b, keep]
-                # Every other partner of b is at least row_min[b] away, so
-                # only a nearest partner that moved away or left needs a search.
-                if b == keep or (row_arg[b] == keep and not value <= row_min[b]):
-                    _nearest(dist, active, rank, partners, next_partner, n_listed, changed,
-                             changed_list, n_changed, b, row_min, row_arg)
-                elif row_arg[b] == keep:
-                    row_min[b] = value  # keep already came first among equals
-                elif row_arg[b] == drop:
-                    if value < row_min[b]:
-                        row_min[b] = value
-                        row_arg[b] = keep
-                    else:  # a tie with another partner needs R's order
-                        _nearest(dist, active, rank, partners, next_partner, n_listed,
-                                 changed, changed_list, n_changed, b, row_min, row_arg)
-                elif _better(value, rank[keep], row_min[b], rank[row_arg[b]]):
-                    row_min[b] = value
-                    row_arg[b] = keep
+                near.offer(b, keep, value)
+                if nn_arg[b] < 0 or nn_arg[b] == keep or nn_arg[b] == drop:
+                    near.refresh(b)
+                elif _better(value, rank[keep], nn_dist[b], rank[nn_arg[b]]):
+                    nn_dist[b] = value
+                    nn_arg[b] = keep
+            near.refresh(keep)
     return n_joins, ll, df
 
 
@@ -215,82 +432,3 @@ cdef inline bint _better(double value, index_t r_new, double current,
     For one stage, R's column-major order among its partners is their rank.
     """
     return not isnan(value) and _partner_before(value, r_new, current, r_current)
-
-
-cdef void _scan_nearest(double[:, ::1] dist, const flag_t[::1] active,
-                        const index_t[::1] rank, Py_ssize_t a, double[::1] row_min,
-                        index_t[::1] row_arg) noexcept nogil:
-    """Nearest live partner of stage ``a`` by a scan of all stages (R's tie order)."""
-    cdef Py_ssize_t b
-    row_min[a] = INFINITY
-    row_arg[a] = -1
-    for b in range(dist.shape[0]):
-        if b == a or not active[b] or isnan(dist[a, b]):
-            continue
-        if row_arg[a] < 0 or _better(dist[a, b], rank[b], row_min[a], rank[row_arg[a]]):
-            row_min[a] = dist[a, b]
-            row_arg[a] = b
-
-
-cdef void _list_partners(double[:, ::1] dist, const flag_t[::1] active,
-                         const index_t[::1] rank, const flag_t[::1] changed,
-                         Py_ssize_t a, stage_t[:, ::1] partners, index_t[::1] n_listed) noexcept nogil:
-    """List the closest live unchanged partners of ``a``, in (distance, rank) order."""
-    cdef Py_ssize_t c, j, n = 0
-    cdef double d
-    for c in range(dist.shape[0]):
-        d = dist[a, c]
-        if c == a or not active[c] or changed[c] or isnan(d):
-            continue
-        if n == NEAREST_LISTED and not _partner_before(
-                d, rank[c], dist[a, partners[a, n - 1]], rank[partners[a, n - 1]]):
-            continue
-        j = n if n < NEAREST_LISTED else n - 1
-        while j > 0 and _partner_before(d, rank[c], dist[a, partners[a, j - 1]],
-                                        rank[partners[a, j - 1]]):
-            partners[a, j] = partners[a, j - 1]
-            j -= 1
-        partners[a, j] = <stage_t> c
-        if n < NEAREST_LISTED:
-            n += 1
-    n_listed[a] = n
-
-
-cdef void _nearest(double[:, ::1] dist, const flag_t[::1] active,
-                   const index_t[::1] rank, stage_t[:, ::1] partners,
-                   index_t[::1] next_partner, index_t[::1] n_listed,
-                   const flag_t[::1] changed, const index_t[::1] changed_list,
-                   Py_ssize_t n_changed, Py_ssize_t a, double[::1] row_min,
-                   index_t[::1] row_arg) noexcept nogil:
-    """Nearest live partner of stage ``a`` (R's tie order), into row_min/row_arg.
-
-    Unchanged partners keep their distances to an unchanged ``a``, so the
-    first live unchanged listed partner beats every unlisted one; a listed
-    partner that died or changed stays skipped.
-    """
-    cdef Py_ssize_t j, c
-    if changed[a]:  # all its distances were recomputed: its list is stale
-        _scan_nearest(dist, active, rank, a, row_min, row_arg)
-        return
-    while next_partner[a] < n_listed[a]:
-        c = partners[a, next_partner[a]]
-        if active[c] and not changed[c]:
-            break
-        next_partner[a] += 1
-    if next_partner[a] == NEAREST_LISTED:
-        # A full list used up: unlisted partners may remain.  (A short list
-        # held every live unchanged partner, and none can join them later.)
-        _list_partners(dist, active, rank, changed, a, partners, n_listed)
-        next_partner[a] = 0
-    row_min[a] = INFINITY
-    row_arg[a] = -1
-    if next_partner[a] < n_listed[a]:
-        row_arg[a] = partners[a, next_partner[a]]
-        row_min[a] = dist[a, row_arg[a]]
-    for j in range(n_changed):
-        c = changed_list[j]
-        if c == a or not active[c] or isnan(dist[a, c]):
-            continue
-        if row_arg[a] < 0 or _better(dist[a, c], rank[c], row_min[a], rank[row_arg[a]]):
-            row_min[a] = dist[a, c]
-            row_arg[a] = c

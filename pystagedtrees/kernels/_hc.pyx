@@ -146,8 +146,11 @@ cdef class _Climb:
     cdef index_t[::1] order
     cdef Py_ssize_t n_order, new_stage
     # cached terms: what situation i's stage keeps without it (valid while
-    # source_key[i] is (stage, version)), and what stage s would hold with
-    # it (valid while target_version[i, s] is the version; ids < cached)
+    # source_key[i] is (stage, version)), and what stage s would hold with a
+    # situation of counts c (valid while target_version[c, s] is the
+    # version; ids < cached).  Situations of equal counts share the latter:
+    # ``sit_class`` numbers their distinct rows of counts
+    cdef const index_t[::1] sit_class
     cdef racc_t[::1] source_term
     cdef index_t[:, ::1] source_key
     cdef racc_t[:, ::1] target_term
@@ -168,7 +171,14 @@ cdef class _Climb:
     def __init__(self, const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
                  const index_t[::1] stage_order, Py_ssize_t max_stages, double lam):
         cdef Py_ssize_t j, n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
+        cdef Py_ssize_t n_classes = 1
         self.sit_counts = sit_counts
+        if n_sit:
+            classes, sit_class = np.unique(np.asarray(sit_counts), axis=0, return_inverse=True)
+            n_classes = len(classes)
+            self.sit_class = np.ascontiguousarray(sit_class.reshape(-1), dtype=np.int64)
+        else:
+            self.sit_class = np.zeros(0, dtype=np.int64)
         self.sit_stage = sit_stage
         self.n_sit = n_sit
         self.k = k
@@ -182,11 +192,11 @@ cdef class _Climb:
         self.n_order = stage_order.shape[0]
         for j in range(self.n_order):
             self.order[j] = stage_order[j]
-        self.cached = min(max_stages, max(1, TARGET_CACHE_BYTES // (32 * max(n_sit, 1))))
+        self.cached = min(max_stages, max(1, TARGET_CACHE_BYTES // (32 * n_classes)))
         self.source_term = np.empty(n_sit, dtype=np.longdouble)
         self.source_key = np.full((n_sit, 2), -1, dtype=np.int64)
-        self.target_term = np.empty((n_sit, self.cached), dtype=np.longdouble)
-        self.target_version = np.full((n_sit, self.cached), -1, dtype=np.int64)
+        self.target_term = np.empty((n_classes, self.cached), dtype=np.longdouble)
+        self.target_version = np.full((n_classes, self.cached), -1, dtype=np.int64)
         self.position = np.zeros(max_stages, dtype=np.int64)
         self.group_start = np.zeros(max_stages + 1, dtype=np.int64)
         self.group_fill = np.zeros(max_stages, dtype=np.int64)
@@ -245,7 +255,8 @@ cdef class _Climb:
         return term
 
     cdef racc_t refit_target(self, Py_ssize_t i, Py_ssize_t s2, double row_total) noexcept nogil:
-        """The term of stage ``s2`` with situation ``i``, refitted (and cached)."""
+        """The term of stage ``s2`` with situation ``i``, refitted (and cached
+        for its counts)."""
         cdef double joined[MAX_LEVELS]
         cdef Py_ssize_t a
         cdef racc_t term
@@ -253,8 +264,8 @@ cdef class _Climb:
             joined[a] = self.counts[s2, a] + self.sit_counts[i, a]
         term = stage_term(joined, self.totals[s2] + row_total, self.lam, self.k)
         if s2 < self.cached:
-            self.target_term[i, s2] = term
-            self.target_version[i, s2] = self.version[s2]
+            self.target_term[self.sit_class[i], s2] = term
+            self.target_version[self.sit_class[i], s2] = self.version[s2]
         return term
 
     cdef inline void note_contender(self, Py_ssize_t i, Py_ssize_t s2, double score) noexcept nogil:
@@ -274,7 +285,7 @@ cdef class _Climb:
         move in ``best_i``/``best_s2`` (-1: none).  ``top`` becomes the best
         score met, staying included, and ``near`` the moves within ``tol``
         of it."""
-        cdef Py_ssize_t j, jj, g, i, a, s1, s2, k = self.k
+        cdef Py_ssize_t j, jj, g, i, c, a, s1, s2, k = self.k
         cdef double best_score = now_score, top = now_score, score, cand_df, row_total
         cdef racc_t t1, t2, cand
         # the inner loop reads local views (no reload through self per move)
@@ -304,12 +315,13 @@ cdef class _Climb:
                     continue
                 # what the source stage keeps does not depend on the target
                 t1 = self.source_term_of(i, s1, row_total)
+                c = self.sit_class[i]
                 for jj in range(n_order + 1):
                     s2 = order[jj] if jj < n_order else new_stage
                     if s2 == s1:
                         continue
-                    if s2 < cached and target_version[i, s2] == version[s2]:
-                        t2 = target_term[i, s2]
+                    if s2 < cached and target_version[c, s2] == version[s2]:
+                        t2 = target_term[c, s2]
                     else:
                         t2 = self.refit_target(i, s2, row_total)
                     cand = ll - terms[s1] - terms[s2] + t1 + t2

@@ -209,7 +209,11 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     kind, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     ks = _per_variable_k(k, positions, model)
-    check_steps_fit(_hclust_steps(model, positions, ignore, ks, method), LEARNER_MEMORY_ADVICE)
+    # the steps' distinct rows, by variable (learning one leaves the others'),
+    # unless the memory is unknown and they are not read
+    distinct = {}
+    check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, distinct),
+                    LEARNER_MEMORY_ADVICE)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
@@ -217,7 +221,8 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
         groups = None
         if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
-            groups = _cut_distinct_rows(model, i, prob, distance, method, min(ks[i], len(ids)))
+            rows = distinct[i] if i in distinct else distinct_rows(prob)  # (memory unknown)
+            groups = _cut_distinct_rows(prob, rows, distance, method, min(ks[i], len(ids)))
         if groups is None:
             check_pair_tables(model, i, len(ids), 1, "stages_hclust")  # distances, merged in place
             diss = stage_distances(prob, distance)
@@ -238,7 +243,7 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
 _DUPLICATE_BLIND_METHODS = ("complete", "single", "mcquitty", "median")
 
 
-def _cut_distinct_rows(model, i, prob, distance, method, k):
+def _cut_distinct_rows(prob, rows, distance, method, k):
     """``cutree(hclust(dist(prob), method), k)`` computed on the distinct rows of ``prob``.
 
     Stages with equal probabilities are at dissimilarity 0, so R's hclust
@@ -250,15 +255,15 @@ def _cut_distinct_rows(model, i, prob, distance, method, k):
     this quadratic in the distinct rows instead of the stages (eeg's 3,160
     stages of X14 have 143 distinct probability vectors).  None when the cut
     splits equal rows (then the order of R's merges at 0 decides) or when
-    distinct rows are at dissimilarity 0.
+    distinct rows are at dissimilarity 0.  ``rows`` is ``distinct_rows(prob)``,
+    whose table of distances the up-front memory steps allowed.
     """
-    row_of, first = distinct_rows(prob)
+    row_of, first = rows
     n_distinct = first.shape[0]
     if k > n_distinct:
         return None
     if n_distinct == 1:
         return np.ones(prob.shape[0], dtype=np.int64)
-    check_pair_tables(model, i, n_distinct, 1, "stages_hclust")
     diss = stage_distances(prob[first], distance)
     if np.count_nonzero(diss) != n_distinct * (n_distinct - 1):
         return None
@@ -417,13 +422,13 @@ def _kmeans_steps(model, positions, ignore):
                _kmeans_bytes(m, k))
 
 
-def _hclust_steps(model, positions, ignore, ks=None, method="complete"):
+def _hclust_steps(model, positions, ignore, ks=None, method="complete", distinct=None):
     """What stages_hclust allocates per variable: one table of distances,
     between the distinct probability rows where its cut into ``ks[i]``
     groups is made on them (see :func:`_cut_distinct_rows`), else between
     all the free stages.  Without ``ks`` (options not known: called by
     another learner) the distinct rows, a least need the loop's own check
-    completes."""
+    completes.  The distinct rows go into ``distinct`` (by variable) if given."""
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
         if len(ids) < 2:
@@ -431,7 +436,10 @@ def _hclust_steps(model, positions, ignore, ks=None, method="complete"):
         k = None if ks is None else ks[i]
         m, kind = len(ids), "free"
         if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-            n_distinct = len(distinct_rows(model.stage_probabilities(i)[ids])[1])
+            rows = distinct_rows(model.stage_probabilities(i)[ids])
+            if distinct is not None:
+                distinct[i] = rows
+            n_distinct = len(rows[1])
             if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
                 m, kind = n_distinct, "distinct"
         yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)

@@ -25,6 +25,8 @@ from pystagedtrees.base._validation import (
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
 from pystagedtrees.kernels._bhc import backward_join
+from pystagedtrees.kernels._bj import BYTES_PER_STAGE as BJ_BYTES_PER_STAGE
+from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAGE_LEVEL
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
@@ -410,9 +412,9 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     ----------
     object : Sevt
         A fitted model.  The variables in ``scope`` may have at most 256
-        levels; more, or a table of distances between stages that would not
-        fit in memory, are refused (ValueError) before any variable is
-        learned.
+        levels; more are refused (ValueError) before any variable is
+        learned.  Memory grows linearly with the stages (no table of all
+        their distances), time about with their square.
     distance : str, default "kullback"
         One of "manhattan", "euclidean", "reny", "kullback", "totvar",
         "hellinger", "bhatt", "chandarw" (R's definitions: symmetrised
@@ -467,6 +469,21 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
         print("backward join done.")
     model.ll = LogLik(ll, int(round(df)), model.ll.nobs)
     return model
+
+
+def _bj_bytes(m, k):
+    """What stages_bj keeps for ``m`` stages of ``k`` levels: per stage its
+    closest partners, and room for rows of probabilities and their distances."""
+    return m * (BJ_BYTES_PER_STAGE + BJ_BYTES_PER_STAGE_LEVEL * k)
+
+
+def _bj_steps(model, positions, ignore):
+    for i in positions:
+        _check_levels(model, i)
+        m = free_stage_count(model, i, ignore)
+        if m >= 2:
+            yield (f"stages_bj lists the closest partners of the {m:,} free stages of "
+                   f"{model.variables[i]!r}", _bj_bytes(m, int(model.n_levels[i])))
 
 
 def _check_movable(model, i, ids):
@@ -938,12 +955,12 @@ def stages_simplebhc(object: Sevt, score: str | Callable[[Sevt], float] | None =
 MEMORY_STEPS.update({
     stages_bhc: pair_table_steps("stages_bhc", 2),  # the joins' log-likelihood changes and gains
     stages_fbhc: pair_table_steps("stages_fbhc", 2),
-    stages_bj: pair_table_steps("stages_bj", 1),  # the distances
+    stages_bj: _bj_steps,
     stages_hc: _hc_steps,
 })
 STAGE_BYTES.update({
     stages_bhc: pair_tables_bytes(2),
     stages_fbhc: pair_tables_bytes(2),
-    stages_bj: pair_tables_bytes(1),
+    stages_bj: _bj_bytes,
     stages_hc: lambda m, k: _hc_bytes(m, m, k),
 })

@@ -176,6 +176,27 @@ def test_backward_join_distance_is_r_stages_bj(seed, m, k, lam, ties, distance, 
     assert (ll, df) == (want[1], want[2])
 
 
+@settings(max_examples=15, deadline=None)
+@given(seeds, hst.integers(17, 48), hst.integers(2, 3), hst.integers(1, 4),
+       hst.sampled_from(sorted(DISTANCE_CODES)), hst.sampled_from([0.05, 0.3, 2.0]))
+def test_backward_join_distance_on_many_repeated_stages_is_r_stages_bj(seed, m, k, n_distinct,
+                                                                      distance, thr):
+    # more equal partners than a stage lists (16): the lists run out and are refilled
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 3, size=(n_distinct, k)).astype(float)
+    counts = pool[rng.integers(0, n_distinct, size=m)]
+    n = counts.sum(axis=1)
+    prob = np.ascontiguousarray((counts + 1.0) / (n + k)[:, None])
+    rank = rng.permutation(m).astype(np.int64)
+    want = r_backward_join_distance(prob, n, rank, 1.0, -10.0, float(m * (k - 1)), distance, thr)
+    merges = np.empty((m, 2), dtype=np.int64)
+    with np.errstate(all="ignore"):
+        n_joins, ll, df = backward_join_distance(prob, n, rank, 1.0, -10.0, float(m * (k - 1)),
+                                                 distance, thr, merges)
+    assert [tuple(row) for row in merges[:n_joins].tolist()] == want[0]
+    assert (ll, df) == (want[1], want[2])
+
+
 def r_stats_dist(x, method):
     """R's ``as.matrix(dist(x, method))`` (its C loop: column order, double sums)."""
     m, k = x.shape
@@ -271,12 +292,14 @@ def r_stages_hc(row_counts, stage, lam, var_lls, var_pos, other_df, penalty, max
 
 
 @settings(max_examples=60, deadline=None)
-@given(seeds, hst.integers(1, 6), hst.integers(2, 3), hst.sampled_from([0.0, 1.0]),
-       hst.integers(1, 8))
-def test_move_situations_is_r_stages_hc(seed, n_sit, k, lam, max_iter):
+@given(seeds, hst.integers(1, 8), hst.integers(2, 3), hst.sampled_from([0.0, 1.0]),
+       hst.integers(1, 8), hst.booleans())
+def test_move_situations_is_r_stages_hc(seed, n_sit, k, lam, max_iter, repeated):
     from pystagedtrees.kernels._hc import move_situations
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 5, size=(n_sit, k)).astype(float)
+    if repeated:  # few distinct rows of counts (they share cached terms)
+        counts = counts[rng.integers(0, min(2, n_sit), size=n_sit)]
     counts[rng.random(n_sit) < 0.2] = 0.0
     raw = rng.integers(0, n_sit, size=n_sit)
     stage = np.unique(raw, return_inverse=True)[1]  # ids by first appearance

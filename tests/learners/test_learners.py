@@ -418,7 +418,6 @@ def test_backward_join_kernel_equals_the_plain_r_loop(data, distance, thr):
 
 @pytest.mark.parametrize("learner, name", [
     (st.stages_bhc, "stages_bhc"), (st.stages_fbhc, "stages_fbhc"),
-    (lambda m: st.stages_bj(m, thr=0.3), "stages_bj"),
     (lambda m: st.stages_hclust(m, k=2), "stages_hclust"),
 ])
 def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
@@ -432,6 +431,25 @@ def test_pair_tables_larger_than_memory_are_refused(monkeypatch, learner, name):
         learner(model)
     monkeypatch.setattr(validation, "_physical_memory", lambda: None)  # unknown: no check
     learner(model)
+
+
+def test_stages_bj_needs_memory_linear_in_the_stages(monkeypatch):
+    import pystagedtrees.base._validation as validation
+    from pystagedtrees.kernels._bj import BYTES_PER_STAGE, BYTES_PER_STAGE_LEVEL
+
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame(rng.choice(["a", "b"], size=(400, 9)), columns=[f"V{j}" for j in range(9)])
+    model = st.full(data, lambda_=1)
+    m = len(model.stage_labels(8))
+    linear = m * (BYTES_PER_STAGE + 2 * BYTES_PER_STAGE_LEVEL)
+    assert 2 * linear < 8 * m * m  # a table of their distances would not fit
+    monkeypatch.setattr(validation, "_available_memory", lambda: None)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2 * linear)
+    assert st.stages_bj(model, thr=0.3).ll.df < model.ll.df  # learned, not refused
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 100)
+    with pytest.raises(ValueError, match="stages_bj lists the closest partners of the 2 free "
+                                         "stages of 'V1' would need"):
+        st.stages_bj(model, thr=0.3)
 
 
 @SETTINGS
