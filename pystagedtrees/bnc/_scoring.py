@@ -53,16 +53,25 @@ def _row_keys(fold, codes, n_levels):
 
 
 def _cells(keys):
-    """``np.unique(keys)``'s index, inverse and counts, the
-    distinct keys ascending (an unstable sort: the first row of a key is
-    the least of its rows)."""
-    order = np.argsort(keys)
-    ordered = keys[order]
+    """``np.unique(keys)``'s index, inverse and counts: the distinct keys
+    ascending, the first row of each, each row's cell, each cell's rows.
+
+    A stable order; where keys and row numbers fit in one int64 together,
+    by a plain sort of the pairs (several times quicker than an argsort).
+    """
+    n = len(keys)
+    shift = max(n - 1, 1).bit_length()
+    if keys.min() >= 0 and keys.max() < 2 ** (62 - shift):
+        pairs = np.sort((keys << shift) | np.arange(n))
+        order, ordered = pairs & ((1 << shift) - 1), pairs >> shift
+    else:
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
     starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
-    inverse = np.empty(len(keys), dtype=np.intp)
-    inverse[order] = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(keys))))
-    first = np.minimum.reduceat(order, starts)
-    return first, inverse, np.diff(np.append(starts, len(keys)))
+    counts = np.diff(np.append(starts, n))
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.repeat(np.arange(len(starts)), counts)
+    return order[starts], inverse, counts
 
 
 class _Family:
