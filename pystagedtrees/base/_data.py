@@ -154,6 +154,11 @@ def category_string(value):
 
 def category_strings(categories, column):
     """Level names of a categorical's categories (see :func:`category_string`)."""
+    if _holds_only_strings(categories.dtype) or (
+            categories.dtype == object
+            and pd.api.types.infer_dtype(categories, skipna=False) == "string"):
+        # each category names itself, and categories are distinct: no loop per value
+        return list(map(str, categories.to_numpy(dtype=object)))
     strings = [category_string(c) for c in categories]
     _check_distinct_strings(list(categories), strings, f"column {column!r} (its categories)")
     return strings
@@ -234,7 +239,7 @@ def column_levels(col, column=None):
     """
     column = col.name if column is None else column
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return category_strings(col.cat.categories, column)
+        return category_strings(col.dtype.categories, column)
     values = _observed_values(col)
     if pd.api.types.is_bool_dtype(col.dtype):
         return [level_string(v) for v in sorted(pd.unique(values.astype(bool)))]
@@ -396,19 +401,27 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 f"`{name}` has no column(s) {unknown}; its columns are "
                 f"{list(data.columns)}."
             )
-    out_levels = {}
-    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
-    for j, column in enumerate(columns):
+    out_levels, coded = {}, []
+    for column in columns:
         col = data[column]
         if levels is None or column not in levels:
             try:
                 col_levels = column_levels(col, column)
             except (TypeError, ValueError) as exc:  # the column's fault: say whose column
                 raise type(exc)(f"`{name}`: {exc}") from None
+            out_levels[column] = col_levels
+            if isinstance(col.dtype, pd.CategoricalDtype):  # levels of its own categories
+                coded.append(col.array.codes)
+                continue
         else:
             col_levels = [str(lev) for lev in levels[column]]
         out_levels[column] = col_levels
-        codes[:, j] = encode_column(col, col_levels, column, name)
+        coded.append(encode_column(col, col_levels, column, name))
+    if order == "C" and coded:  # the columns side by side in one pass, not one strided copy each
+        return np.stack(coded, axis=1).astype(np.int32, copy=False), out_levels
+    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
+    for j, column_codes in enumerate(coded):
+        codes[:, j] = column_codes
     return codes, out_levels
 
 

@@ -32,7 +32,7 @@ def distribute_over_folds(n, k, draws):
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     ids = np.asarray(draws.permutation(k), dtype=np.int64) + 1
-    nums = np.resize(ids, n)
+    nums = np.tile(ids, -(-n // k))[:n]  # the ids recycled to length n
     if n == 1:
         return np.asarray(draws.permutation(int(nums[0]), 1), dtype=np.int64) + 1
     return nums[np.asarray(draws.permutation(n), dtype=np.int64)]
@@ -56,7 +56,8 @@ def stratified_folds(class_codes, n_levels, k, draws):
         rows.append(members)
         nums.append(distribute_over_folds(len(members), k, draws))
     rows, nums = np.concatenate(rows), np.concatenate(nums)
-    return [rows[nums == f] for f in range(1, k + 1) if np.any(nums == f)]
+    folds = (rows[nums == f] for f in range(1, k + 1))
+    return [fold for fold in folds if len(fold)]
 
 
 def max_random(scores, draws):

@@ -13,7 +13,7 @@ from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.bnc._dataset import encode_for_model
 from pystagedtrees.bnc._model import BNCModel, _check_model, _check_not_ensemble, nparams
-from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties
+from pystagedtrees.kernels._bnc_infer import log_joint, max_col, max_col_ties, posteriors
 from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 
 __all__ = [
@@ -189,15 +189,9 @@ def posterior_from_log_joint(lj):
     over all but the first maximum; a row that cannot be normalised (all
     ``-inf``) becomes uniform.
     """
-    n, n_class = lj.shape
-    first = lj.argmax(axis=1)
-    top = lj[np.arange(n), first]
-    with np.errstate(invalid="ignore", over="ignore"):
-        rest = np.exp(lj - top[:, None])
-        rest[np.arange(n), first] = 0.0
-        lse = top + np.log1p(rest.sum(axis=1))
-        p = np.exp(lj - lse[:, None])
-    p[np.isnan(p).any(axis=1)] = 1.0 / n_class
+    lj = np.ascontiguousarray(lj, dtype=np.float64)
+    p = np.empty_like(lj)
+    posteriors(lj, p)
     return p
 
 

@@ -2,10 +2,12 @@
 
 What bnclassify's ``cv_lp_partition`` computes for its greedy searches,
 organised for speed: the test folds are pooled, equal rows of a fold are
-scored once, the log-CPT of each family is gathered once per search, and a
-candidate's log-joint is the current structure's plus and minus the
-families that changed.  Random tie breaking consumes the generator exactly
-as R does (fold by fold, candidate by candidate, row by row).
+scored once, the tables of each family are fitted once per search (the
+training counts of a fold are the total minus the fold's own), and the
+candidates of a step are scored in one compiled pass each, a candidate's
+log-joint being the current structure's plus and minus the families that
+changed.  Random tie breaking consumes the generator exactly as R does
+(fold by fold, candidate by candidate, row by row).
 """
 import math
 
@@ -13,25 +15,22 @@ import numpy as np
 
 from pystagedtrees.base._validation import _physical_memory, check_fits_in_memory
 from pystagedtrees.bnc._model import BNCModel
-from pystagedtrees.bnc._params import cpt
 from pystagedtrees.bnc._predict import _model_log_joint
-from pystagedtrees.kernels._bnc_counts import col_means
+from pystagedtrees.kernels._bnc_counts import col_means, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
-    family_index_counts,
-    gather_by_fold,
+    fold_family_counts,
+    fold_hits,
+    fold_log_joint,
     map_hits,
     max_col_ties,
-    pool_delta,
-    pool_sum,
 )
 
 __all__ = ["FoldScorer"]
 
-# Bytes of family scores (slots and fold CPTs) kept between candidates; a
-# family left out is recomputed (a pass over the cells) when proposed again.
-# Searches ran as fast or faster within 1 GiB than holding everything (less
-# memory traffic), so the budget is small.
+# Bytes of family tables kept between steps; a family left out is refitted
+# (a pass over the cells) when proposed again, and the candidates of a step
+# are scored in chunks whose new tables fit in half of it.
 POOL_BUDGET = min(2**30, (_physical_memory() or 2**33) // 8)
 
 
@@ -44,165 +43,209 @@ def _row_keys(fold, codes, n_levels):
     radix = [n + 1 for n in n_levels]
     if np.sum(np.log2(radix)) + np.log2(fold.max() + 2) >= 62:
         return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
-    key = fold.astype(np.int64)
-    for j, r in enumerate(radix):
-        key = key * r + (codes[:, j] + 1)
-    return key
+    # place values of the columns, the last one the units (no term overflows)
+    place = np.cumprod([1] + radix[:0:-1], dtype=np.int64)[::-1]
+    if np.sum(np.log2(radix)) < 52:  # exact in doubles: a BLAS product, not numpy's int loop
+        digits = ((codes + 1).astype(np.float64) @ place.astype(np.float64)).astype(np.int64)
+    else:
+        digits = (codes + 1) @ place
+    return fold.astype(np.int64) * (place[0] * radix[0]) + digits
+
+
+def _cells(keys):
+    """``np.unique(keys)``'s index, inverse and counts: the distinct keys
+    ascending, the first row of each, each row's cell, each cell's rows.
+
+    A stable order; where keys and row numbers fit in one int64 together,
+    by a plain sort of the pairs (several times quicker than an argsort).
+    """
+    n = len(keys)
+    shift = max(n - 1, 1).bit_length()
+    if keys.min() >= 0 and keys.max() < 2 ** (62 - shift):
+        pairs = np.sort((keys << shift) | np.arange(n))
+        order, ordered = pairs & ((1 << shift) - 1), pairs >> shift
+    else:
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    counts = np.diff(np.append(starts, n))
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.repeat(np.arange(len(starts)), counts)
+    return order[starts], inverse, counts
+
+
+class _Family:
+    """A family's place in the codes and its tables on the training folds.
+
+    ``tables[k]`` is the CPT fitted without fold ``k`` (the class last),
+    ``log_tables`` its logarithm; cell ``i`` reads the flattened tables at
+    ``entries[i]`` (-1: a missing value) plus its class.
+    """
+
+    __slots__ = ("cols", "strides", "dims", "entries", "tables", "log_tables", "finite",
+                 "nbytes", "last_used")
+
+    def __init__(self, cols, dims):
+        self.cols, self.dims = cols, dims
+        # C-order strides of the table's axes but the class (the last)
+        self.strides, stride = [0] * len(cols), dims[-1]
+        for t in range(len(cols) - 1, -1, -1):
+            self.strides[t] = stride
+            stride *= dims[t]
 
 
 class FoldScorer:
     """Cross-validated accuracy of structures on fixed folds (R's cv_lp_partition).
 
     The test folds, one after the other, make the "pool rows"; equal rows of
-    one fold are scored once, as a weighted "cell".  For every family ever
-    proposed, the log-CPT fitted on each training fold is read at the cells
-    of the matching test fold, once, into a slot of ``pool``; a candidate's
-    log-joint is then the current structure's plus and minus a few slots.
+    one fold are scored once, as a weighted "cell".  Every family ever
+    proposed keeps the CPT fitted on each training fold (within
+    ``POOL_BUDGET``, least recently used out); a candidate's log-joint at a
+    cell is the current structure's plus and minus the log-CPT entries of
+    the families that differ, read at the cell's own fold.
     """
 
     def __init__(self, enc, folds, smooth):
         self.enc, self.smooth = enc, smooth
         self.class_var = enc.class_var
         self.col = {v: j for j, v in enumerate(enc.columns)}
+        self.n_levels = {v: len(enc.levels[v]) for v in enc.columns}
         self.n_class = len(enc.levels[enc.class_var])
         self.n_folds = len(folds)
         sizes = [len(f) for f in folds]
         self.fold_sizes = np.array(sizes, dtype=float)
         self.bounds = np.cumsum([0] + sizes)
         self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
-        rows = enc.codes[np.concatenate(folds)]
-        self.row_truth = rows[:, enc.class_index]
-        _, first, self.row_cell, counts = np.unique(
-            _row_keys(self.row_fold, rows, [len(enc.levels[c]) for c in enc.columns]),
-            return_index=True, return_inverse=True, return_counts=True)
-        self.weight = counts.astype(float)
+        pooled = np.concatenate(folds)  # the data's row of each pool row
+        self.row_truth = enc.codes[pooled, enc.class_index]
+        fold_of_row = np.full(len(enc.codes), -1, dtype=np.intp)  # -1: in no fold
+        fold_of_row[pooled] = self.row_fold
+        keys = _row_keys(fold_of_row, enc.codes, [len(enc.levels[c]) for c in enc.columns])
+        first, self.row_cell, self.multiplicity = _cells(keys[pooled])
+        self.weight = self.multiplicity.astype(float)
         self.fold_of = np.ascontiguousarray(self.row_fold[first])
         self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
-        self.codes = np.ascontiguousarray(rows[first], dtype=np.int32)
+        self.codes = np.ascontiguousarray(enc.codes[pooled[first]], dtype=np.int32)
         self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
         features = [self.col[f] for f in enc.features]
-        # Cells with missing feature values need inference (per fold); the
-        # incremental sums are overwritten there.
+        # Cells with missing feature values need inference (per fold): every
+        # candidate's log-joint is then built and overwritten there.
         self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
-        # The slots: pool[slot] is a family's log-CPT at every pool row (None
-        # once dropped); the kernels read them by slot number.
-        self.pool = []
-        self.slots, self.fold_cpts = {}, {}
-        self.infinite = set()  # slots holding -inf (log 0), unfit for subtraction
-        self.base, self.current = None, None
-        # least recently used slots go first once the pool outgrows POOL_BUDGET
-        self.family_of, self.last_used, self.free = {}, {}, []
+        self.fitted = {}  # family -> _Family
         self.pool_bytes, self.clock = 0, 0
+        self.current, self.base = None, None
 
     def _families(self, dag):
         # R adds the class prior first, then the features in family order.
         return [(self.class_var,)] + [(f, *dag.parents[f], self.class_var)
                                       for f in dag.features]
 
-    def _fold_cpts(self, family):
-        """Row index into the family's CPT, and the CPT of each training fold."""
-        cached = self.fold_cpts.get(family)
-        if cached is not None:
-            return cached
-        dims = [len(self.enc.levels[v]) for v in family]
-        size = math.prod(dims)  # Python ints: no wrap-around
-        check_fits_in_memory(  # the fold counts, their training sums and CPTs
-            3 * 8 * self.n_folds * size,
-            f"the tables of the candidate family of {family[0]!r} ({len(family)} variables, "
-            f"{size:,} cells per fold)",
+    def _fit(self, families):
+        """Fit the families not fitted yet: one counting pass for all of them."""
+        new = [fam for fam in dict.fromkeys(families) if fam not in self.fitted]
+        if not new:
+            return
+        made = [_Family([self.col[v] for v in family[:-1]], [self.n_levels[v] for v in family])
+                for family in new]
+        sizes = [math.prod(fam.dims) for fam in made]  # Python ints: no wrap-around
+        # (each family fits if the largest does)
+        largest = max(range(len(new)), key=sizes.__getitem__)
+        check_fits_in_memory(
+            self._table_bytes(new[largest]),
+            f"the tables of the candidate family of {new[largest][0]!r} ({len(new[largest])} "
+            f"variables, {sizes[largest]:,} cells per fold)",
             "give the features fewer levels or the search fewer parents (k)",
         )
-        index = np.empty(len(self.truth), dtype=np.intp)
-        in_fold = np.zeros((self.n_folds, size))
-        family_index_counts(self.codes, np.array([self.col[v] for v in family[:-1]], dtype=np.intp),
-                            np.array(dims[:-1], dtype=np.intp), self.truth, self.fold_of,
-                            self.weight, index, in_fold)
-        in_fold = in_fold.reshape(self.n_folds, *dims)
+        counts = [np.zeros((self.n_folds, size)) for size in sizes]
+        for fam in made:
+            fam.entries = np.empty(len(self.truth), dtype=np.int32)
+        fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, *_layout(made),
+                           counts, [fam.entries for fam in made])
         # A training fold is every other fold.
-        tables = cpt(in_fold.sum(axis=0) - in_fold, self.smooth, axis=1)
-        self.fold_cpts[family] = index, tables.reshape(self.n_folds, size)
-        self.pool_bytes += index.nbytes + tables.nbytes
-        return self.fold_cpts[family]
+        for fam, size in zip(made, sizes):
+            fam.tables, fam.log_tables = np.empty((2, self.n_folds, size))
+        has_zero = np.empty(len(made), dtype=np.uint8)
+        fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
+                  [fam.tables for fam in made], [fam.log_tables for fam in made], has_zero)
+        for family, fam, zero in zip(new, made, has_zero.tolist()):
+            fam.finite = not zero
+            fam.nbytes = 2 * fam.tables.nbytes + fam.entries.nbytes
+            fam.last_used = self.clock
+            self.fitted[family] = fam
+        self.pool_bytes += sum(fam.nbytes for fam in made)
 
-    def _slot(self, family):
-        """Pool slot holding the family's log-CPT at every pool row."""
-        self.clock += 1
-        slot = self.slots.get(family)
-        if slot is not None:
-            self.last_used[slot] = self.clock
-            return slot
-        index, tables = self._fold_cpts(family)
-        values = np.empty((len(self.truth), self.n_class))
-        with np.errstate(divide="ignore"):
-            gather_by_fold(index, self.fold_of, np.log(tables), values)
-        if self.free:
-            slot = self.free.pop()
-            self.pool[slot] = values
-        else:
-            slot = len(self.pool)
-            self.pool.append(values)
-        if np.isinf(values).any():
-            self.infinite.add(slot)
-        self.slots[family], self.family_of[slot] = slot, family
-        self.last_used[slot] = self.clock
-        self.pool_bytes += values.nbytes
-        return slot
+    def _table_bytes(self, family):
+        """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
+        return (3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
+                + 4 * len(self.truth))
 
-    def _shrink_pool(self):
-        """Drop the least recently used slots (and their families' fold CPTs)
-        outside the current structure, down to three quarters of the budget,
-        so memory stays bounded."""
+    def _shrink_pool(self, keep):
+        """Drop the least recently used families outside ``keep`` (and the
+        current structure) down to three quarters of the budget."""
         if self.pool_bytes <= POOL_BUDGET:
             return
-        keep = self.current or set()
-        for slot in sorted(self.last_used, key=self.last_used.get):
+        keep = set(keep) | set(self._families(self.current) if self.current else ())
+        for family in sorted(self.fitted, key=lambda f: self.fitted[f].last_used):
             if self.pool_bytes <= 3 * POOL_BUDGET // 4:
                 break
-            if slot in keep:
-                continue
-            family = self.family_of.pop(slot)
-            del self.slots[family], self.last_used[slot]
-            index, tables = self.fold_cpts.pop(family)
-            self.pool_bytes -= self.pool[slot].nbytes + index.nbytes + tables.nbytes
-            self.pool[slot] = None
-            self.infinite.discard(slot)
-            self.free.append(slot)
+            if family not in keep:
+                self.pool_bytes -= self.fitted.pop(family).nbytes
 
-    def _log_joint(self, fams):
-        out = self._log_joint_by_slots(fams)
-        if len(self.incomplete):
-            out[self.incomplete] = self._log_joint_by_inference(fams)
+    def _terms(self, dag):
+        """The families that make ``dag``'s log-joint, signed, and whether
+        they apply to the current structure's (else to 0).
+
+        Relative to the current structure when fewer families change than
+        it has in all, and none removed holds a log 0 (-inf - -inf is NaN).
+        """
+        cur, cls = self.current, self.class_var
+        if cur is not None:
+            changed = dag.changed_since(cur)  # the common case: some parents added
+            if changed is not None:
+                minus = [(f, *cur.parents[f], cls) for f in changed]
+                plus = [(f, *dag.parents[f], cls) for f in changed]
+            else:
+                minus = [(f, *ps, cls) for f, ps in cur.parents.items()
+                         if dag.parents.get(f) != ps]
+                plus = [(f, *ps, cls) for f, ps in dag.parents.items()
+                        if cur.parents.get(f) != ps]
+            if len(minus) + len(plus) < len(dag.features) + 1 \
+                    and all(self.fitted[m].finite for m in minus):
+                return minus + plus, [0] * len(minus) + [1] * len(plus), True
+        fams = self._families(dag)
+        return fams, [1] * len(fams), False
+
+    def _sum_terms(self, terms, adds, from_base):
+        """The log-joint at every cell of the signed ``terms`` (on the base)."""
+        local = dict.fromkeys(terms)
+        fams = [self.fitted[f] for f in local]
+        out = np.empty((len(self.truth), self.n_class))
+        fold_log_joint(self.base if from_base else None, [f.log_tables for f in fams],
+                       [f.entries for f in fams], _term_ids(terms, local),
+                       np.array(adds, dtype=np.uint8), out)
         return out
 
-    def _log_joint_by_slots(self, fams):
-        self._shrink_pool()  # between candidates: no slot of this one is held yet
-        slots = [self._slot(fam) for fam in fams]
-        out = np.empty((len(self.truth), self.n_class))
-        ordered = np.array(slots, dtype=np.intp)
-        if self.current is not None:
-            now = set(slots)
-            minus = [s for s in self.current if s not in now]
-            plus = [s for s in slots if s not in self.current]
-            if len(minus) + len(plus) < len(slots) and self.infinite.isdisjoint(minus):
-                pool_delta(self.pool, self.base, np.array(minus, dtype=np.intp),
-                           np.array(plus, dtype=np.intp), out)
-                return out
-        pool_sum(self.pool, ordered, out)
+    def _log_joint(self, dag, terms, adds, from_base):
+        """``dag``'s log-joint at every cell (missing values summed out), from
+        its :meth:`_terms`."""
+        out = self._sum_terms(terms, adds, from_base)
+        if len(self.incomplete):
+            out[self.incomplete] = self._log_joint_by_inference(self._families(dag))
         return out
 
     def _log_joint_by_inference(self, fams):
         """Log-joint of the incomplete cells, missing features summed out."""
         out = np.empty((len(self.incomplete), self.n_class))
-        parts = {fam[0]: (fam, self._fold_cpts(fam)[1]) for fam in fams}
         features = [fam[0] for fam in fams[1:]]
         cuts = np.searchsorted(self.incomplete, self.cell_bounds)
         for i in range(self.n_folds):
             if cuts[i] == cuts[i + 1]:
                 continue
-            params = {v: tables[i].reshape([len(self.enc.levels[u]) for u in fam])
-                      for v, (fam, tables) in parts.items()}
-            model = BNCModel(self.class_var, features, {v: fam for v, (fam, _) in parts.items()},
-                             levels={v: self.enc.levels[v] for v in parts}, params=params)
+            params = {fam[0]: self.fitted[fam].tables[i].reshape(self.fitted[fam].dims)
+                      for fam in fams}
+            model = BNCModel(self.class_var, features, {fam[0]: fam for fam in fams},
+                             levels={fam[0]: self.enc.levels[fam[0]] for fam in fams},
+                             params=params)
             part = slice(cuts[i], cuts[i + 1])
             out[part] = _model_log_joint(model, self.codes[self.incomplete[part]],
                                          self.enc.columns)
@@ -216,23 +259,26 @@ class FoldScorer:
         deterministic rows of every candidate are settled.
         """
         n_cand, k = len(dags), self.n_folds
-        correct = np.zeros((k, n_cand))
+        correct = np.zeros((n_cand, k))
         events = np.zeros((k, n_cand), dtype=np.intp)
         unsettled = []
+        self.clock += 1
+        # chunks of candidates whose new tables fit in half the budget
+        chunk, chunk_new, chunk_bytes = [], set(), 0
         for j, dag in enumerate(dags):
-            lj = self._log_joint(self._families(dag))
-            cell_events = np.empty(len(self.truth), dtype=np.intp)
-            hits = np.zeros(k)
-            map_hits(lj, self.truth, self.fold_of, self.weight, hits, cell_events)
-            correct[:, j] = hits
-            if cell_events.any():
-                # Back to the rows, in R's order, each drawing its own uniforms.
-                tied = np.flatnonzero(cell_events[self.row_cell])
-                row_events = cell_events[self.row_cell[tied]]
-                events[:, j] = np.bincount(self.row_fold[tied], weights=row_events, minlength=k)
-                p = np.empty((len(tied), self.n_class))
-                exp_rows(np.ascontiguousarray(lj[self.row_cell[tied]]), p)  # map_hits' exp
-                unsettled.append((j, tied, p))
+            terms, adds, from_base = self._terms(dag)
+            new = {f for f in terms if f not in self.fitted and f not in chunk_new}
+            size = sum(map(self._table_bytes, new))
+            if chunk and chunk_bytes + size > POOL_BUDGET // 2:
+                self._score_chunk(chunk, correct, events, unsettled)
+                chunk, chunk_new, chunk_bytes = [], set(), 0
+                new = {f for f in terms if f not in self.fitted}
+                size = sum(map(self._table_bytes, new))
+            chunk_new |= new
+            chunk_bytes += size
+            chunk.append((j, dag, terms, adds, from_base))
+        if chunk:
+            self._score_chunk(chunk, correct, events, unsettled)
         if unsettled:
             uniforms = np.ascontiguousarray(draws.runif(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())])
@@ -245,12 +291,78 @@ class FoldScorer:
                         first = start[i * n_cand + j]
                         max_col_ties(p, local, uniforms[first:first + events[i, j]], pred)
                 hits = pred == self.row_truth[tied]
-                correct[:, j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
-        return col_means(correct / self.fold_sizes[:, None])
+                correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
+        return col_means(correct.T / self.fold_sizes[:, None])
+
+    def _score_chunk(self, chunk, correct, events, unsettled):
+        """Settle the candidates of ``chunk``: one compiled pass for all where
+        the data are complete; the log-joint of those with tie draws (or of
+        every one where cells miss values) is then built for R's draws."""
+        self._shrink_pool(f for _, _, terms, _, _ in chunk for f in terms)
+        self._fit([f for _, _, terms, _, _ in chunk for f in terms])
+        local = dict.fromkeys(f for _, _, terms, _, _ in chunk for f in terms)
+        fams = [self.fitted[f] for f in local]
+        for fam in fams:
+            fam.last_used = self.clock
+        if len(self.incomplete):
+            settle = chunk
+        else:
+            # candidates sharing all but their last term side by side: the
+            # kernel sums those once (the scores do not depend on the order)
+            runs = {}
+            for cand in chunk:
+                _, _, terms, adds, from_base = cand
+                runs.setdefault((from_base, *terms[:-1], *adds[:-1]), []).append(cand)
+            chunk = [cand for run in runs.values() for cand in run]
+            hits = np.zeros((len(chunk), self.n_folds))
+            tie_draws = np.zeros(len(chunk), dtype=np.intp)
+            cand_ptr = np.cumsum([0] + [len(terms) for _, _, terms, _, _ in chunk])
+            fold_hits(self.truth, self.fold_of, self.multiplicity,
+                      self.base if self.base is not None else np.zeros((len(self.truth),
+                                                                        self.n_class)),
+                      [f.log_tables for f in fams], [f.entries for f in fams], cand_ptr,
+                      _term_ids([f for _, _, terms, _, _ in chunk for f in terms], local),
+                      np.array([a for *_, adds, _ in chunk for a in adds], dtype=np.uint8),
+                      np.array([b for *_, b in chunk], dtype=np.uint8), hits, tie_draws)
+            correct[[j for j, *_ in chunk]] = hits
+            settle = [cand for cand, tied in zip(chunk, tie_draws) if tied]
+        for j, dag, terms, adds, from_base in settle:
+            self._settle(j, self._log_joint(dag, terms, adds, from_base), correct, events,
+                         unsettled)
+
+    def _settle(self, j, lj, correct, events, unsettled):
+        """Candidate ``j``'s settled hits from its log-joint, and its tied rows
+        (back in R's order, each drawing its own uniforms) for later."""
+        cell_events = np.empty(len(self.truth), dtype=np.intp)
+        hits = np.zeros(self.n_folds)
+        map_hits(lj, self.truth, self.fold_of, self.weight, hits, cell_events)
+        correct[j] = hits
+        if cell_events.any():
+            tied = np.flatnonzero(cell_events[self.row_cell])
+            row_events = cell_events[self.row_cell[tied]]
+            events[:, j] = np.bincount(self.row_fold[tied], weights=row_events,
+                                       minlength=self.n_folds)
+            p = np.empty((len(tied), self.n_class))
+            exp_rows(np.ascontiguousarray(lj[self.row_cell[tied]]), p)  # map_hits' exp
+            unsettled.append((j, tied, p))
 
     def set_current(self, dag):
         """Make ``dag`` the base of the incremental sums."""
-        slots = np.array([self._slot(fam) for fam in self._families(dag)], dtype=np.intp)
-        self.base = np.empty((len(self.truth), self.n_class))
-        pool_sum(self.pool, slots, self.base)
-        self.current = set(slots.tolist())
+        fams = self._families(dag)
+        self._fit(fams)
+        self.base = self._sum_terms(fams, [1] * len(fams), False)
+        self.current = dag
+
+
+def _layout(fams):
+    """``fam_ptr``, ``fam_cols`` and ``fam_strides`` of the kernels for ``fams``."""
+    ptr = np.cumsum([0] + [len(f.cols) for f in fams], dtype=np.int64)
+    cols = np.array([c for f in fams for c in f.cols], dtype=np.int64)
+    strides = np.array([s for f in fams for s in f.strides], dtype=np.int64)
+    return ptr, cols, strides
+
+
+def _term_ids(terms, local):
+    """The position in ``local`` (a dict in kernel order) of each term."""
+    ids = {f: i for i, f in enumerate(local)}
+    return np.array([ids[f] for f in terms], dtype=np.int64)

@@ -27,16 +27,31 @@ __all__ = ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"]
 class _Dag:
     """A semi-naive structure during search: features and their feature parents."""
 
-    __slots__ = ("features", "parents")
+    __slots__ = ("features", "parents", "origin", "child")
 
     def __init__(self, features, parents):
         self.features = tuple(features)
         self.parents = {f: tuple(parents.get(f, ())) for f in self.features}
+        self.origin = self.child = None  # see with_parents
 
     def with_parents(self, child, new_parents):
-        parents = dict(self.parents)
+        parents = dict(self.parents)  # already tuples in feature order: no rebuild
         parents[child] = parents[child] + tuple(new_parents)
-        return _Dag(self.features, parents)
+        dag = _Dag.__new__(_Dag)
+        dag.features, dag.parents = self.features, parents
+        dag.origin, dag.child = self, child  # what changed, for changed_since
+        return dag
+
+    def changed_since(self, other):
+        """The features whose parents differ from ``other``'s, in feature
+        order, when this structure is ``other`` with parents added; else None."""
+        touched, dag = set(), self
+        while dag is not other:
+            if dag.origin is None:
+                return None
+            touched.add(dag.child)
+            dag = dag.origin
+        return [f for f in self.features if f in touched and self.parents[f] != other.parents[f]]
 
     def with_feature(self, feature, parents=()):
         return _Dag(self.features + (feature,), {**self.parents, feature: tuple(parents)})

@@ -8,7 +8,7 @@ import numpy as np
 from libc.math cimport log
 
 from pystagedtrees.kernels._rsum cimport racc_t, rsum
-from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 
 def family_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
@@ -79,3 +79,68 @@ def col_means(const float64_t[:, :] values):
                 acc += values[i, j]
             res[j] = <double>(acc / n)
     return out
+
+
+def fold_cpts(list counts, const index_t[::1] child_levels, double smooth, list out,
+              list log_out, flag_t[::1] has_zero):
+    """Each family's CPT fitted on every fold but one, as :func:`bnc.cpt` on
+    the training counts ``total - counts[k]``, and its natural log.
+
+    ``counts[f]`` is family ``f``'s (folds, levels x rest) table of counts
+    per fold, its child (``child_levels[f]`` levels) the first axis of a
+    fold's row; ``out[f]``, shaped alike, receives in row ``k``
+    ``((total - counts[k]) + smooth) / column sum``, the sum over the
+    child's levels in order, and ``1 / levels`` where that sum is 0;
+    ``log_out[f]`` its logarithm (the C library's ``log``, as R's), and
+    ``has_zero[f]`` whether an entry is 0 (its log -inf).
+    """
+    cdef Py_ssize_t n_fam = len(counts), f, k, j, r, n_folds, width, levels, rest
+    cdef float64_t[:, ::1] table
+    cdef float64_t[:, ::1] result
+    cdef float64_t[:, ::1] logs
+    cdef double *total
+    cdef double *sums
+    cdef double *train
+    cdef double value
+    cdef float64_t[::1] scratch
+    if child_levels.shape[0] != n_fam or len(out) != n_fam or len(log_out) != n_fam \
+            or has_zero.shape[0] != n_fam:
+        raise ValueError("counts, child_levels, out, log_out and has_zero need one entry per "
+                         "family")
+    for f in range(n_fam):
+        table, result, logs = counts[f], out[f], log_out[f]
+        n_folds, width, levels = table.shape[0], table.shape[1], child_levels[f]
+        if result.shape[0] != n_folds or result.shape[1] != width \
+                or logs.shape[0] != n_folds or logs.shape[1] != width:
+            raise ValueError(f"out[{f}] and log_out[{f}] must be shaped as counts[{f}]")
+        if levels < 1 or width % levels:
+            raise ValueError(f"counts[{f}] has {width} columns, not a multiple of {levels} levels")
+        has_zero[f] = False
+        if n_folds == 0 or width == 0:
+            continue
+        rest = width // levels
+        scratch = np.empty(2 * width + rest)
+        total = &scratch[0]
+        train, sums = total + width, total + 2 * width
+        with nogil:
+            # the sum over folds, in fold order (numpy's reduction over axis 0)
+            for j in range(width):
+                total[j] = table[0, j]
+            for k in range(1, n_folds):
+                for j in range(width):
+                    total[j] = total[j] + table[k, j]
+            for k in range(n_folds):
+                for j in range(width):
+                    train[j] = (total[j] - table[k, j]) + smooth
+                for r in range(rest):
+                    sums[r] = train[r]
+                for j in range(1, levels):
+                    for r in range(rest):
+                        sums[r] = sums[r] + train[j * rest + r]
+                for j in range(levels):
+                    for r in range(rest):
+                        value = 1.0 / levels if sums[r] == 0 else train[j * rest + r] / sums[r]
+                        result[k, j * rest + r] = value
+                        logs[k, j * rest + r] = log(value)
+                        if value == 0:
+                            has_zero[f] = True

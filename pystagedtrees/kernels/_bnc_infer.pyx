@@ -4,10 +4,12 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
 import numpy as np
 
-from libc.math cimport exp, fabs, fmax, isfinite, isnan, log1p
+from libc.math cimport exp, fabs, isfinite, isnan, log1p
 from libc.stdlib cimport free, malloc
 
-from pystagedtrees.kernels._types cimport code_t, float64_t, index_t
+from libc.stdint cimport int32_t
+
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
 cdef double RELTOL = 1e-5
@@ -26,8 +28,18 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
     """
     cdef Py_ssize_t n = codes.shape[0], n_class = log_prior.shape[0]
     cdef Py_ssize_t n_fam = fam_offsets.shape[0], i, c, f, t, base
+    cdef double a0, a1
     with nogil:
         for i in range(n):
+            if n_class == 2:  # the sums in registers, added in the same order
+                a0, a1 = log_prior[0], log_prior[1]
+                for f in range(n_fam):
+                    base = fam_offsets[f]
+                    for t in range(fam_ptr[f], fam_ptr[f + 1]):
+                        base = base + codes[i, fam_cols[t]] * fam_strides[t]
+                    a0, a1 = a0 + log_cpts[base], a1 + log_cpts[base + 1]
+                out[i, 0], out[i, 1] = a0, a1
+                continue
             for c in range(n_class):
                 out[i, c] = log_prior[c]
             for f in range(n_fam):
@@ -38,81 +50,73 @@ def log_joint(const code_t[:, ::1] codes, const index_t[::1] fam_ptr,
                     out[i, c] += log_cpts[base + c]
 
 
-cdef const float64_t** _slot_tables(list pool, const index_t[::1] slots,
-                                     Py_ssize_t n, Py_ssize_t m) except NULL:
-    """The data of ``pool[slots[k]]``, each checked to be an (n, m) C-contiguous
-    float64 table; the caller frees the array (the tables stay owned by ``pool``)."""
-    cdef Py_ssize_t k, n_slots = slots.shape[0]
-    cdef const float64_t[:, ::1] table
-    cdef const float64_t** tables = <const float64_t**> malloc(max(n_slots, 1) * sizeof(float64_t*))
-    if tables == NULL:
-        raise MemoryError()
-    for k in range(n_slots):
-        if not 0 <= slots[k] < len(pool) or pool[slots[k]] is None:
-            free(tables)
-            raise ValueError(f"slot {slots[k]} holds no table")
-        try:
-            table = pool[slots[k]]
-        except (TypeError, ValueError):
-            free(tables)
-            raise
-        if table.shape[0] != n or table.shape[1] != m:
-            free(tables)
-            raise ValueError(f"slot {slots[k]} is a {table.shape[0]} x {table.shape[1]} table, "
-                             f"not {n} x {m}")
-        tables[k] = &table[0, 0] if n * m else NULL
-    return tables
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """numpy's pairwise summation of ``n`` doubles (what ``sum`` over a row
+    adds), to its last bit: plain below 8 terms, 8 running sums up to 128,
+    halves (a multiple of 8 first) beyond."""
+    cdef Py_ssize_t i, j, half
+    cdef double res = 0.0
+    cdef double r[8]
+    if n < 8:
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[j]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += a[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
 
 
-def pool_sum(list pool, const index_t[::1] slots, float64_t[:, ::1] out):
-    """``out = sum_k pool[slots[k]]``, added in the order of ``slots``.
+def posteriors(const float64_t[:, ::1] lj, float64_t[:, ::1] out):
+    """Class posteriors from log-joints, as R normalises them.
 
-    ``pool`` is a list of (n, C) float64 tables shaped as ``out``; ``slots``
-    holds at least one index of a table.
+    Per row: ``lj - lse`` with ``lse = m + log1p(sum exp(lj - m))`` over all
+    but the first maximum ``m`` (numpy's argmax: a NaN counts as the
+    maximum), the sum as numpy adds a row; a row that cannot be normalised
+    (a NaN posterior) becomes uniform.
     """
-    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if slots.shape[0] == 0:
-        raise ValueError("no slot to sum")
-    cdef const float64_t** tables = _slot_tables(pool, slots, out.shape[0], out.shape[1])
-    cdef float64_t *res = &out[0, 0] if size else NULL
+    cdef Py_ssize_t n = lj.shape[0], m = lj.shape[1], i, c, first
+    cdef double top, lse
+    cdef bint bad
+    if out.shape[0] != n or out.shape[1] != m:
+        raise ValueError("out must be shaped as lj")
+    if n == 0 or m == 0:
+        return
+    buffer = np.empty(m)
+    cdef float64_t[::1] rest = buffer
     with nogil:
-        for i in range(size):
-            res[i] = tables[0][i]
-        for k in range(1, slots.shape[0]):
-            for i in range(size):
-                res[i] = res[i] + tables[k][i]
-    free(tables)
-
-
-def pool_delta(list pool, const float64_t[:, ::1] base, const index_t[::1] minus,
-               const index_t[::1] plus, float64_t[:, ::1] out):
-    """``out = base - sum pool[minus] + sum pool[plus]`` (see :func:`pool_sum`).
-
-    The removed slots must be finite (-inf - -inf is undefined).
-    """
-    cdef Py_ssize_t size = out.shape[0] * out.shape[1], i, k
-    if base.shape[0] != out.shape[0] or base.shape[1] != out.shape[1]:
-        raise ValueError("base and out must have the same shape")
-    cdef const float64_t** removed = _slot_tables(pool, minus, out.shape[0], out.shape[1])
-    cdef const float64_t** added
-    try:
-        added = _slot_tables(pool, plus, out.shape[0], out.shape[1])
-    except (MemoryError, ValueError):
-        free(removed)
-        raise
-    cdef float64_t *res = &out[0, 0] if size else NULL
-    cdef const float64_t *start = &base[0, 0] if size else NULL
-    with nogil:
-        for i in range(size):
-            res[i] = start[i]
-        for k in range(minus.shape[0]):
-            for i in range(size):
-                res[i] = res[i] - removed[k][i]
-        for k in range(plus.shape[0]):
-            for i in range(size):
-                res[i] = res[i] + added[k][i]
-    free(removed)
-    free(added)
+        for i in range(n):
+            first = 0
+            if not isnan(lj[i, 0]):
+                for c in range(1, m):
+                    if isnan(lj[i, c]):
+                        first = c
+                        break
+                    if lj[i, c] > lj[i, first]:
+                        first = c
+            top = lj[i, first]
+            for c in range(m):
+                rest[c] = exp(lj[i, c] - top) if c != first else 0.0
+            lse = top + log1p(0.0 + _pairwise_sum(&rest[0], m))
+            bad = False
+            for c in range(m):
+                out[i, c] = exp(lj[i, c] - lse)
+                bad = bad or isnan(out[i, c])
+            if bad:
+                for c in range(m):
+                    out[i, c] = 1.0 / m
 
 
 cdef inline Py_ssize_t _row_max(const double *row, Py_ssize_t m, bint choose,
@@ -194,47 +198,36 @@ def exp_rows(const float64_t[:, ::1] x, float64_t[:, ::1] out):
                 out[i, j] = exp(x[i, j])
 
 
-def family_index_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
-                        const index_t[::1] dims, const code_t[::1] truth,
-                        const index_t[::1] fold, const float64_t[::1] weight,
-                        index_t[::1] index, float64_t[:, ::1] counts):
-    """Per row, the C-order index of its values of ``cols`` (-1 if one is
-    missing); per fold, the weighted counts of (those values, class)."""
-    cdef Py_ssize_t n = codes.shape[0], m = counts.shape[1], i, j, flat, v, n_class
-    n_class = m
-    for j in range(cols.shape[0]):
-        n_class = n_class // dims[j]
-    with nogil:
-        for i in range(n):
-            flat = 0
-            for j in range(cols.shape[0]):
-                v = codes[i, cols[j]]
-                if v < 0:
-                    flat = -1
-                    break
-                flat = flat * dims[j] + v
-            index[i] = flat
-            if flat >= 0:
-                counts[fold[i], flat * n_class + truth[i]] += weight[i]
-
-
-def gather_by_fold(const index_t[::1] index, const index_t[::1] fold,
-                   const float64_t[:, ::1] tables, float64_t[:, ::1] out):
-    """``out[i, c] = tables[fold[i], index[i] * C + c]``: each row reads the
-    (log-)CPT of its own fold, class last; a row with index -1 gets 0."""
-    cdef Py_ssize_t n = out.shape[0], m = out.shape[1], i, c, base
-    with nogil:
-        for i in range(n):
-            base = index[i] * m
-            for c in range(m):
-                out[i, c] = tables[fold[i], base + c] if base >= 0 else 0.0
-
-
 # Two scores tie in max.col when they differ by at most RELTOL of the larger,
 # i.e. when their logs differ by at most -log1p(-RELTOL).
 cdef double LOG_TIE = -log1p(-RELTOL)
 # Above this log-score exp() is a normal double, so the log test is exact.
 cdef double LOG_NORMAL = -700.0
+
+
+cdef inline Py_ssize_t _map_class(const double *x, Py_ssize_t m, double *scratch,
+                                  index_t *events) noexcept nogil:
+    """R's ``max.col`` on ``exp(x)`` for one row of ``m`` log-scores: the
+    column, or -1 where R would draw (``events[0]`` uniforms); -2 for NaN.
+
+    Two-class rows are decided on the logs, without exponentials; ``scratch``
+    holds ``m`` doubles for the others.
+    """
+    cdef Py_ssize_t c, best, used = 0
+    cdef double d
+    # a NaN score (R's NA: no prediction) goes the general way
+    if m == 2 and not isnan(x[0]) and not isnan(x[1]) \
+            and (x[0] > LOG_NORMAL or x[1] > LOG_NORMAL):
+        d = x[1] - x[0]
+        if fabs(d) <= LOG_TIE:
+            events[0] = 1
+            return -1
+        events[0] = 0
+        return 1 if d > 0 else 0
+    for c in range(m):
+        scratch[c] = exp(x[c])
+    best = _row_max(scratch, m, False, NULL, 0, &used, events)
+    return -1 if events[0] > 0 else best
 
 
 def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
@@ -247,9 +240,7 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
     number of draws (see :func:`max_col_ties`).  Two-class rows are decided
     on the logs, without exponentials.
     """
-    cdef Py_ssize_t n = log_scores.shape[0], m = log_scores.shape[1], i, c, best
-    cdef Py_ssize_t used = 0
-    cdef double d, top
+    cdef Py_ssize_t n = log_scores.shape[0], m = log_scores.shape[1], i
     if n == 0 or m == 0:
         return
     buffer = np.empty(m)
@@ -257,20 +248,286 @@ def map_hits(const float64_t[:, ::1] log_scores, const code_t[::1] truth,
     cdef const double *x = &log_scores[0, 0]
     with nogil:
         for i in range(n):
-            # a NaN score (R's NA: no prediction) goes the general way
-            if m == 2 and not isnan(x[2 * i]) and not isnan(x[2 * i + 1]) \
-                    and fmax(x[2 * i], x[2 * i + 1]) > LOG_NORMAL:
-                d = x[2 * i + 1] - x[2 * i]
-                if fabs(d) <= LOG_TIE:
-                    events[i] = 1
-                    continue
-                events[i] = 0
-                best = 1 if d > 0 else 0
+            if _map_class(x + i * m, m, &row[0], &events[i]) == truth[i]:
+                correct[fold[i]] += weight[i]
+
+
+# -- Cross-validated scoring of candidate structures (bnc._scoring) ------------
+#
+# A family (a feature, its feature parents, the class) has one table per
+# fold: a (folds, width) C-contiguous float64 array, its classes last.  A row
+# reads it at one place, its "entry": the position ``fold * width +
+# sum_t code[cols[t]] * strides[t]`` of its class-0 value in the flattened
+# table, or -1 where it misses a value of the family (which then adds
+# nothing).  fold_family_counts finds the entries (int32, one per row); the
+# scoring kernels take a family as ``tables[f]`` and ``entries[f]``.  A
+# candidate is a sequence of terms, each a family added (``adds[t]``) or
+# subtracted, applied in order to the base log-joint or to 0.
+
+
+cdef _gather(list tables, list entries, Py_ssize_t n_rows, Py_ssize_t n_class,
+             double ***tabs, int32_t ***ents):
+    """Pointers to the data of ``tables`` and ``entries``, checked: a float64
+    table and ``n_rows`` entries each, every entry -1 or the start of
+    ``n_class`` values within its table.  The caller frees both arrays."""
+    cdef Py_ssize_t n_fam = len(tables), f, i, size
+    cdef float64_t[:, ::1] table
+    cdef const int32_t[::1] entry
+    cdef int32_t low, high
+    if len(entries) != n_fam:
+        raise ValueError(f"{len(entries)} entry arrays for {n_fam} tables")
+    if n_class < 1:
+        raise ValueError("the scores need at least one class")
+    tabs[0] = <double**> malloc(max(n_fam, 1) * sizeof(double*))
+    ents[0] = <int32_t**> malloc(max(n_fam, 1) * sizeof(int32_t*))
+    if tabs[0] == NULL or ents[0] == NULL:
+        free(tabs[0])
+        free(ents[0])
+        raise MemoryError()
+    try:
+        for f in range(n_fam):
+            table, entry = tables[f], entries[f]
+            size = table.shape[0] * table.shape[1]
+            if entry.shape[0] != n_rows:
+                raise ValueError(f"entries[{f}] has {entry.shape[0]} rows, not {n_rows}")
+            low, high = -1, -1
+            with nogil:
+                for i in range(n_rows):
+                    low = min(low, entry[i])
+                    high = max(high, entry[i])
+            if low < -1 or high + n_class > size:
+                raise ValueError(f"entries[{f}] reach outside its {table.shape[0]} x "
+                                 f"{table.shape[1]} table")
+            tabs[0][f] = &table[0, 0] if size else NULL
+            ents[0][f] = <int32_t*> &entry[0] if n_rows else NULL
+    except (TypeError, ValueError):
+        free(tabs[0])
+        free(ents[0])
+        raise
+
+
+cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
+                  const flag_t[::1] adds, Py_ssize_t n_fam):
+    cdef Py_ssize_t t, j
+    if cand_ptr.shape[0] < 1 or cand_ptr[0] != 0 or adds.shape[0] != terms.shape[0] \
+            or cand_ptr[cand_ptr.shape[0] - 1] != terms.shape[0]:
+        raise ValueError("cand_ptr must delimit terms and adds from 0 to their end")
+    for j in range(cand_ptr.shape[0] - 1):
+        if cand_ptr[j + 1] < cand_ptr[j]:
+            raise ValueError("cand_ptr must not decrease")
+    for t in range(terms.shape[0]):
+        if not 0 <= terms[t] < n_fam:
+            raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
+
+
+def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
+                       const index_t[::1] fold, const float64_t[::1] weight,
+                       const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
+                       const index_t[::1] fam_strides, list counts, list entries):
+    """Each family's entry at every row, and its counts per fold.
+
+    Family ``f`` reads the code columns ``fam_cols[fam_ptr[f]:fam_ptr[f+1]]``
+    with the matching ``fam_strides`` (C order of its table, the class
+    last).  ``entries[f]`` (int32, one per row) receives the row's entry
+    (see above), and ``counts[f]``, a (folds, width) table, the row's
+    ``weight`` at its entry plus its class ``truth``.  Codes, classes and
+    folds within range are the caller's guarantee.
+    """
+    cdef Py_ssize_t n = codes.shape[0], n_fam = fam_ptr.shape[0] - 1, f, i, v, at, code
+    cdef float64_t[:, ::1] table
+    cdef int32_t[::1] entry
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("truth, fold and weight need one entry per row of codes")
+    if n_fam < 0 or fam_ptr[0] != 0 or fam_cols.shape[0] != fam_strides.shape[0] \
+            or fam_ptr[n_fam] != fam_cols.shape[0]:
+        raise ValueError("fam_ptr must delimit fam_cols and fam_strides from 0 to their end")
+    if len(counts) != n_fam or len(entries) != n_fam:
+        raise ValueError("counts and entries need one array per family")
+    for f in range(n_fam):
+        if fam_ptr[f + 1] < fam_ptr[f]:
+            raise ValueError("fam_ptr must not decrease")
+    for v in range(fam_cols.shape[0]):
+        if not 0 <= fam_cols[v] < codes.shape[1]:
+            raise ValueError(f"column {fam_cols[v]} is not among the {codes.shape[1]} of codes")
+    for f in range(n_fam):
+        table, entry = counts[f], entries[f]
+        if entry.shape[0] != n:
+            raise ValueError(f"entries[{f}] needs one entry per row of codes")
+        if table.shape[0] * table.shape[1] > 2**31 - 1:
+            raise ValueError(f"counts[{f}] is too large for int32 entries")
+        with nogil:
+            for i in range(n):
+                at = fold[i] * table.shape[1]
+                for v in range(fam_ptr[f], fam_ptr[f + 1]):
+                    code = codes[i, fam_cols[v]]
+                    if code < 0:
+                        at = -1
+                        break
+                    at += code * fam_strides[v]
+                entry[i] = at
+                if at >= 0:
+                    (&table[0, 0])[at + truth[i]] += weight[i]
+
+
+cdef void _apply_terms(Py_ssize_t n, Py_ssize_t m, const double *start, Py_ssize_t t0,
+                       Py_ssize_t t1, const index_t[::1] terms, const flag_t[::1] adds,
+                       double **tables, int32_t **entries, double *out) noexcept nogil:
+    """Every row's log-joint: ``start`` (or 0) plus and minus the entries of
+    the terms ``t0:t1``, term after term."""
+    cdef Py_ssize_t i, c, t, at
+    cdef const double *table
+    cdef const int32_t *entry
+    cdef double *row
+    for i in range(n * m):
+        out[i] = start[i] if start != NULL else 0.0
+    for t in range(t0, t1):
+        table, entry = tables[terms[t]], entries[terms[t]]
+        for i in range(n):
+            at = entry[i]
+            if at < 0:
+                continue
+            row = out + i * m
+            if adds[t]:
+                for c in range(m):
+                    row[c] = row[c] + table[at + c]
             else:
                 for c in range(m):
-                    row[c] = exp(x[i * m + c])
-                best = _row_max(&row[0], m, False, NULL, 0, &used, &events[i])
-                if events[i] > 0:
-                    continue
-            if best == truth[i]:
-                correct[fold[i]] += weight[i]
+                    row[c] = row[c] - table[at + c]
+
+
+def fold_log_joint(const float64_t[:, ::1] base, list tables, list entries,
+                   const index_t[::1] terms, const flag_t[::1] adds, float64_t[:, ::1] out):
+    """One candidate's log-joint at every row: ``base`` (None: 0) plus and
+    minus the ``terms``, in order."""
+    cdef Py_ssize_t n = out.shape[0], m = out.shape[1]
+    cdef double **tabs
+    cdef int32_t **ents
+    cdef bint has_base = base is not None
+    if has_base and (base.shape[0] != n or base.shape[1] != m):
+        raise ValueError("base must be shaped as out")
+    _check_terms(np.array([0, terms.shape[0]], dtype=np.int64), terms, adds, len(tables))
+    _gather(tables, entries, n, m, &tabs, &ents)
+    if n and m:
+        with nogil:
+            _apply_terms(n, m, &base[0, 0] if has_base else NULL, 0, terms.shape[0], terms, adds,
+                         tabs, ents, &out[0, 0])
+    free(tabs)
+    free(ents)
+
+
+cdef bint _same_prefix(Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t b0, Py_ssize_t b1,
+                      const index_t[::1] terms, const flag_t[::1] adds) noexcept nogil:
+    """Whether the terms ``a0:a1`` are the terms ``b0:b1``, signs included."""
+    cdef Py_ssize_t t
+    if a1 - a0 != b1 - b0:
+        return False
+    for t in range(a1 - a0):
+        if terms[a0 + t] != terms[b0 + t] or adds[a0 + t] != adds[b0 + t]:
+            return False
+    return True
+
+
+cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code_t *truth,
+                     const index_t *weight, const double *prefix, const double *table,
+                     const int32_t *entry, bint add, double *lj, double *spare,
+                     double *correct) noexcept nogil:
+    """:func:`map_hits` of ``prefix`` plus (or minus) one more family's
+    values (``table`` NULL: none) without writing the sums; the (whole)
+    weights of the rows of a fold are added to ``correct[fold]``.  Returns
+    the number of tie draws."""
+    cdef Py_ssize_t i, c, at, k = -1
+    cdef index_t events = 0, draws, tie, acc = 0
+    cdef const double *row
+    cdef const double *value
+    cdef double x0, x1, d
+    for i in range(n):
+        if fold[i] != k:  # a run of one fold's rows: its count kept in a register
+            if k >= 0:
+                correct[k] += acc  # whole numbers: the sum of a run is exact
+            k = fold[i]
+            acc = 0
+        row = prefix + i * m
+        at = entry[i] if table != NULL else -1
+        value = table + at if at >= 0 else NULL
+        if m == 2:
+            x0, x1 = row[0], row[1]
+            if value != NULL:
+                if add:
+                    x0, x1 = x0 + value[0], x1 + value[1]
+                else:
+                    x0, x1 = x0 - value[0], x1 - value[1]
+            if not isnan(x0) and not isnan(x1) and (x0 > LOG_NORMAL or x1 > LOG_NORMAL):
+                # _map_class's two-class test, without branches on the data
+                d = x1 - x0
+                tie = fabs(d) <= LOG_TIE
+                events += tie
+                acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
+                continue
+            lj[0], lj[1] = x0, x1
+        else:
+            for c in range(m):
+                lj[c] = row[c] if value == NULL else (
+                    row[c] + value[c] if add else row[c] - value[c])
+        if _map_class(lj, m, spare, &draws) == truth[i]:
+            acc += weight[i]
+        else:
+            events += draws
+    if k >= 0:
+        correct[k] += acc
+    return events
+
+
+def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const index_t[::1] weight,
+              const float64_t[:, ::1] base, list tables, list entries,
+              const index_t[::1] cand_ptr, const index_t[::1] terms, const flag_t[::1] adds,
+              const flag_t[::1] from_base, float64_t[:, ::1] correct, index_t[::1] events):
+    """:func:`map_hits` of many candidates without their log-joints.
+
+    Candidate ``j`` is the terms ``cand_ptr[j]:cand_ptr[j+1]`` applied to
+    ``base`` if ``from_base[j]``, else to 0 (see :func:`fold_log_joint`).
+    ``correct[j, k]`` adds the weight (a whole number: a row stands for that
+    many equal rows, below 2**53 in all) of the settled rows of fold ``k`` it
+    predicts right; ``events[j]`` is its number of R tie draws (rows with
+    draws are left out of ``correct``).  All but the last term of a
+    candidate are summed once for a run of candidates that share them (put
+    those next to each other); the last is added while deciding.
+    """
+    cdef Py_ssize_t n = base.shape[0], m = base.shape[1], n_cand = cand_ptr.shape[0] - 1
+    cdef Py_ssize_t i, j, t0, t1, f
+    cdef Py_ssize_t prefix_of = -1  # the candidate whose prefix the buffer holds
+    cdef double **tabs
+    cdef int32_t **ents
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("truth, fold and weight need one entry per row of base")
+    if from_base.shape[0] != n_cand or correct.shape[0] != n_cand or events.shape[0] != n_cand:
+        raise ValueError("from_base, correct and events need one entry per candidate")
+    for i in range(n):
+        if not 0 <= fold[i] < correct.shape[1]:
+            raise ValueError(f"fold {fold[i]} has no column in correct")
+    _check_terms(cand_ptr, terms, adds, len(tables))
+    _gather(tables, entries, n, m, &tabs, &ents)
+    events[:] = 0
+    if n == 0 or n_cand == 0:
+        free(tabs)
+        free(ents)
+        return
+    buffer = np.empty((n + 2) * m)
+    cdef float64_t[::1] scratch = buffer
+    cdef double *prefix = &scratch[0]
+    with nogil:
+        for j in range(n_cand):
+            t0, t1 = cand_ptr[j], cand_ptr[j + 1]
+            if t1 > t0:
+                t1 -= 1  # the last term is added below
+            if prefix_of < 0 or from_base[j] != from_base[prefix_of] or not _same_prefix(
+                    t0, t1, cand_ptr[prefix_of], cand_ptr[prefix_of + 1] - 1, terms, adds):
+                _apply_terms(n, m, &base[0, 0] if from_base[j] else NULL, t0, t1, terms, adds,
+                             tabs, ents, prefix)
+                prefix_of = j if cand_ptr[j + 1] > cand_ptr[j] else -1
+            f = terms[t1] if t1 < cand_ptr[j + 1] else -1
+            events[j] = _decide(n, m, &fold[0], &truth[0], &weight[0], prefix,
+                                tabs[f] if f >= 0 else NULL, ents[f] if f >= 0 else NULL,
+                                f >= 0 and adds[t1], prefix + n * m, prefix + (n + 1) * m,
+                                &correct[j, 0])
+    free(tabs)
+    free(ents)

@@ -228,8 +228,8 @@ def test_kdb_respects_kdbk(data, kdbk, seed):
 
 @pytest.mark.parametrize("learner", ["tan_hc", "kdb", "bsej"])
 def test_the_score_cache_may_forget_without_changing_searches(monkeypatch, learner):
-    # with no room at all, every slot outside the current structure is dropped
-    # before each candidate; the searches must make the same steps
+    # with no room at all, every family outside the current structure is
+    # dropped before each candidate; the searches must make the same steps
     import pystagedtrees as pst
     import pystagedtrees.bnc._scoring as scoring
 
@@ -239,9 +239,11 @@ def test_the_score_cache_may_forget_without_changing_searches(monkeypatch, learn
     kept = []
     shrink = FoldScorer._shrink_pool
 
-    def shrink_and_look(self):
-        shrink(self)
-        kept.append(set(self.slots.values()) - (self.current or set()))
+    def shrink_and_look(self, keep):
+        keep = set(keep)
+        shrink(self, keep)
+        current = set(self._families(self.current)) if self.current else set()
+        kept.append(set(self.fitted) - keep - current)
 
     monkeypatch.setattr(scoring, "POOL_BUDGET", 0)
     monkeypatch.setattr(FoldScorer, "_shrink_pool", shrink_and_look)

@@ -1,9 +1,9 @@
 """The Bayesian network classifiers' kernels against NumPy twins and R replays.
 
-Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``) and
-``_bnc_infer`` (``log_joint``, ``pool_sum``, ``pool_delta``, ``max_col``,
-``max_col_ties``, ``exp_rows``, ``family_index_counts``, ``gather_by_fold``,
-``map_hits``).
+Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``,
+``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
+``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
+``posteriors``).
 """
 import math
 
@@ -13,17 +13,18 @@ from hypothesis import given
 from hypothesis import strategies as hst
 from r_replay import r_sum
 
-from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts
+from pystagedtrees.bnc._params import cpt as bnc_cpt
+from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
-    family_index_counts,
-    gather_by_fold,
+    fold_family_counts,
+    fold_hits,
+    fold_log_joint,
     log_joint,
     map_hits,
     max_col,
     max_col_ties,
-    pool_delta,
-    pool_sum,
+    posteriors,
 )
 
 seeds = hst.integers(0, 2**32 - 1)
@@ -75,6 +76,23 @@ def test_col_means_is_r_colmeans(seed, n, m):
     np.testing.assert_array_equal(col_means(np.asfortranarray(values)), want)
 
 
+@given(seeds, hst.integers(1, 4), hst.lists(hst.integers(1, 3), min_size=1, max_size=4),
+       hst.sampled_from([0.0, 0.5, 1.0, 0.1, 3.7]))
+def test_fold_cpts_are_the_cpts_of_the_training_folds(seed, n_folds, dims, smooth):
+    # bnc.cpt of the counts of every fold but one, the child the first axis
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, size=(n_folds, *dims)) * rng.choice([1.0, 0.37], size=dims)
+    counts[:, rng.random(dims) < 0.3] = 0.0  # columns that sum to 0 without smoothing
+    flat = np.ascontiguousarray(counts.reshape(n_folds, -1))
+    out, logs, has_zero = np.empty_like(flat), np.empty_like(flat), np.empty(1, dtype=np.uint8)
+    fold_cpts([flat], np.array([dims[0]], dtype=np.int64), smooth, [out], [logs], has_zero)
+    want = bnc_cpt(counts.sum(axis=0) - counts, smooth, axis=1)
+    np.testing.assert_array_equal(out, want.reshape(n_folds, -1))
+    # the C library's log, as R's
+    assert logs.ravel().tolist() == [math.log(v) if v > 0 else -math.inf for v in out.ravel()]
+    assert has_zero[0] == (out == 0).any()
+
+
 def _families(rng, dims, n_class):
     """Families (columns, C-order strides incl. the class) and their log-CPTs, one array."""
     fam_cols, fam_strides, fam_ptr, offsets, cpts = [], [], [0], [], []
@@ -108,28 +126,6 @@ def test_log_joint_adds_the_families_in_order(seed, n, dims, n_class):
         want = want + cpt.reshape(-1, n_class)[
             np.ravel_multi_index(codes[:, family].T, [dims[c] for c in family])
             if len(family) and n else np.zeros(n, dtype=int)]
-    np.testing.assert_array_equal(out, want)
-
-
-@given(seeds, hst.integers(0, 6), hst.integers(1, 3), hst.integers(1, 6))
-def test_pool_sums_and_deltas_add_slots_in_order(seed, n, n_class, n_slots):
-    rng = np.random.default_rng(seed)
-    pool = [rng.normal(size=(n, n_class)) for _ in range(n_slots)]
-    slots = rng.integers(0, n_slots, size=rng.integers(1, 5)).astype(np.int64)
-    out = np.empty((n, n_class))
-    pool_sum(pool, slots, out)
-    want = pool[slots[0]].copy()
-    for s in slots[1:]:
-        want = want + pool[s]
-    np.testing.assert_array_equal(out, want)
-
-    minus = rng.integers(0, n_slots, size=rng.integers(0, 3)).astype(np.int64)
-    plus = rng.integers(0, n_slots, size=rng.integers(0, 3)).astype(np.int64)
-    pool_delta(pool, want, minus, plus, out)
-    for s in minus:
-        want = want - pool[s]
-    for s in plus:
-        want = want + pool[s]
     np.testing.assert_array_equal(out, want)
 
 
@@ -189,38 +185,6 @@ def test_exp_rows_is_the_c_exp(seed, n, m):
     assert out.tolist() == [[math.exp(v) for v in row] for row in x]
 
 
-@given(seeds, hst.integers(0, 20), hst.lists(hst.integers(1, 3), min_size=1, max_size=3),
-       hst.integers(1, 3), hst.integers(1, 3))
-def test_family_index_counts_and_gather_by_fold(seed, n, dims, n_class, n_folds):
-    rng = np.random.default_rng(seed)
-    codes = _codes(rng, n, dims)
-    cols = rng.permutation(len(dims))[:rng.integers(1, len(dims) + 1)].astype(np.int64)
-    truth = rng.integers(0, n_class, size=n).astype(np.int32)
-    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
-    weight = rng.random(n)
-    size = int(np.prod([dims[c] for c in cols])) * n_class
-    index, counts = np.empty(n, dtype=np.int64), np.zeros((n_folds, size))
-    family_index_counts(codes, cols, np.array(dims, dtype=np.int64)[cols], truth, fold, weight,
-                        index, counts)
-    want_counts = np.zeros((n_folds, size))
-    for r in range(n):
-        values = codes[r, cols]
-        flat = -1 if (values < 0).any() else int(
-            np.ravel_multi_index(values, [dims[c] for c in cols]))
-        assert index[r] == flat
-        if flat >= 0:
-            want_counts[fold[r], flat * n_class + truth[r]] += weight[r]
-    np.testing.assert_array_equal(counts, want_counts)
-
-    tables = rng.normal(size=(n_folds, size))
-    out = np.empty((n, n_class))
-    gather_by_fold(index, fold, tables, out)
-    for r in range(n):
-        want = tables[fold[r], index[r] * n_class:(index[r] + 1) * n_class] if index[r] >= 0 \
-            else np.zeros(n_class)
-        np.testing.assert_array_equal(out[r], want)
-
-
 @given(seeds, hst.integers(0, 12), hst.integers(1, 4), hst.integers(1, 3))
 def test_map_hits_is_r_max_col_on_the_exponentials(seed, n, m, n_folds):
     rng = np.random.default_rng(seed)
@@ -240,13 +204,189 @@ def test_map_hits_is_r_max_col_on_the_exponentials(seed, n, m, n_folds):
     np.testing.assert_array_equal(correct, want_correct)
 
 
-def test_pool_kernels_refuse_a_missing_or_misshapen_slot():
-    pool = [np.zeros((2, 3)), None, np.zeros((3, 2))]
-    out = np.empty((2, 3))
-    for slot in (1, 2, 3, -1):
-        with pytest.raises(ValueError, match=f"slot {slot}"):
-            pool_sum(pool, np.array([0, slot], dtype=np.int64), out)
-        with pytest.raises(ValueError, match=f"slot {slot}"):
-            pool_delta(pool, out, np.array([slot], dtype=np.int64), np.array([0]), out)
-    with pytest.raises(ValueError, match="no slot"):
-        pool_sum(pool, np.array([], dtype=np.int64), out)
+def _fold_families(rng, n_vars, dims, n_class, n_folds, n_fam):
+    """Families over random columns: ``fam_ptr``, ``fam_cols``, ``fam_strides``
+    (C order, the class last) and a random (folds, cells x classes) table each."""
+    ptr, cols, strides, tables = [0], [], [], []
+    for _ in range(n_fam):
+        chosen = rng.permutation(n_vars)[:rng.integers(0, n_vars + 1)].tolist()
+        shape = [dims[c] for c in chosen] + [n_class]
+        cols += chosen
+        strides += [int(np.prod(shape[i + 1:])) for i in range(len(chosen))]
+        ptr.append(len(cols))
+        tables.append(rng.normal(scale=5, size=(n_folds, int(np.prod(shape)))))
+    as_index = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+    return as_index(ptr), as_index(cols), as_index(strides), tables
+
+
+def _entries(codes, fold, ptr, cols, strides, tables):
+    """Where each row reads each family's flattened table (class 0), -1 if it
+    misses a value of the family."""
+    out = []
+    for f, table in enumerate(tables):
+        at = np.full(len(codes), -1, dtype=np.int32)
+        for r in range(len(codes)):
+            values = [int(codes[r, c]) for c in cols[ptr[f]:ptr[f + 1]]]
+            if all(v >= 0 for v in values):
+                at[r] = fold[r] * table.shape[1] + sum(
+                    v * int(s) for v, s in zip(values, strides[ptr[f]:ptr[f + 1]]))
+        out.append(at)
+    return out
+
+
+def _slow_log_joint(base, tables, entries, terms, adds, r, n_class):
+    row = [float(base[r, c]) if base is not None else 0.0 for c in range(n_class)]
+    for f, add in zip(terms, adds):
+        at = entries[f][r]
+        if at < 0:
+            continue
+        for c in range(n_class):
+            value = float(tables[f].ravel()[at + c])
+            row[c] = row[c] + value if add else row[c] - value
+    return row
+
+
+_fold_args = (seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size=1, max_size=3),
+              hst.integers(1, 3), hst.integers(1, 3))
+
+
+@given(*_fold_args, hst.integers(0, 3))
+def test_fold_family_counts_add_each_row_to_its_fold(seed, n, dims, n_class, n_folds, n_fam):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    weight = rng.random(n)
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    counts = [np.zeros_like(t) for t in tables]
+    entries = [np.empty(n, dtype=np.int32) for _ in tables]
+    fold_family_counts(codes, truth, fold, weight, ptr, cols, strides, counts, entries)
+    want_entries = _entries(codes, fold, ptr, cols, strides, tables)
+    for f in range(n_fam):
+        np.testing.assert_array_equal(entries[f], want_entries[f])
+        want = np.zeros(tables[f].size)
+        for r in range(n):
+            if want_entries[f][r] >= 0:
+                want[want_entries[f][r] + truth[r]] += weight[r]
+        np.testing.assert_array_equal(counts[f].ravel(), want)
+
+
+@given(*_fold_args, hst.integers(0, 3), hst.booleans())
+def test_fold_log_joint_applies_the_terms_in_order(seed, n, dims, n_class, n_folds, n_fam,
+                                                   from_base):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    fold = rng.integers(0, n_folds, size=n).astype(np.int64)
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    entries = _entries(codes, fold, ptr, cols, strides, tables)
+    base = rng.normal(scale=20, size=(n, n_class)) if from_base else None
+    terms = rng.integers(0, n_fam, size=rng.integers(0, 5) if n_fam else 0).astype(np.int64)
+    adds = rng.integers(0, 2, size=len(terms)).astype(np.uint8)
+    out = np.empty((n, n_class))
+    fold_log_joint(base, tables, entries, terms, adds, out)
+    for r in range(n):
+        assert out[r].tolist() == _slow_log_joint(base, tables, entries, terms, adds, r, n_class)
+
+
+@given(*_fold_args, hst.integers(1, 3), hst.integers(0, 6))
+def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_folds, n_fam,
+                                                  n_cand):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = np.sort(rng.integers(0, n_folds, size=n)) if rng.random() < 0.5 \
+        else rng.integers(0, n_folds, size=n)
+    weight = rng.integers(1, 5, size=n)  # rows standing for that many
+    ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
+    entries = _entries(codes, fold, ptr, cols, strides, tables)
+    # exact and near ties: some tables are equal across classes, or almost
+    for t in tables:
+        flat = t.reshape(-1, n_class)
+        tied = rng.random(len(flat)) < 0.4
+        flat[tied] = flat[tied, :1] * (1 + rng.choice([0, 1e-7, 1e-4], size=(tied.sum(), 1)))
+    base = np.repeat(rng.normal(scale=20, size=(n, 1)), n_class, axis=1)
+    # candidates often share all but their last term (and their start)
+    prefixes = [(rng.integers(0, n_fam, size=rng.integers(0, 3)).tolist(),
+                 rng.integers(0, 2, size=3).tolist(), int(rng.integers(0, 2))) for _ in range(2)]
+    cands = []
+    for _ in range(n_cand):
+        terms, adds, start = prefixes[rng.integers(0, 2)]
+        k = len(terms)
+        if rng.random() < 0.8:
+            terms, k = terms + [int(rng.integers(0, n_fam))], k + 1
+        cands.append((terms, adds[:k] + [int(rng.integers(0, 2))] * (k - len(adds)), start))
+    cand_ptr = np.cumsum([0] + [len(t) for t, _, _ in cands]).astype(np.int64)
+    terms = np.array([f for t, _, _ in cands for f in t], dtype=np.int64)
+    adds = np.array([a for _, a, _ in cands for a in a], dtype=np.uint8)
+    from_base = np.array([b for _, _, b in cands], dtype=np.uint8)
+    correct, events = np.zeros((n_cand, n_folds)), np.empty(n_cand, dtype=np.int64)
+    fold_hits(truth, fold.astype(np.int64), weight, base, tables, entries, cand_ptr, terms, adds,
+              from_base, correct, events)
+    for j in range(n_cand):
+        want_correct, want_events = np.zeros(n_folds), 0
+        part = slice(cand_ptr[j], cand_ptr[j + 1])
+        for r in range(n):
+            row = _slow_log_joint(base if from_base[j] else None, tables, entries, terms[part],
+                                  adds[part], r, n_class)
+            best, draws = r_max_col([math.exp(v) for v in row])
+            want_events += draws
+            if draws == 0 and best == truth[r]:
+                want_correct[fold[r]] += weight[r]
+        assert events[j] == want_events
+        np.testing.assert_array_equal(correct[j], want_correct)
+
+
+def _numpy_posteriors(lj):
+    """R's normalisation in numpy: all but the first maximum summed out of
+    the log-sum-exp, a NaN row uniform."""
+    n, n_class = lj.shape
+    first = lj.argmax(axis=1)
+    top = lj[np.arange(n), first]
+    with np.errstate(invalid="ignore", over="ignore"):
+        rest = np.exp(lj - top[:, None])
+        rest[np.arange(n), first] = 0.0
+        lse = top + np.log1p(rest.sum(axis=1))
+        p = np.exp(lj - lse[:, None])
+    p[np.isnan(p).any(axis=1)] = 1.0 / n_class
+    return p
+
+
+@given(seeds, hst.integers(0, 12), hst.sampled_from([1, 2, 3, 7, 8, 9, 20, 130]))
+def test_posteriors_are_numpys_normalisation(seed, n, m):
+    rng = np.random.default_rng(seed)
+    lj = rng.normal(scale=30, size=(n, m)) - 50
+    lj[rng.random((n, m)) < 0.1] = -np.inf
+    lj[rng.random((n, m)) < 0.05] = np.nan
+    tied = rng.random(n) < 0.2  # rows of equal scores
+    lj[tied] = lj[tied, :1]
+    out = np.empty_like(lj)
+    posteriors(lj, out)
+    np.testing.assert_array_equal(out, _numpy_posteriors(lj))
+
+
+def test_fold_kernels_refuse_inconsistent_layouts():
+    codes = np.zeros((2, 2), dtype=np.int32)
+    fold, truth, weight = np.zeros(2, np.int64), np.zeros(2, np.int32), np.ones(2)
+    one = np.array([0, 1], dtype=np.int64)
+    out = np.empty((2, 2))
+    table, entries = np.zeros((1, 4)), np.array([0, 2], dtype=np.int32)
+    args = (np.array([0], np.int64), np.array([1], np.uint8))
+    with pytest.raises(ValueError, match="column 5"):
+        fold_family_counts(codes, truth, fold, weight, one, np.array([5]), one[1:], [table],
+                           [entries])
+    with pytest.raises(ValueError, match="fam_ptr"):
+        fold_family_counts(codes, truth, fold, weight, np.array([0, 2], np.int64), one[:1],
+                           one[1:], [table], [entries])
+    with pytest.raises(ValueError, match="reach outside"):
+        fold_log_joint(None, [table], [np.array([0, 3], dtype=np.int32)], *args, out)
+    with pytest.raises(ValueError, match="entries.0. has 1 rows"):
+        fold_log_joint(None, [table], [entries[:1]], *args, out)
+    with pytest.raises(ValueError, match="term 3"):
+        fold_log_joint(None, [table], [entries], np.array([3], np.int64), args[1], out)
+    with pytest.raises(ValueError, match="one entry per candidate"):
+        fold_hits(truth, fold, np.ones(2, np.int64), out, [table], [entries], np.array([0, 1], np.int64),
+                  *args, np.ones(2, np.uint8), np.zeros((1, 1)), np.zeros(1, np.int64))
+    with pytest.raises(ValueError, match="fold 1 has no column"):
+        fold_hits(truth, np.ones(2, np.int64), np.ones(2, np.int64), out, [table], [entries],
+                  np.array([0, 1], np.int64), *args, np.ones(1, np.uint8), np.zeros((1, 1)),
+                  np.zeros(1, np.int64))

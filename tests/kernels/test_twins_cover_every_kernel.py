@@ -24,10 +24,10 @@ TWINS = {
                  for name in ("path_log_probabilities", "class_posteriors")},
     "_random": {name: HERE + "test_counting_kernels.py" for name in ("draw_levels", "StageJoiner")},
     "_bnc_counts": {name: HERE + "test_bnc_kernels.py"
-                    for name in ("family_counts", "entropy_ml", "col_means")},
+                    for name in ("family_counts", "entropy_ml", "col_means", "fold_cpts")},
     "_bnc_infer": {name: HERE + "test_bnc_kernels.py" for name in (
-        "log_joint", "pool_sum", "pool_delta", "max_col", "max_col_ties", "exp_rows",
-        "family_index_counts", "gather_by_fold", "map_hits")},
+        "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
+        "fold_log_joint", "fold_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
         "max_levels", "variable_loglik", "rsum", "join_probabilities")},
     "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
