@@ -61,6 +61,7 @@ nitpick_ignore = [
     ("py:class", "pystagedtrees.model._stagevec.ParentStageVector"),
     ("py:class", "pystagedtrees.model._stagevec.StageLabels"),
     ("py:class", "pystagedtrees.model._sevt.StageProbabilities"),
+    ("py:class", "pystagedtrees.model._trie.SituationTrie"),
     ("py:class", "pystagedtrees.graphs._parentslist.ParentsEntry"),
 ]
 
