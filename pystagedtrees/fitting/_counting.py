@@ -18,7 +18,11 @@ from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tr
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.base._rows import row_sums
 from pystagedtrees.base._validation import check_choice
-from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
+from pystagedtrees.kernels._counts import (
+    next_situation_ids,
+    number_occupied_cells,
+    situation_level_counts,
+)
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
 from pystagedtrees.model._trie import MAX_SITUATIONS, SituationTrie, first_deep_variable
 
@@ -198,29 +202,27 @@ def count_paths(codes, n_levels, weights):
             situations.append(sit[keep])
             counts.append(table[keep])
         if i + 1 < p:
-            occupied = table.ravel() > 0
+            next_deep = first is not None and i + 1 >= first
             # the cells' ids, and one more row: the trie's outside, if the next is deep
-            ids = np.empty(occupied.size + k, dtype=np.int64)
-            cell_id = ids[:occupied.size]
-            np.cumsum(occupied, out=cell_id)
-            n_cells = int(cell_id[-1]) if len(cell_id) else 0
-            cell_id *= occupied  # an empty cell's id: -1 (no mask: the cheaper pass)
-            cell_id -= 1
+            ids = np.empty(table.size + k, dtype=np.int64)
+            cell_id = ids[:table.size]
+            # a deep variable's rows never reach an empty cell: numbering those
+            # the outside's (one past the occupied) is the trie's need only
+            n_cells = number_occupied_cells(table, cell_id, next_deep)
             next_group = np.empty(n, dtype=np.int64)
             next_situation_ids(group, column, cell_id, k, next_group)
             group = next_group
-            if first is not None and i + 1 >= first:
+            if next_deep:
                 # a deep variable: its situations numbered by their place, in
                 # path order; the children of this variable's say which (an
                 # empty cell, or the outside's, leads outside the trie)
                 if i + 1 == first:
                     anchor = sit
-                cell_id[~occupied] = n_cells
-                ids[occupied.size:] = n_cells
+                ids[table.size:] = n_cells
                 children.append(ids.reshape(len(sit) + 1, k))
                 sit = np.arange(n_cells, dtype=np.int64)
             else:
-                cells = np.flatnonzero(occupied)
+                cells = np.flatnonzero(cell_id >= 0)
                 sit = sit[cells // k] * k + cells % k
     trie = None if first is None else SituationTrie(first, anchor, children)
     return situations, counts, trie

@@ -23,8 +23,8 @@ def variable_loglik_of(model, i):
     """Log-likelihood contribution of variable ``i``, with R's summation."""
     counts = model.situation_counts(i)
     stages = model.stage_vector(i).lookup(model.observed_situations(i))
-    prob_rows = np.take(model.stage_probabilities(i), stages, axis=0)  # (take: no fancy indexing)
-    return variable_loglik(np.ascontiguousarray(counts), prob_rows)
+    return variable_loglik(np.ascontiguousarray(counts),
+                           np.ascontiguousarray(model.stage_probabilities(i)), stages)
 
 
 def sevt_df(object: Sevt) -> int:

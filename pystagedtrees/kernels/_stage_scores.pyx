@@ -12,7 +12,7 @@ from pystagedtrees.kernels._limits cimport MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport count_term, join_stats
 from pystagedtrees.kernels._rsum cimport racc_t
 from pystagedtrees.kernels._rsum cimport rsum as rsum_of
-from pystagedtrees.kernels._types cimport float64_t
+from pystagedtrees.kernels._types cimport float64_t, stage_t
 
 
 def max_levels():
@@ -20,18 +20,30 @@ def max_levels():
     return MAX_LEVELS
 
 
-def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob):
+def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob,
+                    const stage_t[::1] stage):
     """R's per-variable log-likelihood: long-double sum, column by column.
 
-    ``prob[r]`` is the probability row of situation ``r``'s stage.  Returns
-    ``-inf`` when a positive count meets an undefined probability, as R.
+    ``prob[stage[r]]`` is the probability row of situation ``r``'s stage.
+    Returns ``-inf`` when a positive count meets an undefined probability, as R.
     """
     cdef Py_ssize_t r, a, m = counts.shape[0], k = counts.shape[1]
+    cdef Py_ssize_t n_stages = prob.shape[0]
     cdef racc_t acc = 0.0
+    cdef bint bad = False
+    if stage.shape[0] != m or (m > 0 and prob.shape[1] != k):
+        raise ValueError("counts, prob and stage must agree: "
+                         f"{m}x{k} counts, {prob.shape[0]}x{prob.shape[1]} prob, {stage.shape[0]} stages")
+    with nogil:
+        for r in range(m):
+            if stage[r] < 0 or stage[r] >= n_stages:
+                bad = True
+    if bad:
+        raise ValueError(f"stage ids must be in 0..{n_stages - 1}")
     with nogil:
         for a in range(k):
             for r in range(m):
-                acc += count_term(prob[r, a], counts[r, a])
+                acc += count_term(prob[stage[r], a], counts[r, a])
     return <double>acc
 
 

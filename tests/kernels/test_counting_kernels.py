@@ -1,19 +1,21 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all four), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all six), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
 import math
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
 from pystagedtrees.kernels._counts import (
     first_positions,
+    ids_by_first_appearance,
     next_situation_ids,
+    number_occupied_cells,
     situation_level_counts,
     sum_rows_by_stage,
 )
@@ -61,6 +63,41 @@ def test_rows_summed_by_stage_and_first_positions(seed, n, m, k):
     first_positions(stage, first)
     np.testing.assert_array_equal(
         first, [stage.tolist().index(s) if s in stage else -1 for s in range(m)])
+
+
+@given(seeds, hst.integers(0, 8), hst.integers(1, 4), hst.booleans())
+def test_occupied_cells_numbered_in_row_major_order(seed, m, k, empty_last):
+    rng = np.random.default_rng(seed)
+    table = rng.random((m, k)) * (rng.random((m, k)) < 0.6)
+    cell_id = np.full(m * k + 2, 99, dtype=np.int64)  # room past the table stays untouched
+    n_cells = number_occupied_cells(table, cell_id, empty_last)
+    want, number = [], 0
+    for g in range(m):
+        for x in range(k):
+            if table[g, x] > 0:
+                want.append(number)
+                number += 1
+            else:
+                want.append(None)
+    want = [(number if empty_last else -1) if w is None else w for w in want]
+    assert n_cells == number
+    np.testing.assert_array_equal(cell_id[:m * k], want)
+    np.testing.assert_array_equal(cell_id[m * k:], [99, 99])
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(-1, 31))
+def test_ids_listed_in_order_of_first_appearance(seed, n, m, default_at):
+    rng = np.random.default_rng(seed)
+    stage = rng.integers(0, m, size=n).astype(np.int32)
+    default = int(rng.integers(0, m + 1))
+    assume(default_at <= n)
+    sequence = stage.tolist()
+    if default_at >= 0:
+        sequence.insert(default_at, default)
+    want = list(dict.fromkeys(sequence))  # dicts keep the order of insertion
+    out = np.empty(m + 1, dtype=np.int32)
+    got = ids_by_first_appearance(stage, default_at, default, np.zeros(m + 1, dtype=np.uint8), out)
+    assert out[:got].tolist() == want
 
 
 def _parents(rng, n_vars):

@@ -49,9 +49,13 @@ def test_variable_loglik_sums_the_cells_column_by_column(seed, m, k):
     prob = rng.dirichlet(np.ones(k), size=m)
     prob[rng.random((m, k)) < 0.1] = 0.0
     prob[rng.random(m) < 0.1] = np.nan
-    got = variable_loglik(counts, np.ascontiguousarray(prob))
-    want = r_variable_loglik(counts, prob)
+    stage = rng.integers(0, m, size=m).astype(np.int32)  # situations sharing stages
+    got = variable_loglik(counts, np.ascontiguousarray(prob), stage)
+    want = r_variable_loglik(counts, prob[stage])
     assert got == want or (math.isnan(got) and math.isnan(want))
+    stage[0] = m  # no such stage: refused, not read past the table
+    with pytest.raises(ValueError, match="stage ids"):
+        variable_loglik(counts, np.ascontiguousarray(prob), stage)
 
 
 @given(seeds, hst.integers(1, 6), hst.sampled_from([0.0, 0.5, 1.0]))
