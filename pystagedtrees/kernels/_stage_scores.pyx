@@ -6,7 +6,7 @@ with R's operations in R's order (see ``_rsum.pxd`` and ``_rstage.pxd``).
 """
 import numpy as np
 
-from libc.math cimport isnan
+from libc.math cimport NAN, isnan, log
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport count_term, join_stats
@@ -40,10 +40,19 @@ def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob
                 bad = True
     if bad:
         raise ValueError(f"stage ids must be in 0..{n_stages - 1}")
+    cdef double p, c, last_p = NAN, last_log = 0.0
     with nogil:
         for a in range(k):
             for r in range(m):
-                acc += count_term(prob[stage[r], a], counts[r, a])
+                p, c = prob[stage[r], a], counts[r, a]
+                if c != 0 and p > 0:
+                    # neighbouring situations often share a probability (a full
+                    # tree's single-row situations all do): one log for a run
+                    if p != last_p:
+                        last_p, last_log = p, log(p)
+                    acc += last_log * c
+                else:
+                    acc += count_term(p, c)
     return <double>acc
 
 
