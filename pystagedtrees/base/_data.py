@@ -59,9 +59,12 @@ def check_frame(data, name="data", allow_no_rows=False):
     if not data.columns.is_unique:
         dup = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
         raise ValueError(f"`{name}` has duplicated column names: {dup}.")
-    if all(isinstance(c, str) for c in data.columns.tolist()):  # one read of Arrow names
+    names = data.columns
+    # the Index remembers its inferred type: no pass over the names on a frame seen before
+    if (names.inferred_type == "string" and not names.hasnans) or all(
+            isinstance(c, str) for c in names.tolist()):
         return data
-    names = data.columns.map(str)
+    names = names.map(str)
     if not names.is_unique:
         raise ValueError(
             f"`{name}` has column names that coincide as strings: {list(data.columns)}."
