@@ -22,7 +22,7 @@ from pystagedtrees.base._dask_types import refuse_dask
 
 __all__ = [
     "read_categorical_csv", "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
-    "feature_frame", "fit_input", "categorical_tags",
+    "feature_frame", "fit_input", "categorical_tags", "all_string_names",
 ]
 
 
@@ -59,17 +59,21 @@ def check_frame(data, name="data", allow_no_rows=False):
     if not data.columns.is_unique:
         dup = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
         raise ValueError(f"`{name}` has duplicated column names: {dup}.")
-    names = data.columns
-    # the Index remembers its inferred type: no pass over the names on a frame seen before
-    if (names.inferred_type == "string" and not names.hasnans) or all(
-            isinstance(c, str) for c in names.tolist()):
+    if all_string_names(data.columns):
         return data
-    names = names.map(str)
+    names = data.columns.map(str)
     if not names.is_unique:
         raise ValueError(
             f"`{name}` has column names that coincide as strings: {list(data.columns)}."
         )
     return data.set_axis(names, axis=1)
+
+
+def all_string_names(names):
+    """Whether every one of ``names`` (an Index) is a string.  The Index
+    remembers its inferred type: no pass over the names of a frame seen before."""
+    return (names.inferred_type == "string" and not names.hasnans) or all(
+        isinstance(c, str) for c in names.tolist())
 
 
 def check_column(value, name, data, data_name):
