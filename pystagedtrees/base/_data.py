@@ -22,7 +22,7 @@ from pystagedtrees.base._dask_types import refuse_dask
 
 __all__ = [
     "read_categorical_csv", "column_levels", "encode_column", "encode_frame", "check_frame", "check_observed",
-    "feature_frame", "fit_input", "categorical_tags",
+    "feature_frame", "fit_input", "categorical_tags", "all_string_names",
 ]
 
 
@@ -59,7 +59,7 @@ def check_frame(data, name="data", allow_no_rows=False):
     if not data.columns.is_unique:
         dup = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
         raise ValueError(f"`{name}` has duplicated column names: {dup}.")
-    if all(isinstance(c, str) for c in data.columns):
+    if all_string_names(data.columns):
         return data
     names = data.columns.map(str)
     if not names.is_unique:
@@ -67,6 +67,13 @@ def check_frame(data, name="data", allow_no_rows=False):
             f"`{name}` has column names that coincide as strings: {list(data.columns)}."
         )
     return data.set_axis(names, axis=1)
+
+
+def all_string_names(names):
+    """Whether every one of ``names`` (an Index) is a string.  The Index
+    remembers its inferred type: no pass over the names of a frame seen before."""
+    return (names.inferred_type == "string" and not names.hasnans) or all(
+        isinstance(c, str) for c in names.tolist())
 
 
 def check_column(value, name, data, data_name):
@@ -152,8 +159,28 @@ def category_string(value):
     return level_string(value)
 
 
+# Level names of recently read categories, by the identity of their Index
+# (immutable): a frame's columns keep their dtype's Index from call to call,
+# and reading the strings back out of Arrow was most of encoding a few rows.
+_CATEGORY_STRINGS = {}
+_CATEGORY_STRINGS_KEPT = 1024
+
+
 def category_strings(categories, column):
     """Level names of a categorical's categories (see :func:`category_string`)."""
+    if not isinstance(categories, pd.Index):
+        return _read_category_strings(categories, column)
+    seen = _CATEGORY_STRINGS.get(id(categories))
+    if seen is not None and seen[0] is categories:  # the object itself, not a reused id
+        return list(seen[1])
+    strings = _read_category_strings(categories, column)
+    if len(_CATEGORY_STRINGS) >= _CATEGORY_STRINGS_KEPT:
+        _CATEGORY_STRINGS.clear()
+    _CATEGORY_STRINGS[id(categories)] = (categories, tuple(strings))
+    return strings
+
+
+def _read_category_strings(categories, column):
     if _holds_only_strings(categories.dtype) or (
             categories.dtype == object
             and pd.api.types.infer_dtype(categories, skipna=False) == "string"):
@@ -365,6 +392,18 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     return codes
 
 
+def _column_arrays(data, columns):
+    """The values of each of ``columns`` (a Categorical for a categorical column),
+    read-only.  Through pandas' own iterator over its column arrays where it
+    has one: a Series per column costs about 20 microseconds, most of
+    encoding a few rows."""
+    every = getattr(data, "_iter_column_arrays", None)
+    if every is None:  # a pandas without it: the public way
+        return [data[c].array for c in columns]
+    by_name = dict(zip(data.columns.tolist(), every()))
+    return [by_name[c] for c in columns]
+
+
 def encode_frame(data, columns=None, levels=None, name="data", order="C"):
     """Encode the columns of a DataFrame as an int32 code matrix.
 
@@ -402,7 +441,17 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 f"{list(data.columns)}."
             )
     out_levels, coded = {}, []
-    for column in columns:
+    for column, values in zip(columns, _column_arrays(data, columns)):
+        if isinstance(values, pd.Categorical):
+            # its own codes when its categories are the levels: no Series built
+            try:
+                own = category_strings(values.categories, column)
+            except (TypeError, ValueError) as exc:  # the column's fault: say whose column
+                raise type(exc)(f"`{name}`: {exc}") from None
+            if levels is None or column not in levels or own == list(map(str, levels[column])):
+                out_levels[column] = own
+                coded.append(values.codes)
+                continue
         col = data[column]
         if levels is None or column not in levels:
             try:

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.base._data import check_column, check_frame, encode_frame
+from pystagedtrees.base._data import all_string_names, check_column, check_frame, encode_frame
 
 __all__ = ["Encoded", "encode_dataset", "check_class", "encode_for_model"]
 
@@ -70,8 +70,8 @@ def encode_dataset(class_, dataset, name="dataset", columns=None):
     """
     check_frame(dataset, name)
     check_class(class_, dataset, name)
-    non_str = [c for c in dataset.columns if not isinstance(c, str)]
-    if non_str:
+    if not all_string_names(dataset.columns):
+        non_str = [c for c in dataset.columns if not isinstance(c, str)]
         raise TypeError(
             f"`{name}` column names must be strings; got {non_str[:3]}."
         )

@@ -45,10 +45,12 @@ def _row_keys(fold, codes, n_levels):
         return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
     # place values of the columns, the last one the units (no term overflows)
     place = np.cumprod([1] + radix[:0:-1], dtype=np.int64)[::-1]
+    # the codes shifted by 1 (missing -1 to 0): the shift's share added once
     if np.sum(np.log2(radix)) < 52:  # exact in doubles: a BLAS product, not numpy's int loop
-        digits = ((codes + 1).astype(np.float64) @ place.astype(np.float64)).astype(np.int64)
+        digits = (codes.astype(np.float64) @ place.astype(np.float64)).astype(np.int64)
     else:
-        digits = (codes + 1) @ place
+        digits = codes.astype(np.int64) @ place
+    digits += place.sum()
     return fold.astype(np.int64) * (place[0] * radix[0]) + digits
 
 
@@ -130,7 +132,8 @@ class FoldScorer:
         features = [self.col[f] for f in enc.features]
         # Cells with missing feature values need inference (per fold): every
         # candidate's log-joint is then built and overwritten there.
-        self.incomplete = np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
+        self.incomplete = (np.flatnonzero((self.codes[:, features] < 0).any(axis=1))
+                           if self.codes.min() < 0 else np.zeros(0, dtype=np.intp))
         self.fitted = {}  # family -> _Family
         self.pool_bytes, self.clock = 0, 0
         self.current, self.base = None, None

@@ -45,6 +45,9 @@ class _Dag:
     def changed_since(self, other):
         """The features whose parents differ from ``other``'s, in feature
         order, when this structure is ``other`` with parents added; else None."""
+        if self.origin is other:  # one step away: most candidates
+            child = self.child
+            return [child] if self.parents[child] != other.parents[child] else []
         touched, dag = set(), self
         while dag is not other:
             if dag.origin is None:

@@ -45,10 +45,9 @@ cdef void _twist(uint32_t* mt) noexcept nogil:
     mt[N_WORDS - 1] = _mix(mt[N_WORDS - 1], mt[0], mt[SHIFT - 1])
 
 
-cdef inline double _unif(uint32_t* state) noexcept nogil:
-    """R's unif_rand(): next tempered word scaled into the open interval (0, 1)."""
+cdef inline uint32_t _next_word(uint32_t* state) noexcept nogil:
+    """The next tempered 32-bit word of the stream."""
     cdef uint32_t y
-    cdef double u
     if state[0] >= N_WORDS:
         _twist(state + 1)
         state[0] = 0
@@ -58,7 +57,12 @@ cdef inline double _unif(uint32_t* state) noexcept nogil:
     y ^= (y << 7) & 0x9d2c5680u
     y ^= (y << 15) & 0xefc60000u
     y ^= y >> 18
-    u = y * TWO_POW_M32
+    return y
+
+
+cdef inline double _unif(uint32_t* state) noexcept nogil:
+    """R's unif_rand(): next tempered word scaled into the open interval (0, 1)."""
+    cdef double u = _next_word(state) * TWO_POW_M32
     if u <= 0.0:
         return HALF_STEP
     if 1.0 - u <= 0.0:
@@ -66,28 +70,39 @@ cdef inline double _unif(uint32_t* state) noexcept nogil:
     return u
 
 
-cdef inline index_t _unif_index(uint32_t* state, double n) noexcept nogil:
-    """R's R_unif_index (sample.kind = "Rejection"): uniform in 0 .. n-1.
+cdef inline int _index_bits(double n) noexcept nogil:
+    """The random bits R_unif_index draws for a population of ``n``: ceil(log2 n)."""
+    return <int>ceil(log2(n)) if n > 0.0 else 0
 
-    Draws ceil(log2 n) random bits, 16 at a time from successive uniforms
+
+cdef inline index_t _unif_index_bits(uint32_t* state, double n, int bits) noexcept nogil:
+    """R's R_unif_index (sample.kind = "Rejection"): uniform in 0 .. n-1,
+    given ``bits`` = :func:`_index_bits` (n).
+
+    Draws ``bits`` random bits, 16 at a time from successive uniforms
     (always at least one uniform, even for n = 1), and retries until the
-    value falls below n.
+    value falls below n.  R's floor(unif_rand() * 65536) is the tempered
+    word's upper half: the word times 2^-32 is exact, and the substitutes
+    for 0 (HALF_STEP) floor to 0 too.
     """
-    cdef int bits, taken
+    cdef int taken
     cdef uint64_t v, mask
     if n <= 0.0:
         return 0
-    bits = <int>ceil(log2(n))
     mask = (<uint64_t>1 << bits) - 1
     while True:
         v = 0
         taken = 0
         while taken <= bits:
-            v = 65536u * v + <uint64_t>floor(_unif(state) * 65536.0)
+            v = 65536u * v + (_next_word(state) >> 16)
             taken += 16
         v &= mask
         if <double>v < n:
             return <index_t>v
+
+
+cdef inline index_t _unif_index(uint32_t* state, double n) noexcept nogil:
+    return _unif_index_bits(state, n, _index_bits(n))
 
 
 def fill_uniform(uint32_t[::1] state, float64_t[::1] out):
@@ -106,9 +121,10 @@ def unif_index(uint32_t[::1] state, double n):
 def fill_unif_index(uint32_t[::1] state, double n, index_t[::1] out):
     """Fill ``out`` with successive R_unif_index(n) draws (sampling with replacement)."""
     cdef Py_ssize_t i
+    cdef int bits = _index_bits(n)
     with nogil:
         for i in range(out.shape[0]):
-            out[i] = _unif_index(&state[0], n)
+            out[i] = _unif_index_bits(&state[0], n, bits)
 
 
 def fill_without_replacement(uint32_t[::1] state, index_t[::1] pool, index_t[::1] out):
@@ -119,9 +135,14 @@ def fill_without_replacement(uint32_t[::1] state, index_t[::1] pool, index_t[::1
     """
     cdef Py_ssize_t i
     cdef index_t remaining = pool.shape[0], j
+    # ceil(log2 remaining), updated as it falls past a power of two: exact
+    # integer bit counts, as R's log2 gives them far beyond any pool in memory
+    cdef int bits = _index_bits(<double>remaining)
     with nogil:
         for i in range(out.shape[0]):
-            j = _unif_index(&state[0], <double>remaining)
+            if bits > 0 and remaining <= (<index_t>1 << (bits - 1)):
+                bits -= 1
+            j = _unif_index_bits(&state[0], <double>remaining, bits)
             out[i] = pool[j]
             remaining -= 1
             pool[j] = pool[remaining]

@@ -32,6 +32,21 @@ _WALKER_MIN_CATEGORIES = 200
 _MAX_POPULATION = 4.5e15
 
 
+def _seed_steps():
+    """``a_j`` and ``c_j`` with step ``50 + j + 1`` of R's seed scrambling
+    ``s <- 69069 s + 1 (mod 2^32)`` equal to ``a_j s_0 + c_j (mod 2^32)``,
+    for the 625 steps whose values set.seed keeps."""
+    a, c, steps = 1, 0, []
+    for step in range(1, 51 + _N_WORDS + 1):
+        a, c = (69069 * a) & 0xFFFFFFFF, (69069 * c + 1) & 0xFFFFFFFF
+        if step > 50:
+            steps.append((a, c))
+    return tuple(np.array(column, dtype=np.uint64) for column in zip(*steps))
+
+
+_SEED_MULTIPLIERS, _SEED_INCREMENTS = _seed_steps()
+
+
 def _as_count(value, name, minimum=0):
     """``value`` as a Python int >= ``minimum``, or a TypeError/ValueError naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -126,13 +141,9 @@ class RRandom(RandomSource):
         the first of them is replaced by the block position 624 and the other
         624 become the Mersenne-Twister words.
         """
-        s = check_r_seed(seed) & 0xFFFFFFFF
-        for _ in range(50):
-            s = (69069 * s + 1) & 0xFFFFFFFF
-        words = np.empty(_N_WORDS + 1, dtype=np.uint32)
-        for j in range(_N_WORDS + 1):
-            s = (69069 * s + 1) & 0xFFFFFFFF
-            words[j] = s
+        s = np.uint64(check_r_seed(seed) & 0xFFFFFFFF)
+        # all 625 steps at once (no term reaches 2^64)
+        words = ((_SEED_MULTIPLIERS * s + _SEED_INCREMENTS) & 0xFFFFFFFF).astype(np.uint32)
         words[0] = _N_WORDS
         self._state[:] = words
 

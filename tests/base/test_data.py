@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import categorical_frames
 
-from pystagedtrees.base._data import encode_column, encode_frame
+from pystagedtrees.base._data import category_strings, encode_column, encode_frame
 
 
 @given(categorical_frames())
@@ -21,6 +22,44 @@ def test_column_major_codes_are_the_row_major_codes(frame):
     for j, v in enumerate(frame.columns):
         np.testing.assert_array_equal(columns[:, j], frame[v].cat.codes.to_numpy())
 
+
+
+@settings(deadline=None)
+@given(frame=categorical_frames(), reorder=st.booleans(), data=st.data())
+def test_codes_without_pandas_column_iterator_are_the_same(frame, reorder, data):
+    """The columns read through pandas' private array iterator and through one
+    Series each give the same codes and levels, known levels or not, in any
+    column order (the iterator is absent from some pandas)."""
+    columns = data.draw(st.permutations(list(frame.columns))) if reorder else None
+    # the same levels, and for a column drawn here its levels in another order
+    flipped = data.draw(st.sets(st.sampled_from(list(frame.columns))))
+    levels = {v: list(frame[v].cat.categories)[::-1 if v in flipped else 1] for v in frame}
+    fast = [encode_frame(frame, columns), encode_frame(frame, columns, levels=levels)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delattr(pd.DataFrame, "_iter_column_arrays")
+        slow = [encode_frame(frame, columns), encode_frame(frame, columns, levels=levels)]
+    assert hasattr(pd.DataFrame, "_iter_column_arrays")  # the fast reading was tried
+    for (got, got_levels), (want, want_levels) in zip(fast, slow):
+        np.testing.assert_array_equal(got, want)
+        assert got_levels == want_levels
+    # and the codes index the levels asked for, value by value
+    order = list(frame.columns) if columns is None else columns
+    for got, _ in (fast[1], slow[1]):
+        for j, v in enumerate(order):
+            want = [-1 if pd.isna(x) else levels[v].index(x) for x in frame[v]]
+            assert got[:, j].tolist() == want
+
+
+def test_category_strings_are_read_once_per_index_and_handed_out_as_copies():
+    categories = pd.Index(["b", "a"])
+    first = category_strings(categories, "x")
+    first.append("changed by the caller")
+    assert category_strings(categories, "x") == ["b", "a"]
+    # an equal but distinct index, and a list (mutable: never remembered)
+    assert category_strings(pd.Index(["b", "a"]), "x") == ["b", "a"]
+    names = ["b", "a"]
+    assert category_strings(pd.Index(names), "x") == ["b", "a"]
+    assert category_strings(pd.Index([1.0, 2.0]), "x") == ["1", "2"]
 
 STRING_DTYPES = ["str", "string[python]", "string[pyarrow]",
                  pd.ArrowDtype(pa.string()), pd.ArrowDtype(pa.large_string()),

@@ -177,6 +177,10 @@ def test_predictions_are_labelled_as_r_labels_them():
     assert list(post.columns) == ["a", "b"] and post.columns.name == "c"
     assert list(post.index) == [13, 12, 11, 10]
     assert list(labels) == list(post.idxmax(axis=1))
+    # each frame its own columns: renaming them leaves the next prediction's alone
+    post.columns.name = "renamed"
+    again = bnc.predict(m, d, prob=True)
+    assert again.columns.name == "c" and again.columns is not post.columns
 
 
 # ---------------------------------------------------------------- structures

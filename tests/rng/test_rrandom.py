@@ -76,7 +76,7 @@ UNIFORM_SAMPLING_CASES = [
     (1, 1, False), (1, 5, True), (2, 2, False), (3, 3, False), (10, 10, False),
     (10, 50, True), (16, 16, False), (17, 9, False), (100, 37, False), (1000, 400, True),
     (65536, 20, False), (65537, 20, True), (100000, 1000, False), (2**31 - 1, 10, True),
-    (20_000_000, 8, False),
+    (20_000_000, 8, False), (5000, 5000, False),  # past every power of two below 4096
 ]
 
 
@@ -194,6 +194,35 @@ def test_sampling_without_replacement_is_a_partial_permutation(seed, n, data):
     got = RRandom(seed).sample_int(n, size)
     assert len(set(got.tolist())) == size
     assert got.min(initial=0) >= 0 and got.max(initial=0) < n
+
+
+def _replay_unif_index(rng, n):
+    """R's R_unif_index written out from its C: ceil(log2(n)) bits, 16 at a time
+    from floor(65536 u), redrawn until below n."""
+    bits = int(np.ceil(np.log2(n)))
+    while True:
+        v = 0
+        for _ in range(0, bits + 1, 16):
+            v = 65536 * v + int(np.floor(rng.unif_rand() * 65536))
+        v &= (1 << bits) - 1
+        if v < n:
+            return v
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(-(2**31) + 1, 2**31 - 1), n=st.integers(1, 5000), data=st.data())
+def test_uniform_sampling_replays_r_loop(seed, n, data):
+    size = data.draw(st.integers(0, n))
+    replace = data.draw(st.booleans())
+    twin, pool, want = RRandom(seed), list(range(n)), []
+    for remaining in range(n, n - size, -1):  # R's partial shuffle, or plain draws
+        if replace:
+            want.append(_replay_unif_index(twin, n))
+            continue
+        v = _replay_unif_index(twin, remaining)
+        want.append(pool[v])
+        pool[v] = pool[remaining - 1]
+    assert RRandom(seed).sample_int(n, size, replace=replace).tolist() == want
 
 
 @settings(max_examples=60, deadline=None)
