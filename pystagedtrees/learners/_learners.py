@@ -30,6 +30,7 @@ from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAG
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
+from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.rng import Rng, Seed, resolve_source
@@ -128,9 +129,7 @@ def first_situations(model, i, ids):
 def identical_stage_classes(prob, n):
     """Class ids of stages, equal for bit-identical probabilities and sample sizes."""
     rows = np.ascontiguousarray(np.column_stack([prob, n]))
-    _, classes = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
-                           return_inverse=True)
-    return classes.ravel().astype(np.int64)
+    return distinct_rows(rows.view(np.int64))[0]  # the bits, compared as integers
 
 
 def apply_merges(model, i, ids, merges, prob, n):

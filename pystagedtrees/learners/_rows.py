@@ -20,7 +20,10 @@ def distinct_rows(points):
     sorted_rows = points[order]
     starts = np.empty(order.shape[0], dtype=bool)
     starts[0] = True
-    np.any(sorted_rows[1:] != sorted_rows[:-1], axis=1, out=starts[1:])
+    # column by column: numpy's any(axis=1) over a few columns costs a call per row
+    np.not_equal(sorted_rows[1:, 0], sorted_rows[:-1, 0], out=starts[1:])
+    for j in range(1, points.shape[1]):
+        starts[1:] |= sorted_rows[1:, j] != sorted_rows[:-1, j]
     run_first = order[starts]  # each run's first row, runs in value order
     number_of_run = np.empty(run_first.shape[0], dtype=np.int64)
     number_of_run[np.argsort(run_first, kind="stable")] = np.arange(run_first.shape[0])
