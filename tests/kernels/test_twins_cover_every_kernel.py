@@ -29,7 +29,8 @@ TWINS = {
         "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
         "fold_log_joint", "fold_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
-        "max_levels", "variable_loglik", "rsum", "join_probabilities")},
+        "max_levels", "variable_loglik", "staged_variable_loglik", "rsum",
+        "join_probabilities")},
     "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
     "_bj": {"backward_join_distance": HERE + "test_stage_kernels.py"},
     "_hc": {"move_situations": HERE + "test_stage_kernels.py"},
