@@ -128,7 +128,7 @@ def free_stages_ranked(model, i, ignore):
 def identical_stage_classes(prob, n):
     """Class ids of stages, equal for bit-identical probabilities and sample sizes."""
     rows = np.ascontiguousarray(np.column_stack([prob, n]))
-    return distinct_rows(rows.view(np.int64))[0]  # the bits, compared as integers
+    return distinct_rows(rows, bitwise=True)[0]
 
 
 def apply_merges(model, i, ids, merges, prob, n):
