@@ -18,7 +18,11 @@ from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tr
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.base._rows import row_sums
 from pystagedtrees.base._validation import check_choice
-from pystagedtrees.kernels._counts import next_situation_ids, situation_level_counts
+from pystagedtrees.kernels._counts import (
+    count_in_path_order,
+    number_occupied_cells,
+    split_by_level,
+)
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
 from pystagedtrees.model._trie import MAX_SITUATIONS, SituationTrie, first_deep_variable
 
@@ -176,12 +180,14 @@ def count_paths(codes, n_levels, weights):
     """:func:`count_situations` numbering the deep variables' situations by
     the trie of the data's own paths, which it returns third (None when no
     variable is deep)."""
-    n, p = codes.shape
+    p = codes.shape[1]
     n_levels = [int(k) for k in n_levels]
     first = first_deep_variable(n_levels)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    group = np.zeros(n, dtype=np.int64)
-    group[weights <= 0] = -1
+    # the rows still in the tree, kept in the order of their situations
+    # (group): the tables are then written in order, not at random
+    row = np.flatnonzero(weights > 0).astype(np.int64)
+    group, weight = np.zeros(len(row), dtype=np.int64), weights[row]
     sit = np.zeros(1, dtype=np.int64)
     situations, counts = [], []
     anchor, children = None, []
@@ -189,7 +195,8 @@ def count_paths(codes, n_levels, weights):
         k = n_levels[i]
         column = np.ascontiguousarray(codes[:, i])
         table = np.zeros((len(sit), k))
-        situation_level_counts(group, column, weights, table)
+        code_of = np.empty(len(row), dtype=np.int32)
+        count_in_path_order(row, group, column, weight, table, code_of)
         keep = row_sums(table) > 0
         if i == 0 or keep.all():  # (no copies of the usual case: every one reached counts)
             situations.append(sit)
@@ -198,29 +205,29 @@ def count_paths(codes, n_levels, weights):
             situations.append(sit[keep])
             counts.append(table[keep])
         if i + 1 < p:
-            occupied = table.ravel() > 0
+            next_deep = first is not None and i + 1 >= first
             # the cells' ids, and one more row: the trie's outside, if the next is deep
-            ids = np.empty(occupied.size + k, dtype=np.int64)
-            cell_id = ids[:occupied.size]
-            np.cumsum(occupied, out=cell_id)
-            n_cells = int(cell_id[-1]) if len(cell_id) else 0
-            cell_id *= occupied  # an empty cell's id: -1 (no mask: the cheaper pass)
-            cell_id -= 1
-            next_group = np.empty(n, dtype=np.int64)
-            next_situation_ids(group, column, cell_id, k, next_group)
-            group = next_group
-            if first is not None and i + 1 >= first:
+            ids = np.empty(table.size + k, dtype=np.int64)
+            cell_id = ids[:table.size]
+            # a deep variable's rows never reach an empty cell: numbering those
+            # the outside's (one past the occupied) is the trie's need only
+            n_cells = number_occupied_cells(table, cell_id, next_deep)
+            next_row, next_group, next_weight = (np.empty_like(row), np.empty_like(group),
+                                                 np.empty_like(weight))
+            kept = split_by_level(row, group, weight, code_of, cell_id, k,
+                                  np.empty(k, dtype=np.int64), next_row, next_group, next_weight)
+            row, group, weight = next_row[:kept], next_group[:kept], next_weight[:kept]
+            if next_deep:
                 # a deep variable: its situations numbered by their place, in
                 # path order; the children of this variable's say which (an
                 # empty cell, or the outside's, leads outside the trie)
                 if i + 1 == first:
                     anchor = sit
-                cell_id[~occupied] = n_cells
-                ids[occupied.size:] = n_cells
+                ids[table.size:] = n_cells
                 children.append(ids.reshape(len(sit) + 1, k))
                 sit = np.arange(n_cells, dtype=np.int64)
             else:
-                cells = np.flatnonzero(occupied)
+                cells = np.flatnonzero(cell_id >= 0)
                 sit = sit[cells // k] * k + cells % k
     trie = None if first is None else SituationTrie(first, anchor, children)
     return situations, counts, trie

@@ -13,7 +13,7 @@ import pandas as pd
 
 from pystagedtrees.base._loglik import LogLik
 from pystagedtrees.base._validation import check_number
-from pystagedtrees.kernels._stage_scores import rsum, staged_variable_loglik
+from pystagedtrees.kernels._stage_scores import rsum, variable_loglik
 from pystagedtrees.model._sevt import Sevt, check_sevt
 
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
@@ -23,9 +23,8 @@ def variable_loglik_of(model, i):
     """Log-likelihood contribution of variable ``i``, with R's summation."""
     counts = model.situation_counts(i)
     stages = model.stage_vector(i).lookup(model.observed_situations(i))
-    return staged_variable_loglik(np.ascontiguousarray(counts),
-                                  np.ascontiguousarray(stages, dtype=np.int32),
-                                  np.ascontiguousarray(model.stage_probabilities(i)))
+    return variable_loglik(np.ascontiguousarray(counts),
+                           np.ascontiguousarray(model.stage_probabilities(i)), stages)
 
 
 def sevt_df(object: Sevt) -> int:

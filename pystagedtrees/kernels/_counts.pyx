@@ -4,41 +4,62 @@ Rows reach a situation of variable ``i`` through the path of their first
 ``i`` values.  The kernels never enumerate all situations: each row carries
 the id of its observed situation (a dense 0..m-1 numbering of the situations
 that occur), and the next variable's ids are derived from the occupied cells
-``(situation, level)`` of the current one.
+``(situation, level)`` of the current one.  The rows are kept in the order of
+their situations (each cell's rows in their own order), so every table is
+written in order and every sum adds a cell's rows as they came.
 """
-from pystagedtrees.kernels._types cimport code_t, float64_t, index_t, stage_t
+from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 
-def situation_level_counts(const index_t[::1] group, const code_t[::1] codes,
-                           const float64_t[::1] weight, float64_t[:, ::1] out):
-    """Add ``weight[r]`` to ``out[group[r], codes[r]]`` for every complete row.
+def number_occupied_cells(const float64_t[:, ::1] table, index_t[::1] cell_id,
+                          bint empty_last):
+    """Number the cells of ``table`` that hold weight, in row-major order.
 
-    A row is skipped when its group is -1 (it left the tree at an earlier
-    missing value) or its code is -1 (missing here).  The caller guarantees
-    ``group < out.shape[0]`` and ``codes < out.shape[1]``.
+    ``cell_id[g * k + x]`` becomes the cell's number among the occupied ones;
+    an empty cell gets -1, or, with ``empty_last``, the number of occupied
+    cells (one id past them all).  Returns that number.  The caller sizes
+    ``cell_id`` to at least ``table.size``.
     """
-    cdef Py_ssize_t r, n = group.shape[0]
+    cdef Py_ssize_t c, n = table.shape[0] * table.shape[1]
+    cdef index_t n_cells = 0, occupied
+    cdef const float64_t* cells
+    if n == 0:
+        return 0
+    cells = &table[0, 0]
     with nogil:
-        for r in range(n):
-            if group[r] >= 0 and codes[r] >= 0:
-                out[group[r], codes[r]] += weight[r]
+        for c in range(n):
+            # without a branch: half the cells empty at random would mispredict it
+            occupied = cells[c] > 0
+            cell_id[c] = occupied * (n_cells + 1) - 1
+            n_cells += occupied
+        if empty_last:
+            for c in range(n):
+                if cell_id[c] < 0:
+                    cell_id[c] = n_cells
+    return n_cells
 
 
-def next_situation_ids(const index_t[::1] group, const code_t[::1] codes,
-                       const index_t[::1] cell_id, Py_ssize_t n_levels,
-                       index_t[::1] out):
-    """Id of each row's situation one variable further down the tree.
+def ids_by_first_appearance(const stage_t[::1] stage, Py_ssize_t default_at,
+                            stage_t default, flag_t[::1] seen, stage_t[::1] out):
+    """Write the distinct ids of ``stage`` to ``out`` in order of first appearance.
 
-    ``cell_id[g * n_levels + x]`` is the new id of cell ``(g, x)`` (-1 when the
-    cell holds no weight); rows that are incomplete get -1.
+    The id ``default`` appears just before entry ``default_at`` as well
+    (``len(stage)``: after every entry; -1: nowhere).  ``seen`` is zeros, one
+    per id; the caller checks the ids against it and sizes ``out`` like it.
+    Returns the number of ids written.
     """
-    cdef Py_ssize_t r, n = group.shape[0]
+    cdef Py_ssize_t r, n = stage.shape[0], m = 0
     with nogil:
-        for r in range(n):
-            if group[r] >= 0 and codes[r] >= 0:
-                out[r] = cell_id[group[r] * n_levels + codes[r]]
-            else:
-                out[r] = -1
+        for r in range(n + 1):
+            if r == default_at and not seen[default]:
+                seen[default] = 1
+                out[m] = default
+                m += 1
+            if r < n and not seen[stage[r]]:
+                seen[stage[r]] = 1
+                out[m] = stage[r]
+                m += 1
+    return m
 
 
 def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
@@ -61,3 +82,90 @@ def first_positions(const stage_t[::1] stage, index_t[::1] out):
         for r in range(n):
             if out[stage[r]] < 0:
                 out[stage[r]] = r
+
+
+def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
+                        const code_t[::1] codes, const float64_t[::1] weight,
+                        float64_t[:, ::1] out, code_t[::1] code_of):
+    """Add ``weight[j]`` to ``out[group[j], codes[row[j]]]`` for each ``j``
+    whose code is not missing, and copy that code to ``code_of[j]``.
+
+    ``row`` lists the rows still in the tree ordered by their situation
+    ``group`` (non-decreasing), with their weights, so the table is written
+    in order; rows of one cell come in their original order, so its sum is
+    that of the rows in order.
+    The caller guarantees ``group < out.shape[0]`` and ``codes < out.shape[1]``.
+    """
+    cdef Py_ssize_t j, n = row.shape[0]
+    cdef code_t c
+    with nogil:
+        for j in range(n):
+            c = codes[row[j]]
+            code_of[j] = c
+            if c >= 0:
+                out[group[j], c] += weight[j]
+
+
+def split_by_level(const index_t[::1] row, const index_t[::1] group,
+                   const float64_t[::1] weight, const code_t[::1] code_of,
+                   const index_t[::1] cell_id, Py_ssize_t n_levels,
+                   index_t[::1] level_start, index_t[::1] next_row,
+                   index_t[::1] next_group, float64_t[::1] next_weight):
+    """The rows one variable further down, still ordered by their situation.
+
+    Within each run of rows of one situation ``g`` (``group``), the rows are
+    split by their level ``code_of`` (stably: each cell's rows keep their
+    order) into ``next_row`` and ``next_weight``, with ``next_group`` the cell's id
+    ``cell_id[g * n_levels + code]`` (increasing with the code); rows with a
+    missing level leave.  ``level_start`` is scratch of ``n_levels`` entries.
+    Returns the number of rows written.
+    """
+    cdef Py_ssize_t start = 0, end, j, n = row.shape[0], written = 0, at, first
+    cdef index_t g, total, key, r
+    cdef float64_t w
+    cdef code_t c
+    cdef Py_ssize_t a
+    with nogil:
+        while start < n:
+            g = group[start]
+            end = start + 1
+            while end < n and group[end] == g:
+                end += 1
+            if (end - start) * (end - start) <= (end - start) + n_levels:
+                # a short run (most are single rows deep in a tree): insertion
+                # by cell id, stable, costs less than a pass over the levels
+                first = written
+                for j in range(start, end):
+                    c = code_of[j]
+                    if c < 0:
+                        continue
+                    key, r, w, at = cell_id[g * n_levels + c], row[j], weight[j], written
+                    while at > first and next_group[at - 1] > key:
+                        next_group[at] = next_group[at - 1]
+                        next_row[at] = next_row[at - 1]
+                        next_weight[at] = next_weight[at - 1]
+                        at -= 1
+                    next_group[at] = key
+                    next_row[at] = r
+                    next_weight[at] = w
+                    written += 1
+                start = end
+                continue
+            for a in range(n_levels):
+                level_start[a] = 0
+            for j in range(start, end):
+                if code_of[j] >= 0:
+                    level_start[code_of[j]] += 1
+            total = written
+            for a in range(n_levels):  # counts -> first places
+                level_start[a], total = total, total + level_start[a]
+            for j in range(start, end):
+                c = code_of[j]
+                if c >= 0:
+                    next_row[level_start[c]] = row[j]
+                    next_weight[level_start[c]] = weight[j]
+                    next_group[level_start[c]] = cell_id[g * n_levels + c]
+                    level_start[c] += 1
+            written = total
+            start = end
+    return written

@@ -21,7 +21,7 @@ cdef inline double count_term(double p, double count) noexcept nogil:
     a count is -inf, as the whole log-likelihood then is."""
     if isnan(p):
         return -INFINITY if count > 0 else 0.0
-    if p > 0:
+    if p > 0 and count != 0:  # (an empty cell adds a zero: no log needed)
         return log(p) * count
     return 0.0
 

@@ -6,7 +6,7 @@ with R's operations in R's order (see ``_rsum.pxd`` and ``_rstage.pxd``).
 """
 import numpy as np
 
-from libc.math cimport INFINITY, isnan, log
+from libc.math cimport NAN, isnan, log
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport count_term, join_stats
@@ -20,50 +20,39 @@ def max_levels():
     return MAX_LEVELS
 
 
-def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob):
+def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob,
+                    const stage_t[::1] stage):
     """R's per-variable log-likelihood: long-double sum, column by column.
 
-    ``prob[r]`` is the probability row of situation ``r``'s stage.  Returns
-    ``-inf`` when a positive count meets an undefined probability, as R.
+    ``prob[stage[r]]`` is the probability row of situation ``r``'s stage.
+    Returns ``-inf`` when a positive count meets an undefined probability, as R.
     """
     cdef Py_ssize_t r, a, m = counts.shape[0], k = counts.shape[1]
+    cdef Py_ssize_t n_stages = prob.shape[0]
     cdef racc_t acc = 0.0
+    cdef bint bad = False
+    if stage.shape[0] != m or (m > 0 and prob.shape[1] != k):
+        raise ValueError("counts, prob and stage must agree: "
+                         f"{m}x{k} counts, {prob.shape[0]}x{prob.shape[1]} prob, {stage.shape[0]} stages")
+    with nogil:
+        for r in range(m):
+            if stage[r] < 0 or stage[r] >= n_stages:
+                bad = True
+    if bad:
+        raise ValueError(f"stage ids must be in 0..{n_stages - 1}")
+    cdef double p, c, last_p = NAN, last_log = 0.0
     with nogil:
         for a in range(k):
             for r in range(m):
-                acc += count_term(prob[r, a], counts[r, a])
-    return <double>acc
-
-
-def staged_variable_loglik(const float64_t[:, ::1] counts, const stage_t[::1] stage_of_row,
-                           const float64_t[:, ::1] prob):
-    """``variable_loglik(counts, prob[stage_of_row])``, the same number, with
-    each stage's logarithms taken once instead of once per situation (a
-    learned variable has thousands of situations and a few stages).
-
-    ``stage_of_row[r]`` is the stage (a row of ``prob``) of situation ``r``.
-    """
-    cdef Py_ssize_t r, a, s, m = counts.shape[0], k = counts.shape[1]
-    cdef racc_t acc = 0.0
-    cdef double p, c
-    if stage_of_row.shape[0] != m or prob.shape[1] != k:
-        raise ValueError(f"`stage_of_row` must have {m} rows and `prob` {k} columns; got "
-                         f"{stage_of_row.shape[0]} and {prob.shape[1]}.")
-    logs_array = np.zeros((prob.shape[0], k))
-    cdef float64_t[:, ::1] logs = logs_array
-    with nogil:
-        for s in range(prob.shape[0]):
-            for a in range(k):
-                if prob[s, a] > 0:
-                    logs[s, a] = log(prob[s, a])
-        for a in range(k):
-            for r in range(m):
-                s = stage_of_row[r]
-                p, c = prob[s, a], counts[r, a]
-                if isnan(p):  # as count_term: a count meeting no probability is -inf
-                    acc += -INFINITY if c > 0 else 0.0
-                elif p > 0:
-                    acc += logs[s, a] * c
+                p, c = prob[stage[r], a], counts[r, a]
+                if c != 0 and p > 0:
+                    # neighbouring situations often share a probability (a full
+                    # tree's single-row situations all do): one log for a run
+                    if p != last_p:
+                        last_p, last_log = p, log(p)
+                    acc += last_log * c
+                else:
+                    acc += count_term(p, c)
     return <double>acc
 
 

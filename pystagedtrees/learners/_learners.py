@@ -700,9 +700,11 @@ def _scoring_parts(model, i, situations, var_lls):
     movable[movable] = situations[at[movable]] == rows[movable]
     prob, _ = refitted_stage_prob(model, i)
     counts = np.ascontiguousarray(model.situation_counts(i), dtype=np.float64)
-    row_prob = np.ascontiguousarray(prob[model.stage_vector(i).lookup(rows)], dtype=np.float64)
+    stages = model.stage_vector(i).lookup(rows)
+    row_prob = np.ascontiguousarray(prob[stages], dtype=np.float64)
     fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
-                               np.ascontiguousarray(row_prob[~movable]))
+                               np.ascontiguousarray(prob, dtype=np.float64),
+                               np.ascontiguousarray(stages[~movable]))
     unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll
     return unmoved, counts, np.where(movable, at, -1).astype(np.int64), row_prob, var_lls
 

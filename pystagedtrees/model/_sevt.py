@@ -435,7 +435,11 @@ class Sevt(SevtMethods):
         Stages not listed must be unused; probabilities follow their stage.
         """
         ids = np.asarray(ids, dtype=np.int64)
-        mapping = np.full(len(self._labels[i]), -1, dtype=np.int32)
+        n_ids = len(self._labels[i])
+        if len(ids) == n_ids and (n_ids == 0 or (ids[0] == 0 and ids[-1] == n_ids - 1
+                                                  and np.all(ids[1:] > ids[:-1]))):
+            return  # every stage, in its order (a refit of a full tree): nothing moves
+        mapping = np.full(n_ids, -1, dtype=np.int32)
         mapping[ids] = np.arange(len(ids), dtype=np.int32)
         self._stages[i] = self._stages[i].remap(mapping)
         self._labels[i] = self._labels[i].take(ids)

@@ -19,7 +19,7 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 import numpy as np
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
-from pystagedtrees.kernels._counts import first_positions
+from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance
 
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
@@ -37,6 +37,17 @@ def first_position_by_id(ids, n_ids=0):
     out = np.full(max(int(ids.max()) + 1 if len(ids) else 0, n_ids), -1, dtype=np.int64)
     first_positions(ids, out)
     return out
+
+
+def ids_in_order_of_appearance(stage, default_at=-1, default=0):
+    """The distinct ids of ``stage`` (int32) in order of first appearance, with
+    ``default`` appearing just before entry ``default_at`` too (-1: nowhere):
+    one pass, no sort."""
+    stage = np.ascontiguousarray(stage, dtype=np.int32)
+    n_ids = max(int(stage.max()) + 1 if len(stage) else 0, default + 1)
+    out = np.empty(n_ids, dtype=np.int32)
+    n = ids_by_first_appearance(stage, default_at, default, np.zeros(n_ids, dtype=np.uint8), out)
+    return out[:n]
 
 
 class StageVector:
@@ -119,8 +130,16 @@ class StageVector:
         n_listed = len(self.sit)
         if n_listed == self.n_situations:
             return None
-        gaps = np.flatnonzero(self.sit != np.arange(n_listed, dtype=np.int64))
-        return int(gaps[0]) if len(gaps) else n_listed
+        # sorted distinct indices: sit[j] == j exactly before the first gap,
+        # so the gap is found by bisection
+        lo, hi = 0, n_listed
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.sit[mid] > mid:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
 
     def _first_positions(self):
         """Per id, the index (into ``stage``) of its first listed situation, or -1."""
@@ -130,18 +149,13 @@ class StageVector:
 
     def first_appearance(self):
         """Stage ids in order of first appearance along the situations."""
-        first = self._first_positions()
-        if self.sit is not None:
-            listed = first >= 0
-            first[listed] = self.sit[first[listed]]
+        gap = None
+        if self.sit is not None and self.default >= 0:
             gap = self.first_situation_of_default()
-            if gap is not None:
-                first[self.default] = gap if first[self.default] < 0 else min(first[self.default], gap)
-        ids = np.flatnonzero(first >= 0)
-        keys = first[ids]
-        if np.all(keys[1:] > keys[:-1]):  # already in order (a refit's usual case): no sort
-            return ids.astype(np.int32)
-        return ids[np.argsort(keys, kind="stable")].astype(np.int32)
+        if gap is None:
+            return ids_in_order_of_appearance(self.stage)
+        # the listed situations before the first unlisted one are 0..gap-1
+        return ids_in_order_of_appearance(self.stage, gap, self.default)
 
     def ids_in_use(self):
         """Sorted distinct ids used by some situation."""
@@ -281,9 +295,7 @@ class ParentStageVector:
         earliest parent is the slowest digit of both), so the order of the
         table is the order of the situations.
         """
-        first = first_position_by_id(self.table)
-        ids = np.flatnonzero(first >= 0)
-        return ids[np.argsort(first[ids], kind="stable")].astype(np.int32)
+        return ids_in_order_of_appearance(self.table)
 
     def ids_in_use(self):
         """Sorted distinct ids of the table."""
@@ -471,21 +483,26 @@ class StageLabels:
         nums[named] = new_code[-nums[named] - 1]
         return StageLabels(nums, [self._names[j] for j in used])
 
+    def _code_of(self, label):
+        """The number standing for ``label``, and the names with it."""
+        label = str(label)
+        value = _numeric_label(label)
+        if value >= 0:
+            return value, self._names
+        names = self._names if label in self._names else self._names + [label]
+        return -(names.index(label) + 1), names
+
     def replace(self, i, label):
         """Copy with the label of id ``i`` changed."""
-        out = StageLabels(self._num.copy(), self._names)
-        value = _numeric_label(str(label))
-        if value < 0:
-            if label not in out._names:
-                out._names = out._names + [str(label)]
-            value = -(out._names.index(label) + 1)
-        out._num[i] = value
-        return out
+        value, names = self._code_of(label)
+        nums = self._num.copy()
+        nums[i] = value
+        return StageLabels(nums, names)
 
     def append(self, label):
-        """Copy with one more stage, labelled ``label``."""
-        out = StageLabels(np.append(self._num, 0), self._names)
-        return out.replace(len(self._num), label)
+        """Copy with one more stage, labelled ``label`` (one copy of the numbers)."""
+        value, names = self._code_of(label)
+        return StageLabels(np.append(self._num, value), names)
 
 
 def new_label(labels):

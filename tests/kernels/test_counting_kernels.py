@@ -1,20 +1,22 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all four), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all six), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
 import math
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
 from pystagedtrees.kernels._counts import (
+    count_in_path_order,
     first_positions,
-    next_situation_ids,
-    situation_level_counts,
+    ids_by_first_appearance,
+    number_occupied_cells,
+    split_by_level,
     sum_rows_by_stage,
 )
 from pystagedtrees.kernels._infer import dense_summed_out_logprob
@@ -24,25 +26,33 @@ seeds = hst.integers(0, 2**32 - 1)
 
 
 @given(seeds, hst.integers(0, 40), hst.integers(1, 5), hst.integers(1, 4))
-def test_situation_counts_and_next_ids_follow_the_rows(seed, n, n_groups, k):
+def test_rows_counted_and_split_in_path_order(seed, n, n_groups, k):
     rng = np.random.default_rng(seed)
-    group = rng.integers(-1, n_groups, size=n).astype(np.int64)
-    codes = rng.integers(-1, k, size=n).astype(np.int32)
-    weight = rng.random(n)
+    group = np.sort(rng.integers(0, n_groups, size=n)).astype(np.int64)  # in path order
+    row = rng.permutation(n).astype(np.int64)
+    codes = rng.integers(-1, k, size=n).astype(np.int32)  # by original row
+    weight = rng.random(n)  # in path order, as the rows
     out = np.zeros((n_groups, k))
-    situation_level_counts(group, codes, weight, out)
+    code_of = np.empty(n, dtype=np.int32)
+    count_in_path_order(row, group, codes, weight, out, code_of)
     want = np.zeros((n_groups, k))
-    for r in range(n):
-        if group[r] >= 0 and codes[r] >= 0:
-            want[group[r], codes[r]] += weight[r]
+    for j in range(n):
+        if codes[row[j]] >= 0:
+            want[group[j], codes[row[j]]] += weight[j]
     np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(code_of, codes[row])
 
-    cell_id = rng.integers(-1, 10, size=n_groups * k).astype(np.int64)
-    ids = np.empty(n, dtype=np.int64)
-    next_situation_ids(group, codes, cell_id, k, ids)
-    complete = (group >= 0) & (codes >= 0)
-    expected = np.where(complete, cell_id[np.where(complete, group * k + codes, 0)], -1)
-    np.testing.assert_array_equal(ids, expected)
+    cell_id = np.cumsum(rng.integers(1, 3, size=n_groups * k)).astype(np.int64)  # increasing
+    next_row, next_group, next_weight = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    kept = split_by_level(row, group, weight, code_of, cell_id, k, np.empty(k, np.int64),
+                          next_row, next_group, next_weight)
+    # the rows with a level, sorted by (situation, level), ties in their order
+    stay = [j for j in range(n) if code_of[j] >= 0]
+    order = sorted(stay, key=lambda j: (group[j], code_of[j]))
+    assert kept == len(order)
+    np.testing.assert_array_equal(next_row[:kept], row[order])
+    np.testing.assert_array_equal(next_weight[:kept], weight[order])
+    np.testing.assert_array_equal(next_group[:kept], cell_id[group[order] * k + code_of[order]])
 
 
 @given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(1, 4))
@@ -61,6 +71,41 @@ def test_rows_summed_by_stage_and_first_positions(seed, n, m, k):
     first_positions(stage, first)
     np.testing.assert_array_equal(
         first, [stage.tolist().index(s) if s in stage else -1 for s in range(m)])
+
+
+@given(seeds, hst.integers(0, 8), hst.integers(1, 4), hst.booleans())
+def test_occupied_cells_numbered_in_row_major_order(seed, m, k, empty_last):
+    rng = np.random.default_rng(seed)
+    table = rng.random((m, k)) * (rng.random((m, k)) < 0.6)
+    cell_id = np.full(m * k + 2, 99, dtype=np.int64)  # room past the table stays untouched
+    n_cells = number_occupied_cells(table, cell_id, empty_last)
+    want, number = [], 0
+    for g in range(m):
+        for x in range(k):
+            if table[g, x] > 0:
+                want.append(number)
+                number += 1
+            else:
+                want.append(None)
+    want = [(number if empty_last else -1) if w is None else w for w in want]
+    assert n_cells == number
+    np.testing.assert_array_equal(cell_id[:m * k], want)
+    np.testing.assert_array_equal(cell_id[m * k:], [99, 99])
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(-1, 31))
+def test_ids_listed_in_order_of_first_appearance(seed, n, m, default_at):
+    rng = np.random.default_rng(seed)
+    stage = rng.integers(0, m, size=n).astype(np.int32)
+    default = int(rng.integers(0, m + 1))
+    assume(default_at <= n)
+    sequence = stage.tolist()
+    if default_at >= 0:
+        sequence.insert(default_at, default)
+    want = list(dict.fromkeys(sequence))  # dicts keep the order of insertion
+    out = np.empty(m + 1, dtype=np.int32)
+    got = ids_by_first_appearance(stage, default_at, default, np.zeros(m + 1, dtype=np.uint8), out)
+    assert out[:got].tolist() == want
 
 
 def _parents(rng, n_vars):

@@ -1,7 +1,7 @@
 """The learners' kernels against literal replays of R stagedtrees' loops.
 
-Twins: ``_stage_scores`` (``rsum``, ``variable_loglik``, ``staged_variable_loglik``,
-``join_probabilities``, ``max_levels``), ``_bhc.backward_join`` (R's ``stages_bhc`` / ``stages_fbhc``),
+Twins: ``_stage_scores`` (``rsum``, ``variable_loglik``, ``join_probabilities``,
+``max_levels``), ``_bhc.backward_join`` (R's ``stages_bhc`` / ``stages_fbhc``),
 ``_bj.backward_join_distance`` (R's ``stages_bj``), ``_rdist.r_dist`` (R's
 ``dist``).
 """
@@ -20,7 +20,6 @@ from pystagedtrees.kernels._stage_scores import (
     join_probabilities,
     max_levels,
     rsum,
-    staged_variable_loglik,
     variable_loglik,
 )
 
@@ -50,27 +49,13 @@ def test_variable_loglik_sums_the_cells_column_by_column(seed, m, k):
     prob = rng.dirichlet(np.ones(k), size=m)
     prob[rng.random((m, k)) < 0.1] = 0.0
     prob[rng.random(m) < 0.1] = np.nan
-    got = variable_loglik(counts, np.ascontiguousarray(prob))
-    want = r_variable_loglik(counts, prob)
+    stage = rng.integers(0, m, size=m).astype(np.int32)  # situations sharing stages
+    got = variable_loglik(counts, np.ascontiguousarray(prob), stage)
+    want = r_variable_loglik(counts, prob[stage])
     assert got == want or (math.isnan(got) and math.isnan(want))
-
-
-@given(seeds, hst.integers(1, 40), hst.integers(1, 5), hst.integers(1, 4))
-def test_staged_variable_loglik_is_r_over_each_situations_stage(seed, m, n_stages, k):
-    rng = np.random.default_rng(seed)
-    counts = rng.integers(0, 4, size=(m, k)).astype(float)
-    prob = rng.dirichlet(np.ones(k), size=n_stages)
-    prob[rng.random((n_stages, k)) < 0.15] = 0.0
-    prob[rng.random(n_stages) < 0.15] = np.nan
-    stage_of_row = rng.integers(0, n_stages, size=m).astype(np.int32)
-    got = staged_variable_loglik(counts, stage_of_row, np.ascontiguousarray(prob))
-    want = r_variable_loglik(counts, prob[stage_of_row])
-    assert got == want or (math.isnan(got) and math.isnan(want))
-
-
-def test_staged_variable_loglik_refuses_mismatched_shapes():
-    with pytest.raises(ValueError, match="stage_of_row"):
-        staged_variable_loglik(np.ones((3, 2)), np.zeros(2, dtype=np.int32), np.ones((1, 2)))
+    stage[0] = m  # no such stage: refused, not read past the table
+    with pytest.raises(ValueError, match="stage ids"):
+        variable_loglik(counts, np.ascontiguousarray(prob), stage)
 
 
 @given(seeds, hst.integers(1, 6), hst.sampled_from([0.0, 0.5, 1.0]))

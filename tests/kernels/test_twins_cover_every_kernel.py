@@ -18,7 +18,8 @@ TWINS = {
     "_as_sevt": {name: HERE + "test_counting_kernels.py"
                  for name in ("stages_by_parent_config", "stages_by_parent_codes")},
     "_counts": {name: HERE + "test_counting_kernels.py" for name in (
-        "situation_level_counts", "next_situation_ids", "sum_rows_by_stage", "first_positions")},
+        "count_in_path_order", "split_by_level", "number_occupied_cells",
+        "ids_by_first_appearance", "sum_rows_by_stage", "first_positions")},
     "_infer": {"dense_summed_out_logprob": HERE + "test_counting_kernels.py"},
     "_predict": {name: HERE + "test_predict.py"
                  for name in ("path_log_probabilities", "class_posteriors")},
@@ -29,8 +30,7 @@ TWINS = {
         "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
         "fold_log_joint", "fold_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
-        "max_levels", "variable_loglik", "staged_variable_loglik", "rsum",
-        "join_probabilities")},
+        "max_levels", "variable_loglik", "rsum", "join_probabilities")},
     "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
     "_bj": {"backward_join_distance": HERE + "test_stage_kernels.py"},
     "_hc": {"move_situations": HERE + "test_stage_kernels.py"},
