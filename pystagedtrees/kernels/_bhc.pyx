@@ -10,10 +10,10 @@ sums follow R's arithmetic (``_rstage.pxd``).
 """
 import numpy as np
 
-from libc.math cimport INFINITY, fabs, isnan
+from libc.math cimport INFINITY, NAN, fabs, isnan
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS
-from pystagedtrees.kernels._rstage cimport join_stats, score_of
+from pystagedtrees.kernels._rstage cimport join_stats, join_stats_with_terms, own_term, score_of
 from pystagedtrees.kernels._types cimport flag_t, float64_t, index_t
 
 
@@ -30,6 +30,16 @@ cdef class _ClassTable:
     order), so the last pair of a class pair in R's visit order is read off
     the heads.  ``row_best[c]`` bounds the best change of a join involving
     class ``c``; it is exact unless ``dirty[c]``.
+
+    Class ids are reused lowest first, so the live ones stay below ``hi``,
+    about the number of distinct stages: every scan stops there, not at the
+    number of stages (eeg's 3,160 stages of X14 are 190 classes).
+
+    A ``lazy`` table (FBHC, which visits pairs in R's order and stops at the
+    first acceptable join) computes a class pair when first asked for it
+    (:meth:`pair`; an unknown pair has a NaN ``dll``, which a computed one
+    never is: it sums counts times logs of positive probabilities) and
+    keeps no row bests.
     """
     cdef double[:, ::1] prob
     cdef double[::1] n
@@ -40,16 +50,20 @@ cdef class _ClassTable:
     cdef index_t[::1] count
     cdef index_t[::1] free
     cdef Py_ssize_t n_free
+    cdef Py_ssize_t hi
     cdef double[:, ::1] dll
     cdef double[:, ::1] gain
+    cdef double[::1] own
     cdef double[::1] row_best
     cdef index_t[::1] row_arg
     cdef flag_t[::1] dirty
     cdef Py_ssize_t m, k
     cdef double lam
+    cdef bint lazy
 
     def __init__(self, double[:, ::1] prob, double[::1] n, index_t[::1] rank,
-                 index_t[::1] cls, double lam):
+                 index_t[::1] cls, double lam, bint lazy):
+        self.lazy = lazy
         self.prob = prob
         self.n = n
         self.rank = rank
@@ -62,8 +76,10 @@ cdef class _ClassTable:
         self.count = np.zeros(self.m, dtype=np.int64)
         self.free = np.empty(self.m, dtype=np.int64)
         self.n_free = 0
+        self.hi = 0
         self.dll = np.empty((self.m, self.m), dtype=np.float64)
         self.gain = np.empty((self.m, self.m), dtype=np.float64)
+        self.own = np.empty(self.m, dtype=np.float64)
         self.row_best = np.full(self.m, -np.inf)
         self.row_arg = np.full(self.m, -1, dtype=np.int64)
         self.dirty = np.zeros(self.m, dtype=np.uint8)
@@ -108,12 +124,30 @@ cdef class _ClassTable:
         cdef double new_p[MAX_LEVELS]
         cdef double dll, gain
         cdef Py_ssize_t a = self.head[c], b = self.head[d]
-        join_stats(&self.prob[a, 0], self.n[a], &self.prob[b, 0], self.n[b],
-                   self.lam, self.k, new_p, &dll, &gain)
+        join_stats_with_terms(&self.prob[a, 0], self.n[a], self.own[c],
+                              &self.prob[b, 0], self.n[b], self.own[d],
+                              self.lam, self.k, new_p, &dll, &gain)
         self.dll[c, d] = dll
         self.dll[d, c] = dll
         self.gain[c, d] = gain
         self.gain[d, c] = gain
+
+    cdef void pair(self, Py_ssize_t c, Py_ssize_t d, double* dll, double* gain) noexcept nogil:
+        """The join of classes c and d, computed if not known yet (lazy table)."""
+        if isnan(self.dll[c, d]):
+            self.compute_pair(c, d)
+        dll[0] = self.dll[c, d]
+        gain[0] = self.gain[c, d]
+
+    cdef void forget_pairs(self, Py_ssize_t c) noexcept nogil:
+        cdef Py_ssize_t d
+        for d in range(self.hi):
+            self.dll[c, d] = NAN
+            self.dll[d, c] = NAN
+
+    cdef void set_own(self, Py_ssize_t c) noexcept nogil:
+        cdef Py_ssize_t a = self.head[c]
+        self.own[c] = own_term(&self.prob[a, 0], self.n[a], self.lam, self.k)
 
     cdef void refresh_row(self, Py_ssize_t c) noexcept nogil:
         cdef Py_ssize_t d
@@ -121,7 +155,7 @@ cdef class _ClassTable:
         self.row_best[c] = -INFINITY
         self.row_arg[c] = -1
         self.dirty[c] = 0
-        for d in range(self.m):
+        for d in range(self.hi):
             if self.valid(c, d):
                 value = self.delta(c, d)
                 if value > self.row_best[c]:
@@ -132,15 +166,24 @@ cdef class _ClassTable:
         cdef Py_ssize_t s, c, d
         for s in range(self.m):
             self.insert(s, self.cls[s])
-        for c in range(self.m):
+            if self.cls[s] >= self.hi:
+                self.hi = self.cls[s] + 1
+        for c in range(self.m - 1, -1, -1):  # the lowest unused id on top
             if self.count[c] == 0:
                 self.free[self.n_free] = c
                 self.n_free += 1
-                continue
+        for c in range(self.hi):
+            if self.count[c] > 0:
+                self.set_own(c)
+            if self.lazy:
+                self.forget_pairs(c)
+        if self.lazy:
+            return
+        for c in range(self.hi):
             for d in range(c + 1):
-                if self.count[d] > 0:
+                if self.count[c] > 0 and self.count[d] > 0:
                     self.compute_pair(c, d)
-        for c in range(self.m):
+        for c in range(self.hi):
             if self.count[c] > 0:
                 self.refresh_row(c)
 
@@ -151,7 +194,7 @@ cdef class _ClassTable:
         while True:
             best_row = -1
             bound = -INFINITY
-            for c in range(self.m):
+            for c in range(self.hi):
                 if self.count[c] > 0 and self.row_best[c] > bound:
                     bound = self.row_best[c]
                     best_row = c
@@ -181,7 +224,7 @@ cdef class _ClassTable:
         """An active class whose stages equal stage ``s`` bit for bit, or -1."""
         cdef Py_ssize_t c, a, r
         cdef bint same
-        for c in range(self.m):
+        for c in range(self.hi):
             if self.count[c] == 0:
                 continue
             r = self.head[c]
@@ -210,20 +253,28 @@ cdef class _ClassTable:
         c = self.identical_class(keep)
         if c >= 0:
             self.insert(keep, c)
+            if self.lazy:
+                return
             if self.count[c] == 2 and self.delta(c, c) > self.row_best[c]:
                 self.row_best[c] = self.delta(c, c)
                 self.row_arg[c] = c
         else:
             self.n_free -= 1
             c = self.free[self.n_free]
+            if c >= self.hi:
+                self.hi = c + 1
             self.head[c] = -1
             self.insert(keep, c)
-            for d in range(self.m):
+            self.set_own(c)
+            if self.lazy:
+                self.forget_pairs(c)
+                return
+            for d in range(self.hi):
                 if self.count[d] > 0:
                     self.compute_pair(c, d)
             self.refresh_row(c)
         # rows whose best partner changed (emptied, single member, or reused id)
-        for d in range(self.m):
+        for d in range(self.hi):
             if self.count[d] == 0:
                 continue
             if self.row_arg[d] == old_keep or self.row_arg[d] == old_drop or self.row_arg[d] == c:
@@ -236,8 +287,8 @@ cdef class _ClassTable:
 
 
 cdef void _sort_by_rank(index_t[::1] order, Py_ssize_t n, const index_t[::1] rank) noexcept nogil:
-    """Sort ``order[:n]`` by ``rank``, stably (insertion sort: the order is
-    nearly sorted whenever it is sorted again)."""
+    """Sort ``order[:n]`` by ``rank``, stably (insertion sort: the stages
+    come in order of first appearance, already sorted)."""
     cdef Py_ssize_t i, j
     cdef index_t moving
     for i in range(1, n):
@@ -249,35 +300,34 @@ cdef void _sort_by_rank(index_t[::1] order, Py_ssize_t n, const index_t[::1] ran
         order[j] = moving
 
 
-cdef void _drop_from_order(index_t[::1] order, Py_ssize_t n, index_t drop) noexcept nogil:
-    """Remove ``drop`` from ``order[:n]``, keeping the others' order."""
-    cdef Py_ssize_t i, j
-    for i in range(n):
-        if order[i] == drop:
-            for j in range(i, n - 1):
-                order[j] = order[j + 1]
-            return
+cdef void _join_in_order(index_t[::1] order, Py_ssize_t n, Py_ssize_t late,
+                         Py_ssize_t early) noexcept nogil:
+    """``order[:n]`` after the stage at ``late`` absorbs the one at ``early``
+    (``early < late``): it takes the earlier stage's rank, so its place."""
+    cdef Py_ssize_t i
+    order[early] = order[late]
+    for i in range(late, n - 1):
+        order[i] = order[i + 1]
 
 
-cdef bint _first_keeping_join(float64_t[:, ::1] prob, float64_t[::1] n,
-                              const index_t[::1] order, Py_ssize_t n_active, double lam,
+cdef bint _first_keeping_join(_ClassTable t, const index_t[::1] order, Py_ssize_t n_active,
                               double ll, double df, double penalty, double now_score,
-                              index_t* keep, index_t* drop, double* new_ll,
+                              Py_ssize_t* late, Py_ssize_t* early, double* new_ll,
                               double* new_score) noexcept nogil:
-    """FBHC: the first join in R's visit order that does not lower the score."""
-    cdef Py_ssize_t i, j, k = prob.shape[1]
+    """FBHC: the first join in R's visit order that does not lower the score
+    (its stages' places in ``order``)."""
+    cdef Py_ssize_t i, j, k = t.k
     cdef index_t a, b
-    cdef double new_p[MAX_LEVELS]
     cdef double dll, gain, cand_ll, score
     for i in range(1, n_active):
         a = order[i]
         for j in range(i):
             b = order[j]
-            join_stats(&prob[a, 0], n[a], &prob[b, 0], n[b], lam, k, new_p, &dll, &gain)
+            t.pair(t.cls[a], t.cls[b], &dll, &gain)
             cand_ll = (ll - dll) + gain
             score = score_of(cand_ll, df - k + 1, penalty)
             if score >= now_score:
-                keep[0], drop[0], new_ll[0], new_score[0] = a, b, cand_ll, score
+                late[0], early[0], new_ll[0], new_score[0] = i, j, cand_ll, score
                 return True
     return False
 
@@ -297,7 +347,7 @@ cdef bint _best_join(_ClassTable t, const index_t[::1] first, double ll, double 
     if level < needed - band:
         return False
     level = level - band
-    for c in range(t.m):
+    for c in range(t.hi):
         if t.count[c] == 0 or not t.row_reaches(c, level):
             continue
         for d in range(c + 1):
@@ -343,28 +393,29 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
     (number of joins, ll, df)
     """
     cdef Py_ssize_t m = prob.shape[0], k = prob.shape[1]
-    cdef Py_ssize_t i, n_joins = 0, n_active = m
+    cdef Py_ssize_t n_joins = 0, n_active = m
     cdef index_t keep = -1, drop = -1
+    cdef Py_ssize_t late = -1, early = -1
     cdef double best_p[MAX_LEVELS]
     cdef double now_score, new_ll = 0.0, new_score = 0.0, dll, gain
     cdef bint found
     if m < 2:
         return 0, ll, df
-    cdef _ClassTable t = None
-    if not first_improvement:
-        t = _ClassTable(prob, n, first, np.asarray(stage_classes, dtype=np.int64).copy(), lam)
+    cdef _ClassTable t = _ClassTable(prob, n, first,
+                                     np.asarray(stage_classes, dtype=np.int64).copy(), lam,
+                                     first_improvement)
     # the live stages in R's visit order (FBHC)
     cdef index_t[::1] order = np.arange(m, dtype=np.int64)
     with nogil:
         if first_improvement:
             _sort_by_rank(order, m, first)
-        else:
-            t.fill()
+        t.fill()
         now_score = score_of(ll, df, penalty)
         while n_joins < max_iter and n_active > 1:
             if first_improvement:
-                found = _first_keeping_join(prob, n, order, n_active, lam, ll, df, penalty,
-                                            now_score, &keep, &drop, &new_ll, &new_score)
+                found = _first_keeping_join(t, order, n_active, ll, df, penalty, now_score,
+                                            &late, &early, &new_ll, &new_score)
+                keep, drop = order[late], order[early]
             else:
                 found = _best_join(t, first, ll, df, penalty, now_score, &keep, &drop,
                                    &new_ll, &new_score)
@@ -373,16 +424,9 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
             # R keeps the name (and the slot) of the later stage
             join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k, best_p,
                        &dll, &gain)
-            if t is not None:
-                t.join(keep, drop, best_p)
-            else:
-                for i in range(k):
-                    prob[keep, i] = best_p[i]
-                n[keep] = n[keep] + n[drop]
-                first[keep] = first[drop]
-                _drop_from_order(order, n_active, drop)
-                # keep's rank fell to drop's: it moves up, the others keep their order
-                _sort_by_rank(order, n_active - 1, first)
+            t.join(keep, drop, best_p)  # keep takes drop's rank (``first`` is the table's)
+            if first_improvement:
+                _join_in_order(order, n_active, late, early)
             n_active -= 1
             ll = new_ll
             df = df - k + 1

@@ -42,6 +42,46 @@ cdef inline racc_t stage_term(const double* counts, double total, double lam,
     return acc
 
 
+cdef inline void stage_cell_counts(const double* p, double n, double lam, Py_ssize_t k,
+                                   double* counts) noexcept nogil:
+    """A stage's counts as R reconstructs them, c = p (n + lambda k) - lambda
+    (an unset probability counts as 0)."""
+    cdef double scale = n + lam * k
+    cdef Py_ssize_t a
+    for a in range(k):
+        counts[a] = (0.0 if isnan(p[a]) else p[a]) * scale - lam
+
+
+cdef inline double own_term(const double* p, double n, double lam, Py_ssize_t k) noexcept nogil:
+    """A stage's part of the log-likelihood a join removes (``dll`` is the
+    sum of the two stages' parts): a kernel trying many joins of one stage
+    computes it once."""
+    cdef double counts[MAX_LEVELS]
+    stage_cell_counts(p, n, lam, k, counts)
+    return rsum_positive_terms(counts, p, k)
+
+
+cdef inline void join_stats_with_terms(const double* p1, double n1, double t1,
+                                       const double* p2, double n2, double t2,
+                                       double lam, Py_ssize_t k, double* new_p,
+                                       double* dll, double* gain) noexcept nogil:
+    """:func:`join_stats` given each stage's :func:`own_term` (``t1``, ``t2``)."""
+    cdef double c1[MAX_LEVELS]
+    cdef double c2[MAX_LEVELS]
+    cdef racc_t total = 0.0
+    cdef Py_ssize_t a
+    stage_cell_counts(p1, n1, lam, k, c1)
+    stage_cell_counts(p2, n2, lam, k, c2)
+    dll[0] = t2 + t1
+    for a in range(k):
+        new_p[a] = c2[a] + c1[a] + lam
+        total += new_p[a]
+    for a in range(k):
+        new_p[a] = new_p[a] / <double>total
+        c1[a] = c1[a] + c2[a]
+    gain[0] = rsum_positive_terms(c1, new_p, k)
+
+
 cdef inline void join_stats(const double* p1, double n1, const double* p2, double n2,
                             double lam, Py_ssize_t k, double* new_p,
                             double* dll, double* gain) noexcept nogil:
@@ -50,23 +90,5 @@ cdef inline void join_stats(const double* p1, double n1, const double* p2, doubl
     Fills ``new_p`` with the joined stage's probabilities; ``dll`` is the
     removed log-likelihood of the two stages, ``gain`` that of the joined one.
     """
-    cdef double c1[MAX_LEVELS]
-    cdef double c2[MAX_LEVELS]
-    cdef double p1z, p2z
-    cdef racc_t total = 0.0
-    cdef double scale1 = n1 + lam * k
-    cdef double scale2 = n2 + lam * k
-    cdef Py_ssize_t a
-    for a in range(k):
-        p1z = 0.0 if isnan(p1[a]) else p1[a]
-        p2z = 0.0 if isnan(p2[a]) else p2[a]
-        c1[a] = p1z * scale1 - lam
-        c2[a] = p2z * scale2 - lam
-    dll[0] = rsum_positive_terms(c2, p2, k) + rsum_positive_terms(c1, p1, k)
-    for a in range(k):
-        new_p[a] = c2[a] + c1[a] + lam
-        total += new_p[a]
-    for a in range(k):
-        new_p[a] = new_p[a] / <double>total
-        c1[a] = c1[a] + c2[a]
-    gain[0] = rsum_positive_terms(c1, new_p, k)
+    join_stats_with_terms(p1, n1, own_term(p1, n1, lam, k), p2, n2, own_term(p2, n2, lam, k),
+                          lam, k, new_p, dll, gain)

@@ -30,6 +30,7 @@ from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAG
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._hc import move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
+from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import ParentStageVector, new_label
 from pystagedtrees.rng import Rng, Seed, resolve_source
@@ -112,25 +113,22 @@ def free_stage_mask(model, i, ignore):
 
 def free_stage_ids(model, i, ignore):
     """Stage ids of variable ``i`` not ignored, in order of first appearance."""
+    return free_stages_ranked(model, i, ignore)[0].tolist()
+
+
+def free_stages_ranked(model, i, ignore):
+    """:func:`free_stage_ids` (an array) and each one's rank among all the
+    stages in order of first appearance (R's ``unique()`` order), from one
+    pass over the situations."""
     order = model.stage_vector(i).first_appearance()
-    return order[free_stage_mask(model, i, ignore)[order]].tolist()
-
-
-def first_situations(model, i, ids):
-    """Index of the first situation of each stage (orders R's ``unique``)."""
-    vector = model.stage_vector(i)
-    order = vector.first_appearance()
-    rank = np.empty(len(model.stage_labels(i)), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[np.asarray(ids, dtype=np.int64)]
+    free = free_stage_mask(model, i, ignore)[order]
+    return order[free].astype(np.int64), np.flatnonzero(free)
 
 
 def identical_stage_classes(prob, n):
     """Class ids of stages, equal for bit-identical probabilities and sample sizes."""
     rows = np.ascontiguousarray(np.column_stack([prob, n]))
-    _, classes = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
-                           return_inverse=True)
-    return classes.ravel().astype(np.int64)
+    return distinct_rows(rows, bitwise=True)[0]
 
 
 def apply_merges(model, i, ids, merges, prob, n):
@@ -241,13 +239,12 @@ def _backward_join_fast(model, positions, ignore, kind, max_iter, first_improvem
     check_learner_memory(stages_fbhc if first_improvement else stages_bhc, model, positions,
                          ignore)
     for i in positions:
-        ids = free_stage_ids(model, i, ignore)
+        ids, first = free_stages_ranked(model, i, ignore)
         if len(ids) < 2:
             _trace_variable_done(trace, model.variables[i], min(1, max_iter), first_improvement)
             continue
         prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
-        first = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join(
             prob, n, first, identical_stage_classes(prob, n), model.lambda_ or 0.0, ll, df,
@@ -445,14 +442,13 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     ll, df = float(model.ll), float(model.ll.df)
     check_learner_memory(stages_bj, model, positions, ignore)
     for i in positions:
-        ids = free_stage_ids(model, i, ignore)
+        ids, rank = free_stages_ranked(model, i, ignore)
         if len(ids) < 2:
             if trace > 0:
                 print(f"backward join over {model.variables[i]} done.")
             continue
         prob = np.ascontiguousarray(model.stage_probabilities(i)[ids])
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
-        rank = np.ascontiguousarray(first_situations(model, i, ids))
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join_distance(
             prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges

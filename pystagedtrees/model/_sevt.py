@@ -249,7 +249,10 @@ class Sevt(SevtMethods):
                 out.append((v, None))
                 continue
             # fitted stages have a count (0 for unobserved ones, which may have NaN probabilities)
-            unset = np.isnan(self._n[i]) & rows_all_nan(self._prob[i])
+            unset = np.isnan(self._n[i])
+            if not unset.any():  # the common case: a fitted variable, checked by each learner
+                continue
+            unset &= rows_all_nan(self._prob[i])
             out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
         return out
 

@@ -35,6 +35,7 @@ TWINS = {
     "_bj": {"backward_join_distance": HERE + "test_stage_kernels.py"},
     "_hc": {"move_situations": HERE + "test_stage_kernels.py"},
     "_rdist": {"r_dist": HERE + "test_stage_kernels.py"},
+    "_rows": {"group_equal_rows": HERE + "test_rows_kernel.py"},
     # replays of R's generator: checked draw for draw against R's own output
     # (recorded literals and live R), through RRandom
     "_rrandom": {name: "rng/test_rrandom.py" for name in (

@@ -20,3 +20,11 @@ def test_distinct_rows_numbers_rows_as_numpy_unique(m, p, n_values, seed):
     rank = np.empty(len(numpy_first), dtype=np.int64)
     rank[np.argsort(numpy_first)] = np.arange(len(numpy_first))
     np.testing.assert_array_equal(row_of, rank[numpy_inverse.reshape(-1)])
+
+
+def test_distinct_rows_nan_rows_equal_nothing_unless_bitwise():
+    points = np.array([[np.nan, 1.0], [np.nan, 1.0], [0.0, 1.0], [-0.0, 1.0]])
+    row_of, first = distinct_rows(points)
+    assert row_of.tolist() == [0, 1, 2, 2] and first.tolist() == [0, 1, 2]
+    row_of, first = distinct_rows(points, bitwise=True)
+    assert row_of.tolist() == [0, 0, 1, 2] and first.tolist() == [0, 2, 3]
