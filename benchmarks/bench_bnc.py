@@ -113,16 +113,6 @@ def bench_prediction(n_rows=1_000_000):
           f"{time.perf_counter() - start:.3f} s")
 
 
-def cpu_best(func, repeat=3):
-    """Best CPU time (this process) of ``repeat`` calls, and the last result."""
-    best, result = np.inf, None
-    for _ in range(repeat):
-        start = time.process_time()
-        result = func()
-        best = min(best, time.process_time() - start)
-    return best, result
-
-
 def r_cpu_seconds(frames, setup, calls, repeat=1, timeout=1800):
     """R's CPU seconds (user + system) of each call, measured now (the best
     of ``repeat`` runs).
@@ -187,7 +177,7 @@ def bench_wrappers_live(names, with_r):
             {k: f"{{set.seed(2020); {call}}}" for k, call in r_calls.items()}) if with_r else {}
         cells = []
         for key in keys:
-            ours, _ = cpu_best(calls[key])
+            ours, _ = best_time(calls[key], clock=time.process_time)
             r = theirs.get(key)
             if r is not None:
                 ratios[key].append(r / ours)
@@ -209,8 +199,9 @@ def bench_predict_live(with_r, name="credit_card", n_rows=100_000):
     tan = bnc.lp(bnc.tan_cl("answer", train), train, smooth=1)
     kdb2 = bnc.lp(bnc.kdb("answer", train, k=5, kdbk=2, smooth=1, rng="R", seed=2020), train,
                   smooth=1)
-    ours = {"tan": cpu_best(lambda: bnc.predict(tan, big, prob=True))[0],
-            "kdb2": cpu_best(lambda: bnc.predict(kdb2, big, prob=True))[0]}
+    ours = {"tan": best_time(lambda: bnc.predict(tan, big, prob=True), clock=time.process_time)[0],
+            "kdb2": best_time(lambda: bnc.predict(kdb2, big, prob=True),
+                                   clock=time.process_time)[0]}
     theirs = r_cpu_seconds(
         {"train": train, "big": big},
         ["tan <- lp(tan_cl('answer', train), train, smooth = 1)",
@@ -243,8 +234,9 @@ def bench_nb_vs_categorical_nb(name="credit_card", sizes=(100, 1_000, 10_000, 1_
         big = _replicated(features, n_rows)
         codes = as_codes(big)
         repeat = 3 if n_rows >= 1_000_000 else 20
-        ours, _ = cpu_best(lambda: bnc.predict(model, big, prob=True), repeat)
-        theirs, _ = cpu_best(lambda: cnb.predict_proba(codes), repeat)
+        ours, _ = best_time(lambda: bnc.predict(model, big, prob=True), repeat,
+                             clock=time.process_time)
+        theirs, _ = best_time(lambda: cnb.predict_proba(codes), repeat, clock=time.process_time)
         print(f"  {n_rows:>9,} rows: ours {ours * 1e3:9.3f} ms  CategoricalNB "
               f"{theirs * 1e3:9.3f} ms  CategoricalNB/ours {theirs / ours:.2f}")
 

@@ -157,22 +157,13 @@ def main_large(names, r_timeout):
     print(f"{SYNTHETIC:24s} {'peak memory of this process, MB':34s} {peak_memory_mb():9.0f}")
 
 
-def _cpu_seconds(func, repeat):
-    """Best CPU seconds of this process over ``repeat`` calls: on a shared
-    machine wall time also counts the other processes' turns (R's recorded
-    times are elapsed seconds of a single-threaded R, about its CPU time)."""
-    best = np.inf
-    for _ in range(repeat):
-        start = time.process_time()
-        func()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def _time_row(name, key, full, indep, r_time, repeat=5):
     shown, r_seconds, stopped = r_time
     learner = SYNTHETIC_ONLY.get(key) or LEARNERS[key]
-    ours = _cpu_seconds(lambda: learner(full, indep), repeat)
+    # CPU seconds: on a shared machine wall time also counts the other
+    # processes' turns (R's recorded times are elapsed seconds of a
+    # single-threaded R, about its CPU time)
+    ours, _ = best_time(lambda: learner(full, indep), repeat, clock=time.process_time)
     print(f"{name:24s} {key:34s} {ours:9.4f} {shown:>9s} "
           f"{ratio(r_seconds, ours, stopped):>9s}", flush=True)
 
