@@ -87,7 +87,7 @@ class DaskTraining:
                                  meta=meta, enforce_metadata=False)
 
 
-def partition_labels(spec, X, y, weights):
+def partition_labels(X, y, weights):
     """A partition's checks: ``y`` (and ``weights``) pair with ``X`` row by row, labels
     are not missing, weights finite and >= 0.  Returns the weights as floats (or None)."""
     check_partition_rows(X, y, ("X", "y"))
@@ -102,15 +102,15 @@ def partition_labels(spec, X, y, weights):
     return weights
 
 
-def partition_features(spec, X):
-    """The columns of a partition of ``X`` by the names in ``spec.columns`` (strings)."""
+def partition_features(X):
+    """A partition of ``X`` with its columns named as ``TrainingLevels.columns`` (strings)."""
     return X.set_axis([str(c) for c in X.columns], axis=1)
 
 
 def _training_frame_of(spec, X, y, weights=None):
     """One partition's training frame (class first, categorical over ``spec.tree``)."""
-    partition_labels(spec, X, y, weights)
-    X = partition_features(spec, X)
+    partition_labels(X, y, weights)
+    X = partition_features(X)
     tree = spec.tree
     codes = pd.Index(spec.classes).get_indexer(np.asarray(y, dtype=object))
     columns = {spec.class_name: pd.Categorical.from_codes(codes, tree[spec.class_name])}
@@ -131,8 +131,8 @@ def dask_training_frame(training):
 def _partition_observed(spec, X, y, weights=None):
     """One partition's distinct labels, the non-missing values of each feature and its
     number of rows (see :func:`observe_training`)."""
-    partition_labels(spec, X, y, weights)
-    X = partition_features(spec, X)
+    partition_labels(X, y, weights)
+    X = partition_features(X)
     observed = np.array([int(X[c].notna().sum()) for c in spec.columns], dtype=np.int64)
     return pd.unique(np.asarray(y, dtype=object)), observed, len(X)
 

@@ -31,10 +31,10 @@ __all__ = ["count_families"]
 def _partition_counts(spec, X, y, weights=None):
     """One partition's distinct labels and its stacked tables (class axis over those
     labels, see ``class_family_counts``), or None for an empty partition."""
-    weights = partition_labels(spec, X, y, weights)
+    weights = partition_labels(X, y, weights)
     if len(X) == 0:
         return None
-    X = partition_features(spec, X)
+    X = partition_features(X)
     label_codes, labels = pd.factorize(y)
     codes = np.empty((len(X), 1 + len(spec.columns)), dtype=np.int32)
     codes[:, 0] = label_codes
