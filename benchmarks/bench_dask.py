@@ -1,8 +1,9 @@
 """Staged trees and a TAN classifier learned from Parquet files on a Dask cluster.
 
-Writes ``--rows`` rows x ``--variables`` categorical variables as Parquet
-files of ``--partition-rows`` rows each (generated file by file, never whole
-in memory), then on a ``LocalCluster`` of ``--workers`` worker processes:
+For each size given to ``--rows``, writes that many rows x ``--variables``
+categorical variables as Parquet files of ``--partition-rows`` rows each
+(generated file by file, never whole in memory), then on a fresh
+``LocalCluster`` of ``--workers`` worker processes:
 
 1. ``full`` over the first ``--tree-variables`` variables (the counting),
    ``stages_fbhc``, and ``predict`` of every row's first variable written back
@@ -10,11 +11,14 @@ in memory), then on a ``LocalCluster`` of ``--workers`` worker processes:
 2. ``BNClassifier("tan_cl")`` of the first variable from all the others (all
    the pair tables counted), and ``predict_proba`` of every row to Parquet.
 
-Reports rows per second per worker and each worker's peak memory (its
-resident set, read from the worker processes after the run), and with
-``--pandas`` the same steps on the whole data in memory, for the ratio.
+Reports each step's wall seconds and CPU seconds (this process and the
+workers together), rows per second per worker, and each worker's memory at
+start-up (after importing the package) and its peak during the steps (the
+peak resident set of its process), so that memory flat in the number of rows
+shows.  With ``--pandas``, the same steps on the smallest size's data in
+memory, and the ratio of CPU seconds.
 
-    python benchmarks/bench_dask.py --rows 10_000_000 --pandas [--repeat 2]
+    python benchmarks/bench_dask.py --rows 10_000_000 100_000_000 --pandas [--repeat 2]
 """
 import argparse
 import resource
@@ -59,8 +63,22 @@ def write_parquet(folder, rows, partition_rows, p, k, seed=0):
 
 
 def peak_memory_mb():
-    """This process's peak resident set, in MB (Linux reports KB)."""
+    """This process's peak resident set, in MB: Linux's VmHWM, which a worker process
+    starts afresh (``ru_maxrss`` keeps the peak of the process it was forked from)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cpu_seconds():
+    """CPU seconds this process has used (user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _import_package():
@@ -84,28 +102,38 @@ def wait_until_forgotten():
         time.sleep(0.01)
 
 
+def all_cpu_seconds():
+    """CPU seconds of this process and, while a cluster runs, of its workers."""
+    workers = sum(CLIENT.run(cpu_seconds).values()) if CLIENT is not None else 0.0
+    return cpu_seconds() + workers
+
+
 def timed(label, results, function):
-    """``function()``, its best wall time of ``REPEAT`` runs recorded under ``label``."""
-    best = np.inf
+    """``function()``; the best wall and the best CPU seconds of ``REPEAT`` runs
+    recorded under ``label``."""
+    wall = cpu = np.inf
     for _ in range(REPEAT):
         wait_until_forgotten()
-        start = time.perf_counter()
+        cpu_start, start = all_cpu_seconds(), time.perf_counter()
         out = function()
-        best = min(best, time.perf_counter() - start)
-    results[label] = best
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, all_cpu_seconds() - cpu_start)
+    results[label] = (wall, cpu)
     return out
 
 
 def run_dask(folder, out, levels, tree_variables, workers):
+    """The Dask steps' times, and each worker's memory (MB) at start-up and at peak."""
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
+    global CLIENT
     times = {}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        global CLIENT
-        CLIENT = client
         client.run(_import_package)  # as in the pandas process: imported before timing
+        start_up = list(client.run(peak_memory_mb).values())
+        CLIENT = client
         # the levels are known (the writer's): no pass over the data to find them;
         # the files' dictionary columns read as categoricals, whose codes the
         # dtype keeps (the same categories)
@@ -126,9 +154,9 @@ def run_dask(folder, out, levels, tree_variables, workers):
         proba.columns = [str(c) for c in proba.columns]
         timed("predict_proba -> Parquet", times,
               lambda: proba.to_parquet(out / "tan", write_index=False))
-        memory = list(client.run(peak_memory_mb).values())
+        peak = list(client.run(peak_memory_mb).values())
         CLIENT = None
-    return times, memory
+    return times, start_up, peak
 
 
 def run_pandas(folder, out, tree_variables):
@@ -148,9 +176,21 @@ def run_pandas(folder, out, tree_variables):
     return times, peak_memory_mb()
 
 
+def report(rows, workers, times, pandas_times):
+    """The table of one size's steps (pandas columns when it was run in memory)."""
+    print(f"\n{'step':<26}{'wall s':>8}{'CPU s':>8}{'rows/s/worker':>15}"
+          + (f"{'pandas CPU s':>14}{'ratio':>7}" if pandas_times else ""))
+    for step, (wall, cpu) in times.items():
+        line = f"{step:<26}{wall:>8.2f}{cpu:>8.2f}{rows / wall / workers:>15,.0f}"
+        if pandas_times:
+            line += f"{pandas_times[step][1]:>14.2f}{cpu / pandas_times[step][1]:>7.2f}"
+        print(line)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=100_000_000)
+    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), nargs="+",
+                        default=[10_000_000, 100_000_000], help="one or more data sizes")
     parser.add_argument("--partition-rows", type=lambda s: int(s.replace("_", "")),
                         default=1_000_000)
     parser.add_argument("--variables", type=int, default=20)
@@ -160,35 +200,38 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dir", type=Path, default=None, help="where to write (default: temp)")
     parser.add_argument("--pandas", action="store_true",
-                        help="also run the in-memory pandas path (needs the data in memory)")
+                        help="also run the in-memory pandas path on the smallest size (needs "
+                             "its data in memory)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each step as the best of this many runs")
     args = parser.parse_args(argv)
     global REPEAT
     REPEAT = args.repeat
     root = args.dir or Path(tempfile.mkdtemp(prefix="bench_dask_"))
-    folder, out = root / "data", root / "out"
-    shutil.rmtree(root, ignore_errors=True)
-    out.mkdir(parents=True)
-    start = time.perf_counter()
-    levels = write_parquet(folder, args.rows, args.partition_rows, args.variables, args.levels)
-    print(f"wrote {args.rows:,} rows x {args.variables} variables in "
-          f"{time.perf_counter() - start:.1f} s ({args.partition_rows:,} rows per file)")
-    tree_variables = list(levels)[: args.tree_variables]
-    times, memory = run_dask(folder, out, levels, tree_variables, args.workers)
-    pandas_times = run_pandas(folder, out, tree_variables) if args.pandas else None
-    print(f"\n{'step':<26}{'dask s':>9}{'rows/s/worker':>16}"
-          + (f"{'pandas s':>10}{'ratio':>8}" if pandas_times else ""))
-    for step, seconds in times.items():
-        rate = args.rows / seconds / args.workers
-        line = f"{step:<26}{seconds:>9.2f}{rate:>16,.0f}"
+    memory = {}
+    for rows in sorted(args.rows):
+        folder, out = root / "data", root / "out"
+        shutil.rmtree(root, ignore_errors=True)
+        out.mkdir(parents=True)
+        start = time.perf_counter()
+        levels = write_parquet(folder, rows, args.partition_rows, args.variables, args.levels)
+        print(f"\n#### {rows:,} rows\n\nwrote {rows:,} rows x {args.variables} variables in "
+              f"{time.perf_counter() - start:.1f} s ({args.partition_rows:,} rows per file)")
+        tree_variables = list(levels)[: args.tree_variables]
+        times, start_up, peak = run_dask(folder, out, levels, tree_variables, args.workers)
+        pandas_times = None
+        if args.pandas and rows == min(args.rows):
+            pandas_times, pandas_peak = run_pandas(folder, out, tree_variables)
+        report(rows, args.workers, times, pandas_times)
+        memory[rows] = (start_up, peak)
+        print("memory per worker (MB): at start-up " + ", ".join(f"{m:.0f}" for m in start_up)
+              + "; peak " + ", ".join(f"{m:.0f}" for m in peak))
         if pandas_times:
-            line += f"{pandas_times[0][step]:>10.2f}{seconds / pandas_times[0][step]:>8.2f}"
-        print(line)
-    print("peak memory per worker (MB): " + ", ".join(f"{m:.0f}" for m in memory))
-    if pandas_times:
-        print(f"pandas: read {pandas_times[0]['read Parquet']:.2f} s, "
-              f"peak memory {pandas_times[1]:.0f} MB")
+            print(f"pandas: read {pandas_times['read Parquet'][0]:.2f} s, "
+                  f"peak memory {pandas_peak:.0f} MB")
+    print(f"\n{'rows':>14}  peak memory per worker above start-up (MB)")
+    for rows, (start_up, peak) in memory.items():
+        print(f"{rows:>14,}  " + ", ".join(f"{p - s:.0f}" for s, p in zip(start_up, peak)))
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -41,8 +41,8 @@ from pystagedtrees.base._validation import check_choice
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["CategoricalClassifier", "DaskTraining", "TrainingLevels", "training_partition",
-           "split_partition", "dask_training_frame"]
+__all__ = ["CategoricalClassifier", "DaskTraining", "TrainingLevels", "partition_labels",
+           "partition_features", "dask_training_frame", "sorted_classes", "observe_training"]
 
 
 class TrainingLevels:
@@ -63,115 +63,105 @@ class TrainingLevels:
 class DaskTraining:
     """A classifier's training data given as Dask collections, checked on metadata.
 
-    :meth:`partitions` joins ``X``, ``y`` and ``sample_weight`` partition by
-    partition, by position (as an in-memory fit pairs rows), in one Dask
-    graph, so that Dask splits them alike (reading fewer columns, Dask may
-    otherwise merge files into fewer partitions).  :func:`split_partition`
-    takes such a partition apart and :func:`training_partition` turns it
-    into the pandas training frame of an in-memory fit (class first, as
-    codes of ``classes``), reading it with ``spec`` (:class:`TrainingLevels`);
-    nothing of the rows is gathered.
+    :meth:`map` runs a function on each partition of ``X`` with the same
+    partitions of ``y`` and ``sample_weight``, paired by position (as an
+    in-memory fit pairs rows), in one Dask graph, so that Dask splits them
+    alike (reading fewer columns, Dask may otherwise merge files into fewer
+    partitions) and reads and processes a partition in one task.
+    ``spec`` (:class:`TrainingLevels`) tells the function how to read the
+    rows; nothing of them is gathered.
     """
 
     def __init__(self, X, y, sample_weight, spec):
         self.X, self.y, self.sample_weight, self.spec = X, y, sample_weight, spec
 
-    def partitions(self):
-        """Delayed partitions of the joined collections (see :func:`split_partition`)."""
+    def map(self, function, meta):
+        """``function(spec, X, y, weights)`` on each partition (``weights`` None without
+        ``sample_weight``): a lazy Dask collection described by ``meta``."""
         import dask.dataframe as dd
 
         collections = [self.X, self.y]
         if self.sample_weight is not None:
             collections.append(self.sample_weight)
-        meta = _joined(self.spec, *(c._meta for c in collections))
-        joined = dd.map_partitions(_joined, self.spec, *collections, align_dataframes=False,
-                                   meta=meta)
-        return joined.to_delayed()
+        return dd.map_partitions(function, self.spec, *collections, align_dataframes=False,
+                                 meta=meta, enforce_metadata=False)
 
 
-def _weight_column(spec):
-    """The joined partitions' column of the row weights: a name no other column has."""
-    name = "__weight__"
-    while name in spec.columns or name == spec.class_name:
-        name = "_" + name
-    return name
-
-
-def _joined(spec, X, y, weights=None):
-    """One partition of ``X`` with its labels (column ``spec.class_name``) and weights
-    beside it, paired by position."""
+def partition_labels(X, y, weights):
+    """A partition's checks: ``y`` (and ``weights``) pair with ``X`` row by row, labels
+    are not missing, weights finite and >= 0.  Returns the weights as floats (or None)."""
     check_partition_rows(X, y, ("X", "y"))
-    X = X.set_axis([str(c) for c in X.columns], axis=1)
-    columns = {c: X[c] for c in spec.columns}
-    columns[spec.class_name] = pd.Series(np.asarray(y), index=X.index, dtype=y.dtype)
-    if weights is not None:
-        check_partition_rows(X, weights, ("X", "sample_weight"))
-        columns[_weight_column(spec)] = pd.Series(np.asarray(weights), index=X.index,
-                                                  dtype=weights.dtype)
-    return pd.DataFrame(columns, index=X.index)
-
-
-def split_partition(part, spec):
-    """``(X, y, weights or None)`` of a joined partition (:meth:`DaskTraining.partitions`)."""
-    weights = part.get(_weight_column(spec))
-    return part[spec.columns], part[spec.class_name], weights
-
-
-def training_partition(part, spec):
-    """One joined partition's training frame (class first, categorical over
-    ``spec.tree``) and its row weights (checked as ``sample_weight``; None without them)."""
-    X, y, weights = split_partition(part, spec)
     if pd.isna(y).any():
         raise ValueError("`y` has missing values: drop those rows or give them a class.")
+    if weights is None:
+        return None
+    check_partition_rows(X, weights, ("X", "sample_weight"))
+    weights = np.asarray(weights, dtype=float)
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("`sample_weight` must hold finite weights >= 0.")
+    return weights
+
+
+def partition_features(X):
+    """A partition of ``X`` with its columns named as ``TrainingLevels.columns`` (strings)."""
+    return X.set_axis([str(c) for c in X.columns], axis=1)
+
+
+def _training_frame_of(spec, X, y, weights=None):
+    """One partition's training frame (class first, categorical over ``spec.tree``)."""
+    partition_labels(X, y, weights)
+    X = partition_features(X)
     tree = spec.tree
     codes = pd.Index(spec.classes).get_indexer(np.asarray(y, dtype=object))
     columns = {spec.class_name: pd.Categorical.from_codes(codes, tree[spec.class_name])}
     for column in spec.columns:
         columns[column] = pd.Categorical.from_codes(
             encode_column(X[column], tree[column], column, "X"), tree[column])
-    if weights is not None:
-        weights = np.asarray(weights, dtype=float)
-        if not np.isfinite(weights).all() or (weights < 0).any():
-            raise ValueError("`sample_weight` must hold finite weights >= 0.")
-    return pd.DataFrame(columns), weights
-
-
-def _training_frame_of(part, spec):
-    return training_partition(part, spec)[0]
+    return pd.DataFrame(columns)
 
 
 def dask_training_frame(training):
     """The training frame (class first) as a lazy Dask DataFrame, built partition by
     partition from ``X`` and ``y``; its columns are categoricals of ``training.spec.tree``."""
-    import dask.dataframe as dd
-    from dask import delayed
-
     meta = pd.DataFrame({c: pd.Categorical([], categories=lev)
                          for c, lev in training.spec.tree.items()})
-    build = delayed(_training_frame_of, pure=True)
-    return dd.from_delayed([build(part, training.spec) for part in training.partitions()],
-                           meta=meta, verify_meta=False)
+    return training.map(_training_frame_of, meta)
 
 
-def _distinct_values(parts):
-    """The distinct values of several partitions' distinct values (a ``tree_reduce`` combine)."""
-    return pd.unique(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
+def _partition_observed(spec, X, y, weights=None):
+    """One partition's distinct labels, the non-missing values of each feature and its
+    number of rows (see :func:`observe_training`)."""
+    partition_labels(X, y, weights)
+    X = partition_features(X)
+    observed = np.array([int(X[c].notna().sum()) for c in spec.columns], dtype=np.int64)
+    return pd.unique(np.asarray(y, dtype=object)), observed, len(X)
 
 
-def _observed_classes(y):
-    """The sorted distinct labels of the Dask series ``y`` (only they are gathered)."""
-    from dask import compute, delayed
+def _add_observed(parts):
+    """The :func:`_partition_observed` of several partitions' rows together."""
+    return (pd.unique(np.concatenate([p[0] for p in parts])), sum(p[1] for p in parts),
+            sum(p[2] for p in parts))
 
-    distinct = delayed(_distinct_values, pure=True)
-    (values,) = compute(tree_reduce([distinct([part]) for part in y.to_delayed()],
-                                    _distinct_values))
-    if pd.isna(values).any():
-        raise ValueError("`y` has missing values: drop those rows or give them a class.")
+
+def observe_training(training):
+    """The classes of a :class:`DaskTraining`'s labels (sorted; only the distinct
+    labels are gathered), the number of rows observing each feature and the number of
+    rows, in one pass."""
+    from dask import compute
+
+    partials = training.map(_partition_observed, pd.Series([], dtype=object)).to_delayed()
+    (values, observed, n_rows) = compute(tree_reduce(partials, _add_observed))[0]
+    return sorted_classes(values)[0], observed, n_rows
+
+
+def sorted_classes(values):
+    """The classes (sorted) of the distinct labels ``values`` (an object array, from
+    the partitions) and each value's position among them; the checks of an in-memory fit."""
     if len(values) == 0:
         raise ValueError("`y` is empty: it has no rows.")
     _check_distinct_strings(values, [str(v) for v in values], "`y`")
     try:
-        return np.unique(values.tolist())
+        return np.unique(values.tolist(), return_inverse=True)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in values})
         raise TypeError(f"`y` mixes values of types {kinds}: give its classes one type.") from None
@@ -217,9 +207,10 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
         """Checked Dask ``fit`` input (:class:`DaskTraining`): ``X`` a Dask frame of
         known categoricals, ``y`` (and ``sample_weight``) Dask series split as ``X``.
 
-        Everything is checked on metadata before any partition is computed;
-        then the distinct labels of ``y`` (only they) are computed, as
-        ``classes_``.  Sets the attributes :meth:`_training_frame` sets.
+        Everything is checked on metadata; nothing is computed.  Sets the
+        attributes :meth:`_training_frame` sets but ``classes_``, which the
+        caller finds in a pass over the data (the spec's ``classes`` is None
+        until then).
         """
         if not is_dask_frame(X):
             raise TypeError(f"`X` must be a Dask DataFrame when `y` is a Dask collection; "
@@ -250,9 +241,8 @@ class CategoricalClassifier(ClassifierMixin, BaseEstimator):
         self._names = columns
         self._columns = list(X.columns)
         self.class_name_ = class_column_name(columns)
-        self.classes_ = _observed_classes(y)
         return DaskTraining(X, y, sample_weight,
-                            TrainingLevels(columns, levels, self.classes_, self.class_name_))
+                            TrainingLevels(columns, levels, None, self.class_name_))
 
     def _lazy_predictions(self, X, proba):
         """``predict`` (``proba`` False) or ``predict_proba`` of a Dask frame, lazily:

@@ -173,7 +173,7 @@ class BNClassifier(CategoricalClassifier):
         "nb", "tan_cl" and "aode" also fit from Dask collections: ``X`` a
         Dask DataFrame of categoricals with known categories
         (``X.categorize()``), ``y`` and ``sample_weight`` Dask Series split
-        into the same partitions.  Each partition's tables are counted where
+        into the same partitions.  Each partition's tables are counted, in one pass, where
         it lies and summed; only they, and the distinct labels of ``y``,
         are gathered.  The model is the one fitted from the same rows in
         memory.
@@ -204,7 +204,7 @@ class BNClassifier(CategoricalClassifier):
                 f"`X` is a Dask collection, which structure={self.structure!r} does not take "
                 "(it learns by cross-validated accuracy, over rows); these take Dask input: "
                 f"{list(WEIGHTED_STRUCTURES)}.")
-        enc = count_families(self._dask_training(X, y, sample_weight))
+        self.classes_, enc = count_families(self._dask_training(X, y, sample_weight))
         return self._fit_encoded(enc)
 
     def _fit_encoded(self, enc):

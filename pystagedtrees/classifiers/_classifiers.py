@@ -19,7 +19,11 @@ from pystagedtrees.base._data import (
     check_observed,
     encode_frame,
 )
-from pystagedtrees.base._estimator import CategoricalClassifier, dask_training_frame
+from pystagedtrees.base._estimator import (
+    CategoricalClassifier,
+    dask_training_frame,
+    observe_training,
+)
 from pystagedtrees.base._validation import (
     check_choice,
     check_int,
@@ -604,14 +608,28 @@ def _warn_rows_lost(model, data):
     """
     observed = data[model.variables].notna().to_numpy()
     on_path = np.logical_and.accumulate(observed, axis=1)
-    n_observed, n_used = observed.sum(axis=0), on_path.sum(axis=0)
+    _warn_if_rows_lost(model, observed.sum(axis=0), on_path.sum(axis=0), len(data), 4)
+
+
+def _warn_dask_rows_lost(model, observed, n_rows):
+    """:func:`_warn_rows_lost` of Dask training rows, from the number of rows observing
+    each feature (``observed``, a dict) and the model's counts: a variable's counts
+    hold the rows observed up to it."""
+    n_observed = np.array([observed.get(v, n_rows) for v in model.variables])
+    n_used = np.array([int(model.situation_counts(i).sum()) for i in range(len(model.variables))])
+    _warn_if_rows_lost(model, n_observed, n_used, n_rows, 5)
+
+
+def _warn_if_rows_lost(model, n_observed, n_used, n_rows, stacklevel):
+    """The warning of :func:`_warn_rows_lost`, from the number of rows observing each of
+    the model's variables and the number counted for it (up to its first missing value)."""
     lost = n_used * 2 < n_observed
     if not lost.any():
         return
     worst = int(np.argmin(np.where(lost, n_used / np.maximum(n_observed, 1), np.inf)))
     earlier = model.variables[:worst]
-    culprit = earlier[int(np.argmin(observed[:, :worst].sum(axis=0)))]
-    share = 100 * (1 - observed[:, model.variables.index(culprit)].mean())
+    culprit = earlier[int(np.argmin(n_observed[:worst]))]
+    share = 100 * (1 - n_observed[model.variables.index(culprit)] / n_rows)
     warnings.warn(
         f"StagedTreeClassifier: {model.variables[worst]!r} is fitted on {n_used[worst]} of "
         f"the {n_observed[worst]} rows that observe it: a row counts for each variable of a "
@@ -619,7 +637,7 @@ def _warn_rows_lost(model, data):
         f"{culprit!r} (earlier in the order) is missing in {share:.0f}% of the rows.  Drop or "
         "impute features with many missing values, or use BNClassifier, which counts each "
         "family on the rows that observe it.",
-        UserWarning, stacklevel=3,
+        UserWarning, stacklevel=stacklevel,
     )
 
 
@@ -837,9 +855,8 @@ class StagedTreeClassifier(CategoricalClassifier):
         "full_fbhc" with ``ordering`` None or a list) also fit from a Dask
         DataFrame ``X`` of known categoricals and a Dask Series ``y`` split
         alike: each partition is counted where it lies and the tables
-        summed; the model is the one fitted from the same rows in memory
-        (without the warning about rows lost to missing values, which
-        would need the rows).
+        summed; the model, and the warning about rows lost to missing
+        values, are those of the same rows in memory.
         """
         self._check_params()
         if is_dask(X) or is_dask(y):
@@ -865,6 +882,9 @@ class StagedTreeClassifier(CategoricalClassifier):
                 f"ordering={self.ordering!r} does not take (it reads rows, not counts); "
                 f"these take Dask input: {self._dask_methods()}.")
         training = self._dask_training(X, y)
+        self.classes_, observed, n_rows = observe_training(training)
+        observed = dict(zip(training.spec.columns, observed))
+        training.spec.classes = self.classes_
         data, spec = dask_training_frame(training), training.spec
         if full_method:
             order = [self.class_name_, *spec.columns] if self.ordering is None \
@@ -873,18 +893,16 @@ class StagedTreeClassifier(CategoricalClassifier):
                 full(data, order=order, lambda_=self.lambda_, levels=spec.tree))
             self.bnc_ = None
         else:
-            enc = bnc_tables(training)
+            enc = bnc_tables(training)[1]
             structure = (tan_cl_encoded(enc, self.tan_score) if self.method == "tan_cl"
                          else bnc.nb(self.class_name_, features=spec.columns))
             # features with fewer missing values first, as _by_missing orders rows
-            n_rows = enc.table([self.class_name_]).sum()
-            missing = {f: n_rows - enc.table([f, self.class_name_]).sum()
-                       for f in spec.columns}
-            listed = [self.class_name_] + sorted(spec.columns, key=missing.get)
+            listed = [self.class_name_] + sorted(spec.columns, key=observed.get, reverse=True)
             listed = [self.class_name_] + [c for c in listed[1:] if c in structure.features]
             self.model_ = _refined_tree(structure, listed, {v: spec.tree[v] for v in listed},
                                         data, self.lambda_, self.refine)
             self.bnc_ = fit_structure(structure, enc, lp_arguments(self.lambda_))
+        _warn_dask_rows_lost(self.model_, observed, n_rows)
         self._dag = None
         return self
 

@@ -8,6 +8,7 @@ completions is refused (ValueError).
 """
 from __future__ import annotations
 
+import copy
 import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,7 +18,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pystagedtrees.base._dask import dask_meta, is_dask_frame, refuse_dask
+from pystagedtrees.base._dask import (
+    check_partition_rows,
+    check_same_partitions,
+    dask_meta,
+    is_dask_frame,
+    refuse_dask,
+)
 from pystagedtrees.base._data import check_frame, encode_column
 from pystagedtrees.base._validation import check_flag
 from pystagedtrees.kernels._infer import dense_summed_out_logprob
@@ -32,7 +39,7 @@ from pystagedtrees.kernels._predict import (
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
-from pystagedtrees.rng import Rng, Seed, resolve_source
+from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -594,12 +601,13 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
         Values of some variables (a dict for one event, a DataFrame for one
         event per row); the others are summed out (ValueError past 2^24
         completions of the gaps before an event's last given variable).  A
-        Dask frame gets a lazy Dask Series (``conditional_on`` then one
-        event, a dict).
-    conditional_on : dict or pandas.DataFrame, optional
+        Dask frame gets a lazy Dask Series.
+    conditional_on : dict, pandas.DataFrame or dask.dataframe.DataFrame, optional
         The conditioning event: one row, or as many rows as ``x`` (or
         ``x`` has one row, used with each), as R's ``cbind`` recycles.  Its
-        variables must differ from those of ``x``.
+        variables must differ from those of ``x``.  With a Dask ``x``: one
+        event (a dict), or a Dask frame split into the partitions of ``x``
+        (e.g. other columns of the same frame), paired row by row.
     log : bool, default False
         Return log-probabilities.
     na0 : bool, default True
@@ -622,28 +630,17 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
     check_sevt(object, fitted=True)
     log, na0 = check_flag(log, "log"), check_flag(na0, "na0")
     if is_dask_frame(x):
-        if conditional_on is not None and not isinstance(conditional_on, (dict, pd.Series)):
-            raise TypeError("`conditional_on` must be one event (a dict) when `x` is a Dask "
-                            f"DataFrame; got {type(conditional_on).__name__}.")
-        if conditional_on is not None:
-            _check_variables(object, [str(k) for k in dict(conditional_on)], "conditional_on")
-        return _lazy_rows(x, "x", object, partial(prob, object, conditional_on=conditional_on,
-                                                  log=log, na0=na0),
-                          pd.Series([], dtype=float))
+        return _lazy_prob(object, x, conditional_on, log, na0)
     refuse_dask(conditional_on, "conditional_on", "prob with an in-memory `x`",
-                ["prob with a Dask `x` and one event (a dict) as `conditional_on`"])
+                ["prob with a Dask `x` and one event (a dict) or a Dask frame split as `x` "
+                 "as `conditional_on`"])
     single = not isinstance(x, pd.DataFrame)
     frame = _as_frame(x, "x").reset_index(drop=True)
     log_tables = log_tables_of(object)
     cond_lp = 0.0
     if conditional_on is not None:
         cond = _as_frame(conditional_on, "conditional_on").reset_index(drop=True)
-        overlap = sorted(set(cond.columns) & set(frame.columns))
-        if overlap:
-            raise ValueError(
-                f"`x` and `conditional_on` must name different variables; both "
-                f"have {overlap}."
-            )
+        _check_disjoint(frame.columns, cond.columns)
         # as R's cbind, a single row is recycled along the other side's rows
         if len(cond) == 1 and len(frame) > 1:
             cond = cond.loc[np.zeros(len(frame), dtype=int)].reset_index(drop=True)
@@ -666,6 +663,49 @@ def prob(object: Sevt, x: Mapping[str, str] | pd.DataFrame | dd.DataFrame,
     result = np.where(np.isnan(result), -np.inf if na0 else np.nan, result)
     result = result if log else np.exp(result)
     return float(result[0]) if single else result
+
+
+def _lazy_prob(model, x, conditional_on, log, na0):
+    """:func:`prob` of the rows of the Dask frame ``x``, lazily: conditional on one event
+    (a dict or Series), or row by row on a Dask frame split into the same partitions."""
+    function = partial(prob, model, log=log, na0=na0)
+    meta = pd.Series([], dtype=float)
+    if conditional_on is None or isinstance(conditional_on, (dict, pd.Series)):
+        if conditional_on is not None:
+            names = [str(k) for k in dict(conditional_on)]
+            _check_variables(model, names, "conditional_on")
+            _check_disjoint(dask_meta(x, "x").columns, names)
+        return _lazy_rows(x, "x", model, partial(function, conditional_on=conditional_on), meta)
+    if not is_dask_frame(conditional_on):
+        raise TypeError("`conditional_on` must be one event (a dict) or a Dask DataFrame split "
+                        "into the partitions of `x` when `x` is a Dask DataFrame; got "
+                        f"{type(conditional_on).__name__}.")
+    check_same_partitions(x, "x", conditional_on, "conditional_on")
+    columns = dask_meta(x, "x").columns
+    _check_variables(model, columns, "x")
+    condition = dask_meta(conditional_on, "conditional_on").columns
+    _check_variables(model, condition, "conditional_on")
+    _check_disjoint(columns, condition)
+    import dask.dataframe as dd
+
+    return dd.map_partitions(_conditional_partition, function, x, conditional_on,
+                             align_dataframes=False, meta=meta)
+
+
+def _check_disjoint(x_columns, condition_columns):
+    overlap = sorted(set(x_columns) & set(condition_columns))
+    if overlap:
+        raise ValueError(f"`x` and `conditional_on` must name different variables; both have "
+                         f"{overlap}.")
+
+
+def _conditional_partition(function, x, condition):
+    """``function`` of one partition of ``x`` conditional on the same rows of
+    ``condition``, as a Series indexed as ``x``."""
+    check_partition_rows(x, condition, ("x", "conditional_on"))
+    if len(x) == 0:
+        return pd.Series([], index=x.index, dtype=float)
+    return pd.Series(function(x, conditional_on=condition), index=x.index)
 
 
 _UNKNOWN_IN_PROB = ("an event with it has probability 0 (as in R when it is the last value "
@@ -699,8 +739,10 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
         Rows to predict; variables absent or missing in a row are summed
         out (ValueError past 2^24 completions of a row's gaps).  Default:
         every combination of levels.  A Dask frame is predicted lazily,
-        partition by partition (ties then go to the first class: ``rng``
-        must be None).
+        partition by partition; with ``rng``, its ties draw what the same
+        rows in memory draw (the partitions in order, each taking the
+        generator where the previous one left it), which needs a
+        generator of the call's own (a name and a seed), not one in use.
     class_ : str, optional
         The variable to predict (default: the root).
     prob : bool, default False
@@ -739,27 +781,77 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
     c = object.var_index(class_, "class_")
     source = resolve_source(seed, rng, optional=True)
     if is_dask_frame(newdata):
-        if source is not None:
-            raise ValueError("`rng`: random tie breaking draws row after row, which the "
-                             "partitions of a Dask `newdata` cannot follow; use rng=None.")
         levels = pd.Index(object.tree[class_], name=class_)
         meta = (pd.DataFrame(np.empty((0, len(levels))), columns=levels) if prob else
                 pd.Series(pd.Categorical([], categories=levels), name=class_))
+        if source is not None and not prob:
+            if isinstance(rng, (RandomSource, np.random.Generator)) or \
+                    isinstance(seed, np.random.Generator):
+                raise ValueError(
+                    "`rng`: a random source (or numpy Generator) in use cannot break the ties "
+                    "of a Dask `newdata`: its draws would happen when the result is computed, "
+                    "not in turn with its other draws; give `rng` a name ('numpy', 'R', "
+                    "'R-rounding') and an integer `seed`.")
+            return _lazy_draws(newdata, object, class_, c, source, meta)
         return _lazy_rows(newdata, "newdata", object,
                           partial(predict, object, class_=class_, prob=prob, log=log), meta)
     frame = _all_combinations(object) if newdata is None else newdata
-    # the class column's own values are not read, as R sets it to NA
-    columns = encode_columns(object, frame, "newdata",
-                             "the rows with it have no prediction, NaN (as in R when it is the "
-                             "row's last value; before that R stops).", unread=(class_,))
-    values, best = class_posterior(object, columns, c, as_prob=prob and not log,
-                                   keep_values=prob or source is not None)
+    values, best = _class_posterior_of(object, frame, c, as_prob=prob and not log,
+                                       keep_values=prob or source is not None)
     levels = object.tree[class_]
     if prob:
         return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
     if source is not None:
         best = most_probable(values, source)
     return pd.Categorical.from_codes(best, levels)
+
+
+def _class_posterior_of(model, frame, c, as_prob, keep_values):
+    """:func:`class_posterior` of the rows of ``frame`` (the class column unread)."""
+    # the class column's own values are not read, as R sets it to NA
+    columns = encode_columns(model, frame, "newdata",
+                             "the rows with it have no prediction, NaN (as in R when it is the "
+                             "row's last value; before that R stops).",
+                             unread=(model.variables[c],))
+    return class_posterior(model, columns, c, as_prob=as_prob, keep_values=keep_values)
+
+
+def _partition_ties(part, model, c):
+    """One partition's index and :func:`tied_rows` (no draws: the partitions compute
+    these side by side)."""
+    if len(part) == 0:
+        k = int(model.n_levels[c])
+        return part.index, *tied_rows(np.empty((0, k)))
+    values, _ = _class_posterior_of(model, part, c, as_prob=False, keep_values=True)
+    return part.index, *tied_rows(values)
+
+
+def _draw_partition(ties, source, levels, name):
+    """A partition's labels, its ties drawn from ``source`` (copied: the task's input
+    stays as it was, so computing again draws the same), and the source after them."""
+    index, best, rows, tied, undefined = ties
+    source = copy.deepcopy(source)
+    best = draw_ties(best.copy(), rows, tied, undefined, source)
+    return pd.Series(pd.Categorical.from_codes(best, levels), index=index, name=name), source
+
+
+def _lazy_draws(frame, model, class_, c, source, meta):
+    """The labels of a Dask frame with ties drawn from ``source`` as the rows of all its
+    partitions in turn would draw them in memory: the posteriors of the partitions side
+    by side, then their draws in a chain, each task taking the source as the previous
+    one left it."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    _check_variables(model, dask_meta(frame, "newdata").columns, "newdata", False)
+    ties = frame.map_partitions(_partition_ties, model, c, meta=pd.Series([], dtype=object),
+                                enforce_metadata=False).to_delayed()
+    draw = delayed(_draw_partition, nout=2)
+    labels = []
+    for part in ties:
+        part_labels, source = draw(part, source, meta.cat.categories, class_)
+        labels.append(part_labels)
+    return dd.from_delayed(labels, meta=meta, divisions=frame.divisions, verify_meta=False)
 
 
 # rows the posterior kernel reads at once, their codes kept in cache
@@ -858,14 +950,27 @@ def most_probable(log_post, source=None):
     1)``, where a NaN row counts as a tie of every level (R consumes a draw
     there too).
     """
+    best, rows, tied, undefined = tied_rows(log_post)
+    return best if source is None else draw_ties(best, rows, tied, undefined, source)
+
+
+def tied_rows(log_post):
+    """What :func:`most_probable` draws from: the first most probable level per row
+    (-1 on NaN rows), the rows with ties, their tied levels (flags) and whether each
+    is a NaN row."""
     undefined = np.isnan(log_post).all(axis=1)
     safe = np.where(undefined[:, None], 0.0, log_post)
     best = np.where(undefined, -1, np.argmax(safe, axis=1))
-    if source is None or log_post.shape[1] < 2:
-        return best
     tied = safe == safe.max(axis=1, keepdims=True)
-    for row in np.flatnonzero(tied.sum(axis=1) > 1):
-        levels = np.flatnonzero(tied[row])
+    rows = np.flatnonzero(tied.sum(axis=1) > 1)
+    return best, rows, tied[rows], undefined[rows]
+
+
+def draw_ties(best, rows, tied, undefined, source):
+    """``best`` with a level drawn among the tied ones of each of ``rows`` in turn
+    (:func:`tied_rows`); a NaN row draws too, and stays -1."""
+    for row, flags, nan_row in zip(rows, tied, undefined):
+        levels = np.flatnonzero(flags)
         choice = levels[source.sample_int(len(levels), 1)[0]]
-        best[row] = -1 if undefined[row] else choice
+        best[row] = -1 if nan_row else choice
     return best

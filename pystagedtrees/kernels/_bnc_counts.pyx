@@ -41,6 +41,58 @@ def family_counts(const code_t[:, ::1] codes, const index_t[::1] cols,
     return out
 
 
+def class_family_counts(const code_t[:, ::1] codes, const index_t[::1] dims,
+                        const float64_t[::1] weights=None):
+    """The class's table, each feature's with the class and each pair's with
+    the class, all counted in one pass over the rows.
+
+    Column 0 of ``codes`` is the class (never missing: the caller's
+    guarantee), columns 1.. the features; ``dims`` their numbers of levels.
+    Returns one (K, dims[0]) array, the class the last axis of every table:
+    row 0 the class's counts, then the rows of each feature's table (levels
+    x class, feature 1 first), then of each pair ``a < b``'s (levels of ``a``
+    x levels of ``b`` x class), pairs in the order (1, 2), (1, 3), ...  A
+    table skips the rows missing (-1) one of its features, as
+    :func:`family_counts`; ``weights`` as there.
+    """
+    cdef Py_ssize_t n = codes.shape[0], p = codes.shape[1], m, i, a, b, at
+    cdef code_t c, va, vb
+    cdef float64_t w = 1.0
+    cdef bint weighted = weights is not None
+    if dims.shape[0] != p or p < 1:
+        raise ValueError("dims needs one entry per column of codes (the class first)")
+    m = dims[0]
+    # row offsets of each table in the output: features', then pairs' (a, b) at a * p + b
+    offsets = np.zeros(p * p, dtype=np.int64)
+    cdef index_t[::1] off = offsets
+    at = 1
+    for a in range(1, p):
+        off[a] = at
+        at += dims[a]
+    for a in range(1, p):
+        for b in range(a + 1, p):
+            off[a * p + b] = at
+            at += dims[a] * dims[b]
+    out = np.zeros((at, m), dtype=np.float64)
+    cdef float64_t[:, ::1] counts = out
+    with nogil:
+        for i in range(n):
+            c = codes[i, 0]
+            if weighted:
+                w = weights[i]
+            counts[0, c] += w
+            for a in range(1, p):
+                va = codes[i, a]
+                if va < 0:
+                    continue
+                counts[off[a] + va, c] += w
+                for b in range(a + 1, p):
+                    vb = codes[i, b]
+                    if vb >= 0:
+                        counts[off[a * p + b] + va * dims[b] + vb, c] += w
+    return out
+
+
 def entropy_ml(const float64_t[::1] counts):
     """Plug-in entropy (natural log) of a table given in R's column-major order.
 

@@ -104,10 +104,9 @@ def check_staged_tree_classifier(labelled, params, n_partitions):
     X, y, _ = labelled
     cuts = partition_cuts(len(X), n_partitions, seed=4)
     dX, dy = split(X, cuts), split(y, cuts)
-    got = StagedTreeClassifier(**params).fit(dX, dy)
-    with warnings.catch_warnings():  # the one of rows lost to missing values, in memory only
-        warnings.simplefilter("ignore", UserWarning)
-        expected = StagedTreeClassifier(**params).fit(X, y)
+    got, got_warnings = fit_recording_warnings(StagedTreeClassifier(**params), dX, dy)
+    expected, expected_warnings = fit_recording_warnings(StagedTreeClassifier(**params), X, y)
+    assert got_warnings == expected_warnings
     assert got.model_.variables == expected.model_.variables
     assert got.model_.stages() == expected.model_.stages()
     np.testing.assert_allclose(float(st.logLik(got.model_)), float(st.logLik(expected.model_)),
@@ -115,6 +114,35 @@ def check_staged_tree_classifier(labelled, params, n_partitions):
     if expected.bnc_ is not None:
         assert_same_network(got.bnc_, expected.bnc_)
     assert_same_predictions(got, expected, dX, X)
+
+
+def fit_recording_warnings(estimator, X, y):
+    """The fitted estimator and the warnings of its fit: (category, text, file) each."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    return estimator, [(w.category, str(w.message), w.filename) for w in caught
+                       if issubclass(w.category, UserWarning)]
+
+
+@pytest.mark.parametrize("params", METHODS)
+def test_rows_lost_to_missing_values_warn_as_in_pandas(labelled, params):
+    """A feature missing in most rows, early in the tree: the later variables are fitted
+    on few of the rows observing them, which the Dask fit says as pandas says it."""
+    import dask
+
+    X, y, _ = labelled
+    X = X.copy()
+    X.loc[np.random.default_rng(8).random(len(X)) < 0.7, "D"] = np.nan
+    params = {**params, "ordering": ["D", "A", "C", "B"]} if "ordering" in params else params
+    cuts = partition_cuts(len(X), 5, seed=9)
+    with dask.config.set(scheduler="sync"):
+        _, got = fit_recording_warnings(StagedTreeClassifier(**params), split(X, cuts),
+                                        split(y, cuts))
+    _, expected = fit_recording_warnings(StagedTreeClassifier(**params), X, y)
+    assert got == expected
+    assert params["method"] == "nb" or any("is fitted on" in w[1] for w in got)
+    assert all(w[2] == __file__ for w in got)  # the user's line
 
 
 def test_integer_labels_keep_their_type(labelled):
@@ -168,3 +196,40 @@ def test_any_partitioning_gives_the_pandas_classifier(data, cuts, structure):
         assert_same_network(got.model_, expected.model_)
         np.testing.assert_allclose(got.predict_proba(split(X, cuts)).compute().to_numpy(),
                                    expected.predict_proba(X), rtol=1e-12)
+
+
+def test_partitions_holding_different_labels_add_up(labelled):
+    """Each partition counts over the labels it holds, in its own order; the sum lines
+    the class axes up (a class missing from most partitions, weights that are not whole)."""
+    import dask
+
+    X, _, _ = labelled
+    rng = np.random.default_rng(2)
+    y = pd.Series(np.r_[["c"] * 100, rng.choice(["b", "a"], 300), rng.choice(["a", "c"], 200)])
+    weights = pd.Series(rng.random(len(X)))
+    cuts = [100, 100, 250, 400]
+    with dask.config.set(scheduler="sync"):
+        for structure in ("nb", "tan_cl", "aode"):
+            got = BNClassifier(structure=structure).fit(split(X, cuts), split(y, cuts),
+                                                        sample_weight=split(weights, cuts))
+            expected = BNClassifier(structure=structure).fit(X, y, sample_weight=weights)
+            np.testing.assert_array_equal(got.classes_, ["a", "b", "c"])
+            assert_same_network(got.model_, expected.model_)
+
+
+def test_each_partition_is_read_and_counted_in_one_task(tmp_path):
+    """The fit of a Parquet dataset runs one task per file (read, pair with the labels,
+    count every table) and the tasks of the sum: no separate pass for the labels."""
+    import dask
+    from dask.callbacks import Callback
+
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(6)
+    for i in range(5):
+        pd.DataFrame({f"V{j}": pd.Categorical(rng.choice(["a", "b"], 200), categories=["a", "b"])
+                      for j in range(4)}).to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path).astype(pd.CategoricalDtype(["a", "b"]))
+    started = []
+    with dask.config.set(scheduler="sync"), Callback(pretask=lambda key, *_: started.append(key)):
+        BNClassifier(structure="tan_cl").fit(ddf[["V1", "V2", "V3"]], ddf["V0"])
+    assert len(started) == 5 + 1

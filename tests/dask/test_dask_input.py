@@ -166,10 +166,19 @@ def test_methods_that_need_rows_refuse_dask_input(frame):
                        dict(method="full_bhc", ordering="cmi")):
             with pytest.raises(TypeError, match=r"`X` is a Dask.*these take Dask input"):
                 StagedTreeClassifier(**params).fit(X, y)
-        with pytest.raises(ValueError, match="`rng`"):
-            st.predict(model, X, rng="numpy", seed=1)
+        for rng, seed in ((np.random.default_rng(1), None), (st.rng.RRandom(1), None),
+                          ("numpy", np.random.default_rng(1))):
+            with pytest.raises(ValueError, match="`rng`: a random source .* in use"):
+                st.predict(model, X, rng=rng, seed=seed)
         with pytest.raises(TypeError, match="`conditional_on` must be one event"):
-            st.prob(model, X[["A"]], conditional_on=X[["B"]])
+            st.prob(model, X[["A"]], conditional_on=frame[["B"]])
+        with pytest.raises(ValueError, match="`x` and `conditional_on` have different partitions"):
+            st.prob(model, X[["A"]], conditional_on=split(frame[["B"]], [100, 300]))
+        for condition in (X[["A", "B"]], {"A": "a0"}):
+            with pytest.raises(ValueError, match=r"must name different variables; both have \['A'\]"):
+                st.prob(model, X[["A"]], conditional_on=condition)
+        with pytest.raises(ValueError, match="`conditional_on` has variable"):
+            st.prob(model, X[["A"]], conditional_on=X[["B"]].assign(Z=X["B"]))
         with pytest.raises(TypeError, match="`conditional_on` is a Dask"):
             st.prob(model, {"A": "a0"}, conditional_on=X[["B"]])
         with pytest.raises(ValueError, match="`x` must give a level for every variable"):

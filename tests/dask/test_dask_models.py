@@ -83,6 +83,36 @@ def test_lazy_predictions_match_pandas(frame, n_partitions, scheduler):
         st.path_probability(model, complete, log=True), rtol=1e-12)
 
 
+@ON_SCHEDULERS
+def test_ties_broken_at_random_draw_what_pandas_draws(frame, n_partitions, scheduler):
+    """The partitions draw in turn, each where the previous left the generator: the
+    draws of the same rows in memory, on every computation."""
+    balanced = frame.assign(A=pd.Categorical(np.tile(["a0", "a1"], len(frame) // 2)))
+    model = st.indep(balanced, lambda_=0)  # A's posterior is its marginal, 1/2: every row ties
+    ddf = split(frame, partition_cuts(len(frame), n_partitions, seed=5))
+    for rng in ("numpy", "R"):
+        labels = st.predict(model, ddf, class_="A", rng=rng, seed=42)
+        expected = pd.Series(st.predict(model, frame, class_="A", rng=rng, seed=42))
+        assert (expected != pd.Series(st.predict(model, frame, class_="A"))).any()  # drawn
+        for _ in range(2):
+            got = labels.compute()
+            assert got.astype(object).tolist() == expected.astype(object).tolist()
+
+
+@ON_SCHEDULERS
+def test_prob_conditional_on_a_dask_frame_matches_pandas(frame, n_partitions, scheduler):
+    model = st.full(frame, lambda_=1)
+    ddf = split(frame, partition_cuts(len(frame), n_partitions, seed=6))
+    for events, condition in ((["B"], ["A", "C"]), (["D", "A"], ["C"])):
+        for log, na0 in ((False, True), (True, False)):
+            got = st.prob(model, ddf[events], conditional_on=ddf[condition], log=log, na0=na0)
+            assert isinstance(got, dd.Series)  # lazy
+            np.testing.assert_allclose(
+                got.compute().to_numpy(),
+                st.prob(model, frame[events], conditional_on=frame[condition], log=log, na0=na0),
+                rtol=1e-12)
+
+
 def st_dask_series():
     import dask.dataframe as dd
     return dd.Series

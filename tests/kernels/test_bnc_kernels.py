@@ -1,6 +1,6 @@
 """The Bayesian network classifiers' kernels against NumPy twins and R replays.
 
-Twins: ``_bnc_counts`` (``family_counts``, ``entropy_ml``, ``col_means``,
+Twins: ``_bnc_counts`` (``family_counts``, ``class_family_counts``, ``entropy_ml``, ``col_means``,
 ``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
 ``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
 ``posteriors``).
@@ -14,7 +14,13 @@ from hypothesis import strategies as hst
 from r_replay import r_sum
 
 from pystagedtrees.bnc._params import cpt as bnc_cpt
-from pystagedtrees.kernels._bnc_counts import col_means, entropy_ml, family_counts, fold_cpts
+from pystagedtrees.kernels._bnc_counts import (
+    class_family_counts,
+    col_means,
+    entropy_ml,
+    family_counts,
+    fold_cpts,
+)
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
     fold_family_counts,
@@ -51,6 +57,29 @@ def test_family_counts_tabulate_the_complete_rows(seed, n, dims, weighted):
         if (values >= 0).all():
             want[tuple(values)] += weights[r] if weighted else 1.0
     np.testing.assert_array_equal(got, want.ravel())
+
+
+@given(seeds, hst.integers(0, 40), hst.lists(hst.integers(1, 4), min_size=1, max_size=5),
+       hst.booleans())
+def test_class_family_counts_stack_the_class_feature_and_pair_tables(seed, n, dims, weighted):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims)
+    codes[:, 0] = rng.integers(0, dims[0], size=n)  # the class is never missing
+    weights = rng.random(n) if weighted else None
+    got = class_family_counts(codes, np.array(dims, dtype=np.int64), weights)
+    # each table by rows, class last, stacked in the documented order
+    p = len(dims)
+    families = [(0,)] + [(a, 0) for a in range(1, p)] + [
+        (a, b, 0) for a in range(1, p) for b in range(a + 1, p)]
+    tables = []
+    for family in families:
+        table = np.zeros([dims[v] for v in family])
+        for r in range(n):
+            values = codes[r, list(family)]
+            if (values >= 0).all():
+                table[tuple(values)] += weights[r] if weighted else 1.0
+        tables.append(table.reshape(-1, dims[0]))
+    np.testing.assert_array_equal(got, np.vstack(tables))
 
 
 @given(hst.lists(hst.integers(0, 50).map(float), min_size=1, max_size=12))

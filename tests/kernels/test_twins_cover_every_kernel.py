@@ -25,7 +25,8 @@ TWINS = {
                  for name in ("path_log_probabilities", "class_posteriors")},
     "_random": {name: HERE + "test_counting_kernels.py" for name in ("draw_levels", "StageJoiner")},
     "_bnc_counts": {name: HERE + "test_bnc_kernels.py"
-                    for name in ("family_counts", "entropy_ml", "col_means", "fold_cpts")},
+                    for name in ("family_counts", "class_family_counts", "entropy_ml",
+                                 "col_means", "fold_cpts")},
     "_bnc_infer": {name: HERE + "test_bnc_kernels.py" for name in (
         "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
         "fold_log_joint", "fold_hits", "posteriors")},
