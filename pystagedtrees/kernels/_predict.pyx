@@ -141,66 +141,54 @@ cdef void _free_tree(Tree* t) noexcept:
 
 
 cdef enum:
-    # rows walked side by side, variable by variable: the variable's arrays
-    # are read once into locals, and the rows' memory reads overlap
-    BLOCK = 64
+    # paths walked side by side, variable by variable: the variable's arrays
+    # are read once into locals, and the paths' memory reads overlap
+    LANES = 1024
 
 
-cdef struct Rows:
-    Py_ssize_t m        # variables
-    code_t* paths      # BLOCK x m level codes
-    Py_ssize_t* last    # a row's last variable, -1: not walked
+cdef struct Lanes:
+    # a path per lane: a row's, or for class posteriors one per level of
+    # the target, the levels of a row in adjacent lanes
+    Py_ssize_t n        # lanes
+    # m x pitch level codes, a variable's codes adjacent; the pitch is not a
+    # power of two, so that a lane's codes do not share a cache set
+    Py_ssize_t pitch
+    code_t* paths
+    Py_ssize_t* last    # a lane's last variable, -1: not walked
     double* totals      # log-probabilities so far
-    # where each row's path is, at the variable last walked:
+    # where each path is, at the variable last walked:
     index_t* situation  # its index among the variable's situations
     index_t* position   # sparse: the first listed situation not below it
-    flag_t* listed     # sparse: whether it is listed
-    # the same, kept at the variable before the target (class posteriors)
-    double* kept_totals
-    index_t* kept_situation
-    index_t* kept_position
-    flag_t* kept_listed
-    double* scores      # BLOCK x levels of the target
+    flag_t* listed      # sparse: whether it is listed
 
 
-cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
-    s.m = m
-    s.paths = <code_t*> malloc(BLOCK * max(m, 1) * sizeof(code_t))
-    s.last = <Py_ssize_t*> malloc(BLOCK * sizeof(Py_ssize_t))
-    s.totals = <double*> malloc(BLOCK * sizeof(double))
-    s.situation = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
-    s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
-    s.kept_situation = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.kept_position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.kept_listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
-    s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
+cdef int _allocate(Lanes* s, Py_ssize_t m, Py_ssize_t n) except -1:
+    s.n = n
+    s.pitch = n + 16
+    s.paths = <code_t*> malloc(s.pitch * max(m, 1) * sizeof(code_t))
+    s.last = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+    s.totals = <double*> malloc(n * sizeof(double))
+    s.situation = <index_t*> malloc(n * sizeof(index_t))
+    s.position = <index_t*> malloc(n * sizeof(index_t))
+    s.listed = <flag_t*> malloc(n * sizeof(flag_t))
     if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
-            or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
-            or s.kept_situation == NULL or s.kept_position == NULL or s.kept_listed == NULL
-            or s.scores == NULL):
+            or s.position == NULL or s.listed == NULL):
         _release(s)
         raise MemoryError()
     return 0
 
 
-cdef void _release(Rows* s) noexcept:
+cdef void _release(Lanes* s) noexcept:
     free(s.paths)
     free(s.last)
     free(s.totals)
     free(s.situation)
     free(s.position)
     free(s.listed)
-    free(s.kept_totals)
-    free(s.kept_situation)
-    free(s.kept_position)
-    free(s.kept_listed)
-    free(s.scores)
 
 
-cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
-    """Every row at the root, with log-probability 0."""
+cdef inline void _start(Lanes* s, Py_ssize_t size) noexcept nogil:
+    """Every lane at the root, with log-probability 0."""
     cdef Py_ssize_t b
     for b in range(size):
         s.totals[b] = 0.0
@@ -209,28 +197,25 @@ cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
         s.listed[b] = True
 
 
-cdef inline void _keep(Rows* s, Py_ssize_t size, bint back) noexcept nogil:
-    """Save the rows' totals and places (``back``: restore them)."""
-    cdef Py_ssize_t b
+cdef inline void _spread(Lanes* s, Py_ssize_t size, Py_ssize_t k) noexcept nogil:
+    """Copy the place of lane ``b * k`` to lanes ``b * k + 1 .. b * k + k - 1``."""
+    cdef Py_ssize_t b, a, j
     for b in range(size):
-        if back:
-            s.totals[b] = s.kept_totals[b]
-            s.situation[b] = s.kept_situation[b]
-            s.position[b] = s.kept_position[b]
-            s.listed[b] = s.kept_listed[b]
-        else:
-            s.kept_totals[b] = s.totals[b]
-            s.kept_situation[b] = s.situation[b]
-            s.kept_position[b] = s.position[b]
-            s.kept_listed[b] = s.listed[b]
+        for a in range(1, k):
+            j = b * k + a
+            s.totals[j] = s.totals[b * k]
+            s.situation[j] = s.situation[b * k]
+            s.position[j] = s.position[b * k]
+            s.listed[j] = s.listed[b * k]
 
 
-cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
+cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Lanes* s, Py_ssize_t b,
                                   index_t* hi) noexcept nogil:
     """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
-    ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
-    cdef index_t at
-    cdef bint sparse
+    ``i`` not below lane ``b``'s situation there, from its place at ``i - 1``
+    (without branching on it: whether a lane's path is listed is random)."""
+    cdef index_t at, before
+    cdef index_t sparse, inside
     cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
     cdef const index_t* start
     if above == _BY_PARENTS or t.child_start[i - 1] == NULL:
@@ -239,12 +224,11 @@ cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py
     start = t.child_start[i - 1]
     sparse = above == _SPARSE or above == _SPARSE_OWN
     at = s.position[b] if sparse else s.situation[b]
-    if not sparse or s.listed[b]:
-        hi[0] = start[at + 1]
-        return start[at]
-    # between the listed situations around it
-    hi[0] = start[at]
-    return start[at - 1] if at > 0 else 0
+    inside = (not sparse) | s.listed[b]  # (a number, not a branch: it is random)
+    # inside: its children's; else between the listed situations around it
+    hi[0] = start[at + inside]
+    before = at + inside - 1
+    return start[before if before > 0 else 0] if before >= 0 else 0
 
 
 cdef inline index_t _anchor_place(const Tree* t, index_t situation) noexcept nogil:
@@ -260,14 +244,18 @@ cdef inline index_t _anchor_place(const Tree* t, index_t situation) noexcept nog
 
 
 cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
-                Rows* s) noexcept nogil:
+                Py_ssize_t stride, Lanes* s) noexcept nogil:
     """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
-    to ``s.last[b]``, of the path of row ``b < size``, moving its place along."""
-    cdef Py_ssize_t i, b, m = s.m
+    to ``s.last[b]``, of the path of lane ``b`` (``b = 0, stride, 2 * stride``,
+    ``size`` lanes), moving its place along."""
+    cdef Py_ssize_t i, j, b, n = s.pitch
     cdef index_t k, above, situation, lo, hi, mid, config, q
     cdef stage_t stage
     cdef code_t code
     cdef flag_t kind
+    cdef index_t less, found
+    cdef const code_t* codes
+    cdef const code_t* codes_above
     cdef const float64_t* log_prob
     cdef const stage_t* stages
     cdef const index_t* listed
@@ -276,21 +264,35 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
         kind = t.kind[i]
         k = t.n_levels[i]
         above = t.n_levels[i - 1] if i > 0 else 0
+        codes = &s.paths[i * n]
+        codes_above = &s.paths[(i - 1) * n] if i > 0 else codes
         log_prob = t.log_prob[i]
         stages = t.stages[i]
         listed = t.situations[i]
         into = t.into[i]
-        for b in range(size):
+        if into == NULL and (kind == _OWN or kind == _DENSE):
+            # the commonest storage, without the others' branches
+            for j in range(size):
+                b = j * stride
+                if i > s.last[b]:
+                    continue
+                situation = s.situation[b] * above + codes_above[b] if i > 0 else 0
+                s.totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
+                                        + codes[b]]
+                s.situation[b] = situation
+            continue
+        for j in range(size):
+            b = j * stride
             if i > s.last[b]:
                 continue
-            code = s.paths[b * m + i]
+            code = codes[b]
             if into != NULL:  # a deep variable: the trie numbers its situations
                 situation = s.situation[b]
                 if i == t.first_deep:
                     situation = _anchor_place(t, situation)
-                situation = into[situation * above + s.paths[b * m + i - 1]]
+                situation = into[situation * above + codes_above[b]]
             elif i > 0:
-                situation = s.situation[b] * above + s.paths[b * m + i - 1]
+                situation = s.situation[b] * above + codes_above[b]
             else:
                 situation = 0
             if kind == _OWN:
@@ -300,22 +302,24 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             elif kind == _BY_PARENTS:
                 config = 0
                 for q in range(t.n_parents[i]):
-                    config += s.paths[b * m + i - t.parent_lag[i][q]] * t.parent_weight[i][q]
+                    config += s.paths[(i - t.parent_lag[i][q]) * n + b] * t.parent_weight[i][q]
                 s.totals[b] += log_prob[stages[config] * k + code]
             else:
                 lo = _child_bounds(t, i, s, b, &hi)
+                # selections by arithmetic, not branches: whether a path is
+                # listed, and the search's comparisons, are random
                 while lo < hi:
                     mid = (lo + hi) >> 1
-                    if listed[mid] < situation:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                    less = listed[mid] < situation
+                    lo += (mid + 1 - lo) * less
+                    hi = mid + (hi - mid) * less
                 s.position[b] = lo
-                s.listed[b] = lo < t.n_listed[i] and listed[lo] == situation
+                found = listed[lo] == situation if lo < t.n_listed[i] else False
+                s.listed[b] = found
                 if kind == _SPARSE_OWN:
-                    stage = <stage_t> lo if s.listed[b] else <stage_t> t.n_listed[i]
+                    stage = <stage_t> (t.n_listed[i] + (lo - t.n_listed[i]) * found)
                 else:
-                    stage = stages[lo] if s.listed[b] else t.default_stage[i]
+                    stage = t.default_stage[i] + (stages[lo if found else 0] - t.default_stage[i]) * found
                 s.totals[b] += log_prob[stage * k + code]
             s.situation[b] = situation
 
@@ -329,24 +333,24 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
     """
     cdef Tree t
     cdef Py_ssize_t b, i, block, start, size, n = codes.shape[0], m = codes.shape[1]
-    cdef Rows s
+    cdef Lanes s
     _tree(&t, tree)
     try:
-        _allocate(&s, m, 1)
+        _allocate(&s, m, LANES)
     except MemoryError:
         _free_tree(&t)
         raise
     try:
         with nogil:
-            for block in range((n + BLOCK - 1) // BLOCK):
-                start = block * BLOCK
-                size = min(BLOCK, n - start)
+            for block in range((n + LANES - 1) // LANES):
+                start = block * LANES
+                size = min(LANES, n - start)
                 for b in range(size):
                     for i in range(m):
-                        s.paths[b * m + i] = codes[start + b, i]
+                        s.paths[i * s.pitch + b] = codes[start + b, i]
                     s.last[b] = m - 1
                 _start(&s, size)
-                _walk(&t, 0, m, size, &s)
+                _walk(&t, 0, m, size, 1, &s)
                 for b in range(size):
                     out[start + b] = s.totals[b]
     finally:
@@ -368,65 +372,72 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
     without probabilities count 0), and ``best[r]`` the first most probable
     level (-1 on NaN rows).  The normaliser is the largest score plus the
     log of the summed ``exp(score - largest)``, in level order.
+
+    A block of rows is walked once up to the target (a lane per row), then
+    a lane per row and level of the target, every level at once.
     """
     cdef Tree t
-    cdef Py_ssize_t r, b, i, a, block, start, size, deepest
+    cdef Py_ssize_t r, b, i, a, j, block, start, size, deepest, last
     cdef Py_ssize_t n = codes.shape[0], m = codes.shape[1]
     cdef Py_ssize_t k = out.shape[1]  # the target's levels
+    cdef Py_ssize_t rows = max(1, LANES // max(k, 1))  # rows per block
     cdef Py_ssize_t gap  # the first missing value's variable
+    cdef Py_ssize_t lanes = rows * max(k, 1)
     cdef code_t code
     cdef const code_t* row
     cdef bint complete
-    cdef Rows s
+    cdef Lanes s
     _tree(&t, tree)
     try:
-        _allocate(&s, m, k)
+        _allocate(&s, m, lanes)
     except MemoryError:
         _free_tree(&t)
         raise
     try:
         with nogil:
-            for block in range((n + BLOCK - 1) // BLOCK):
-                start = block * BLOCK
-                size = min(BLOCK, n - start)
+            for block in range((n + rows - 1) // rows):
+                start = block * rows
+                size = min(rows, n - start)
                 deepest = target
                 for b in range(size):
                     r = start + b
                     row = &codes[r, 0]
-                    s.last[b] = target
+                    last = target
                     gap = m
                     complete = True
                     for i in range(m):
                         code = row[i]
-                        s.paths[b * m + i] = code
                         if code >= 0:
-                            if i > s.last[b]:
-                                s.last[b] = i
+                            if i > last:
+                                last = i
                         elif code < -1:
                             complete = False
                         elif i != target and i < gap:
                             gap = i
-                    complete = complete and gap > s.last[b]
+                    complete = complete and gap > last
                     done[r] = complete
                     if complete:
-                        deepest = max(deepest, s.last[b])
+                        deepest = max(deepest, last)
                     else:
-                        s.last[b] = -1
-                _start(&s, size)
-                _walk(&t, 0, target, size, &s)
-                _keep(&s, size, False)
-                for a in range(k):
-                    _keep(&s, size, True)
-                    for b in range(size):
-                        s.paths[b * m + target] = <code_t> a
-                    _walk(&t, target, deepest + 1, size, &s)
-                    for b in range(size):
-                        # a path through a stage without probabilities counts 0
-                        s.scores[b * k + a] = (-INFINITY if s.totals[b] != s.totals[b]
-                                               else s.totals[b])
+                        last = -1
+                    for a in range(k):
+                        j = b * k + a
+                        s.last[j] = last
+                        for i in range(last + 1):
+                            s.paths[i * s.pitch + j] = row[i]
+                        if last >= 0:
+                            s.paths[target * s.pitch + j] = <code_t> a
+                _start(&s, size * k)
+                _walk(&t, 0, target, size, k, &s)
+                _spread(&s, size, k)
+                _walk(&t, target, deepest + 1, size * k, 1, &s)
+                for j in range(size * k):
+                    # a path through a stage without probabilities counts 0
+                    if s.totals[j] != s.totals[j]:
+                        s.totals[j] = -INFINITY
                 for b in range(size):
-                    if s.last[b] >= 0:
-                        _normalise(&s.scores[b * k], k, as_prob, &out[start + b, 0],
+                    if s.last[b * k] >= 0:
+                        _normalise(&s.totals[b * k], k, as_prob, &out[start + b, 0],
                                    &best[start + b])
     finally:
         _release(&s)
