@@ -29,6 +29,7 @@ from pystagedtrees.kernels._predict import (
     SPARSE_OWN,
     class_posteriors,
     path_log_probabilities,
+    rows_of_columns,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
@@ -480,9 +481,7 @@ def encode_rows(model, frame, name, unknown_means=None, unread=()):
     it means, for the warning) the code ``UNKNOWN``: an impossible event.
     Columns named in ``unread`` are left missing without being read.
     """
-    columns = encode_columns(model, frame, name, unknown_means, unread)
-    return columns.fill(np.empty((columns.n_rows, len(columns.codes)), dtype=np.int32),
-                        slice(None))
+    return encode_columns(model, frame, name, unknown_means, unread).rows()
 
 
 class EncodedColumns:
@@ -493,11 +492,11 @@ class EncodedColumns:
         self.codes = codes
         self.n_rows = n_rows
 
-    def fill(self, out, rows):
-        """``out`` (a row per row picked, a column per variable) with the codes
-        of ``rows`` (a slice or positions)."""
-        for i, column in enumerate(self.codes):
-            out[:, i] = -1 if column is None else column[rows]
+    def rows(self):
+        """The codes, a row per row of the frame and a column per variable."""
+        out = np.empty((self.n_rows, len(self.codes)), dtype=np.int32)
+        rows_of_columns(tuple(None if c is None else np.ascontiguousarray(c, dtype=np.int32)
+                              for c in self.codes), out)
         return out
 
 
@@ -762,10 +761,6 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
     return pd.Categorical.from_codes(best, levels)
 
 
-# rows the posterior kernel reads at once, their codes kept in cache
-_ROWS_PER_CHUNK = 1 << 13
-
-
 def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     """Posterior of the levels of variable ``c`` given the rest of each row.
 
@@ -777,33 +772,20 @@ def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     Rows with gaps before their last given value sum them out.
     """
     tables = log_tables_of(model)
-    n, p, k = columns.n_rows, len(model.variables), int(model.n_levels[c])
-    values = np.empty((n, k)) if keep_values else None
+    n, k = columns.n_rows, int(model.n_levels[c])
+    values = np.empty((n, k))
     best = np.empty(n, dtype=np.int64)
     done = np.empty(n, dtype=np.uint8)
-    codes = np.empty((min(n, _ROWS_PER_CHUNK), p), dtype=np.int32)
-    out = np.empty((len(codes), k))
-    chunk_best = np.empty(len(codes), dtype=np.int64)
-    chunk_done = np.empty(len(codes), dtype=np.uint8)
+    codes = columns.rows()
     order = _path_order(model, columns, c, tables)
-    for start in range(0, n, _ROWS_PER_CHUNK):
-        rows = slice(start, min(start + _ROWS_PER_CHUNK, n))
-        size = rows.stop - start
-        if order is not None:
-            rows = order[rows]
-        class_posteriors(tables.tree, columns.fill(codes[:size], rows), c, as_prob, out[:size],
-                         chunk_best[:size], chunk_done[:size])
-        best[rows], done[rows] = chunk_best[:size], chunk_done[:size]
-        if keep_values:
-            values[rows] = out[:size]
+    class_posteriors(tables.tree, codes, _NONE if order is None else order, c, as_prob, values,
+                     best, done)
     gaps = np.flatnonzero(done == 0)
     if len(gaps):
-        codes = columns.fill(np.empty((len(gaps), p), dtype=np.int32), gaps)
-        log_post = _summed_out_log_posterior(model, codes, c, tables)
+        log_post = _summed_out_log_posterior(model, codes[gaps], c, tables)
         best[gaps] = most_probable(log_post)
-        if keep_values:
-            values[gaps] = np.exp(log_post) if as_prob else log_post
-    return values, best
+        values[gaps] = np.exp(log_post) if as_prob else log_post
+    return (values if keep_values else None), best
 
 
 def _path_order(model, columns, c, tables):

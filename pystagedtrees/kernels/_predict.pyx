@@ -270,13 +270,15 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
         stages = t.stages[i]
         listed = t.situations[i]
         into = t.into[i]
-        if into == NULL and (kind == _OWN or kind == _DENSE):
-            # the commonest storage, without the others' branches
+        if (kind == _OWN or kind == _DENSE) and i > 0 and i != t.first_deep:
+            # the commonest storages, without the others' branches
             for j in range(size):
                 b = j * stride
                 if i > s.last[b]:
                     continue
-                situation = s.situation[b] * above + codes_above[b] if i > 0 else 0
+                situation = s.situation[b] * above + codes_above[b]
+                if into != NULL:
+                    situation = into[situation]
                 s.totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
                                         + codes[b]]
                 s.situation[b] = situation
@@ -358,11 +360,13 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
         _free_tree(&t)
 
 
-def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
-                     float64_t[:, ::1] out, index_t[::1] best, flag_t[::1] done):
+def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] order,
+                     Py_ssize_t target, bint as_prob, float64_t[:, ::1] out, index_t[::1] best,
+                     flag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
 
-    A row counts the variables up to its last given one (or ``target``, if
+    The rows are walked in ``order`` (their positions; empty: ``0, 1, ...``),
+    which may put rows sharing the start of their paths side by side.  A row counts the variables up to its last given one (or ``target``, if
     later); ``codes[r, target]`` is not read.  Rows with a missing value
     (-1) before that or an unknown value (< -1) anywhere are left to the
     caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
@@ -378,7 +382,7 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
     """
     cdef Tree t
     cdef Py_ssize_t r, b, i, a, j, block, start, size, deepest, last
-    cdef Py_ssize_t n = codes.shape[0], m = codes.shape[1]
+    cdef Py_ssize_t n = order.shape[0] if order.shape[0] else codes.shape[0], m = codes.shape[1]
     cdef Py_ssize_t k = out.shape[1]  # the target's levels
     cdef Py_ssize_t rows = max(1, LANES // max(k, 1))  # rows per block
     cdef Py_ssize_t gap  # the first missing value's variable
@@ -400,7 +404,7 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
                 size = min(rows, n - start)
                 deepest = target
                 for b in range(size):
-                    r = start + b
+                    r = order[start + b] if order.shape[0] else start + b
                     row = &codes[r, 0]
                     last = target
                     gap = m
@@ -437,8 +441,8 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
                         s.totals[j] = -INFINITY
                 for b in range(size):
                     if s.last[b * k] >= 0:
-                        _normalise(&s.totals[b * k], k, as_prob, &out[start + b, 0],
-                                   &best[start + b])
+                        r = order[start + b] if order.shape[0] else start + b
+                        _normalise(&s.totals[b * k], k, as_prob, &out[r, 0], &best[r])
     finally:
         _release(&s)
         _free_tree(&t)
@@ -466,3 +470,32 @@ cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, fl
             best[0] = a
             best_value = value
         out[a] = exp(value) if as_prob else value
+
+
+def rows_of_columns(tuple columns, code_t[:, ::1] out):
+    """``out[r, i] = columns[i][r]``, or -1 where ``columns[i]`` is None: the
+    rows of codes of a frame's columns, written a block of rows at a time
+    (the block's rows stay in cache while every column is copied)."""
+    cdef Py_ssize_t i, r, start, stop, n = out.shape[0], p = out.shape[1]
+    cdef const code_t[::1] column
+    cdef const code_t** source = <const code_t**> malloc(max(p, 1) * sizeof(code_t*))
+    if source == NULL:
+        raise MemoryError()
+    try:
+        for i in range(p):
+            source[i] = NULL
+            if columns[i] is not None:
+                column = columns[i]
+                source[i] = &column[0] if column.shape[0] else NULL
+        with nogil:
+            for start in range(0, n, 256):
+                stop = min(start + 256, n)
+                for i in range(p):
+                    if source[i] == NULL:
+                        for r in range(start, stop):
+                            out[r, i] = -1
+                    else:
+                        for r in range(start, stop):
+                            out[r, i] = source[i][r]
+    finally:
+        free(source)
