@@ -77,6 +77,22 @@ class _LogTables:
                     else np.take(t, np.append(v.stage, v.default), axis=0) if kind[i] == SPARSE_OWN
                     else t for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
         listed = [v.sit if sparse[i] else _NONE for i, v in enumerate(self.vectors)]
+        into = [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
+                for i in range(p)]
+        anchored = p if trie is None else trie.first
+        # the rows of big trees are walked sorted by path (see _path_order)
+        self.walk_sorted = bool(sparse.any())
+        numbered = _listed_numbers(kind, listed, self.n_levels, self.vectors, trie)
+        if numbered is not None:
+            first, numbers, deep_into = numbered
+            for i, table in enumerate(numbers, start=first):
+                into[i], listed[i] = table, _NONE
+                if kind[i] == SPARSE:  # the others' stage, by the number they share
+                    stages[i] = np.append(stages[i], self.vectors[i].default)
+                kind[i] = DENSE if kind[i] == SPARSE else OWN
+            if deep_into is not None:
+                into[anchored], anchored = deep_into, p
+            sparse[:] = False
         child_start = [_NONE] * p
         for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & sparse[1:]):
             parents = listed[i] if sparse[i] else np.arange(self.vectors[i].n_situations)
@@ -92,9 +108,7 @@ class _LogTables:
             [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
              for i, v in enumerate(self.vectors)],
             [np.ascontiguousarray(x.ravel()) for x in log_prob],
-            _NONE if trie is None else trie.anchor,
-            [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
-             for i in range(p)],
+            _NONE if trie is None else trie.anchor, into, anchored,
         )
         self._common = None
 
@@ -150,6 +164,50 @@ def _by_number(model, i):
     stage = np.full(model.situation_trie.n_nodes(i) + 1, vector.default, dtype=np.int32)
     stage[vector.sit] = vector.stage  # (a deep vector lists trie numbers, with a default)
     return StageVector(len(stage), stage)
+
+
+def _listed_numbers(kind, listed, n_levels, vectors, trie):
+    """Number the situations of the sparse variables by their places among
+    the listed ones, as a trie numbers deep ones, where that is exact: when
+    every variable from the first sparse one on is sparse (or deep) and the
+    parent of every listed situation is listed (as in trees fitted to data:
+    the observed situations).  The unlisted situations then share one
+    number, the count of listed ones, and so do their children; a row's
+    number follows by one read per variable, not a search.
+
+    Returns None, or the first sparse variable, the numbers of the children
+    of each (``into`` tables, see :mod:`pystagedtrees.kernels._predict`,
+    the first over the mixed-radix situations of the dense variable before
+    it) and, with deep variables, the first deep one's table over those
+    numbers instead of its anchor's places (None without).
+    """
+    sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
+    stop = len(kind) if trie is None else trie.first
+    first = int(np.argmax(sparse))
+    if not sparse[first] or first == 0 or not sparse[first:stop].all():
+        return None
+    numbers = []
+    for i in range(first, stop):
+        k, count = int(n_levels[i - 1]), len(listed[i])
+        if i == first:
+            table = np.full(vectors[i - 1].n_situations * k, count, dtype=np.int64)
+            table[listed[i]] = np.arange(count)
+        else:
+            parent, level = np.divmod(listed[i], k)
+            place = np.searchsorted(listed[i - 1], parent)
+            if len(parent) and (len(listed[i - 1]) == 0 or (
+                    listed[i - 1][np.minimum(place, len(listed[i - 1]) - 1)] != parent).any()):
+                return None  # a listed situation under an unlisted one
+            table = np.full((len(listed[i - 1]) + 1) * k, count, dtype=np.int64)
+            table[place * k + level] = np.arange(count)
+        numbers.append(table)
+    deep_into = None
+    if trie is not None:
+        places = trie.anchor_places(listed[stop - 1])
+        if np.count_nonzero(places < len(trie.anchor)) < len(trie.anchor):
+            return None  # a path of the trie through an unlisted situation
+        deep_into = trie.children[0][np.append(places, len(trie.anchor))].ravel()
+    return first, numbers, deep_into
 
 
 def _storage(vector, n_stages):
@@ -794,7 +852,7 @@ def _path_order(model, columns, c, tables):
     tree's memory is read in order), or None.  The key is the situation
     index over the given variables (missing values as an extra level), up
     to the variables it fits in 62 bits."""
-    if columns.n_rows < 4096 or not np.isin(tables.tree[0], (SPARSE, SPARSE_OWN)).any():
+    if columns.n_rows < 4096 or not tables.walk_sorted:
         return None
     key = np.zeros(columns.n_rows, dtype=np.int64)
     bits = 0.0

@@ -10,9 +10,11 @@ few entries; so a row costs a handful of memory reads per variable.
 The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
 ``default_stage`` (an entry per variable ``i``), then lists of an array per
 variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
-``parent_weight``, ``log_prob``; then ``anchor`` and a list ``into`` of an
-array per variable, for the deep variables numbered by a trie
-(:mod:`pystagedtrees.model._trie`).
+``parent_weight``, ``log_prob``; then ``anchor``, a list ``into`` of an
+array per variable, for the variables numbered by a trie
+(:mod:`pystagedtrees.model._trie`) or by their places among listed
+situations, and ``anchored``, the variable numbered from ``anchor`` (``p``:
+none).
 
 - ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS``, ``OWN`` (dense,
   with a row of log-probabilities per situation: no stage id is read) or
@@ -30,12 +32,13 @@ array per variable, for the deep variables numbered by a trie
   ``i`` parent ``q`` is and its digit's weight in the configuration number;
 - ``log_prob[i][row * n_levels[i] + level]``, the row a stage (a situation
   for ``OWN``);
-- ``into[i]`` (empty: not deep): for a deep variable, stored as ``DENSE``
-  or ``OWN`` over its trie numbers, the number of the child at level ``x``
+- ``into[i]`` (empty: none): for a variable stored as ``DENSE`` or ``OWN``
+  over numbers of its situations, the number of the child at level ``x``
   of the situation numbered ``j`` at ``i - 1``: ``into[i][j * n_levels[i -
-  1] + x]``; at the first deep variable ``j`` is the place in ``anchor``
-  (sorted mixed-radix situations of ``i - 1``) of the row's situation, or
-  ``len(anchor)`` when it is not there, whose row leads outside the trie.
+  1] + x]`` (``j`` the mixed-radix index where ``i - 1`` has no ``into``);
+  at ``anchored`` ``j`` is the place in ``anchor`` (sorted mixed-radix
+  situations of ``i - 1``) of the row's situation, or ``len(anchor)`` when
+  it is not there, whose row leads outside the trie.
 
 The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
@@ -70,7 +73,7 @@ cdef struct Tree:
     const float64_t** log_prob
     const index_t* anchor
     Py_ssize_t n_anchor
-    Py_ssize_t first_deep  # p: none
+    Py_ssize_t first_deep  # the anchored variable, p: none
     const index_t** into  # NULL: not deep
 
 
@@ -102,7 +105,7 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
     t.into = <const index_t**> malloc(p * sizeof(index_t*))
     t.anchor = &anchor[0] if anchor.shape[0] else NULL
     t.n_anchor = anchor.shape[0]
-    t.first_deep = p
+    t.first_deep = arrays[12]
     if (t.stages == NULL or t.situations == NULL or t.child_start == NULL
             or t.parent_lag == NULL or t.parent_weight == NULL or t.n_parents == NULL
             or t.log_prob == NULL or t.into == NULL):
@@ -124,8 +127,6 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
         t.log_prob[i] = &log_prob[0] if log_prob.shape[0] else NULL
         into = arrays[11][i]
         t.into[i] = &into[0] if into.shape[0] else NULL
-        if t.into[i] != NULL and t.first_deep == p:
-            t.first_deep = i
     return 0
 
 

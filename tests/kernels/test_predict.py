@@ -167,3 +167,54 @@ def test_rows_of_columns_equal_the_slow_twin(seed):
     rows_of_columns(columns, out)
     expected = np.column_stack([np.full(n, -1) if c is None else c for c in columns])
     np.testing.assert_array_equal(out, expected.reshape(n, p))
+
+
+class FittedTree:
+    """A fitted model, as the slow twins read a tree."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n_levels = model.n_levels
+        self.situation_trie = model.situation_trie
+        self.vectors = [model.stage_vector(i) for i in range(len(model.variables))]
+        with np.errstate(divide="ignore"):
+            self.log_tables = [np.log(model.stage_probabilities(i))
+                               for i in range(len(model.variables))]
+
+    def is_deep(self, i):
+        return self.model.is_deep(i)
+
+
+@pytest.mark.parametrize("p", [30, 70])
+def test_class_posteriors_of_fitted_trees_equal_the_slow_twin(p):
+    """Trees fitted to data, whose sparse variables the kernels number by
+    their listed situations (past 63 binary variables, into the trie's)."""
+    import pandas as pd
+
+    import pystagedtrees as st
+    from pystagedtrees.inference._inference import log_tables_of
+
+    rng = np.random.default_rng(p)
+    data = pd.DataFrame({f"V{j}": pd.Categorical.from_codes(rng.integers(0, 2, 300), ["0", "1"])
+                         for j in range(p)})
+    model = st.full(data, lambda_=1)
+    tables = log_tables_of(model)
+    assert len(tables.tree[11][p - 1]) and tables.tree[12] == p  # numbered, none anchored
+    tree = FittedTree(model)
+    known = np.column_stack([data[v].cat.codes for v in data.columns]).astype(np.int32)
+    codes = np.vstack([known[:100], rng.integers(0, 2, (100, p))]).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.01] = -1
+    n = len(codes)
+    for target in (0, p // 2):
+        out, best, done = np.empty((n, 2)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        class_posteriors(tables.tree, codes, rng.permutation(n), target, False, out, best, done)
+        for r, row in enumerate(codes):
+            expected = slow_class_posterior(tree, row, target)
+            assert done[r] == (expected is not None)
+            if expected is not None:
+                np.testing.assert_allclose(out[r], expected[0], rtol=1e-12, atol=1e-300)
+                assert best[r] == expected[1]
+    complete = codes[(codes >= 0).all(axis=1)]
+    out = np.empty(len(complete))
+    path_log_probabilities(tables.tree, complete, out)
+    np.testing.assert_allclose(out, [slow_path_logprob(tree, row) for row in complete], rtol=1e-13)
