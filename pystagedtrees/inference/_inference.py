@@ -194,10 +194,17 @@ def _listed_numbers(kind, listed, n_levels, vectors, trie):
             table[listed[i]] = np.arange(count)
         else:
             parent, level = np.divmod(listed[i], k)
-            place = np.searchsorted(listed[i - 1], parent)
-            if len(parent) and (len(listed[i - 1]) == 0 or (
-                    listed[i - 1][np.minimum(place, len(listed[i - 1]) - 1)] != parent).any()):
-                return None  # a listed situation under an unlisted one
+            new = np.empty(len(parent), dtype=bool)
+            new[:1] = True
+            np.not_equal(parent[1:], parent[:-1], out=new[1:])
+            distinct = parent[new]
+            if len(distinct) == len(listed[i - 1]) and (distinct == listed[i - 1]).all():
+                place = np.cumsum(new) - 1  # every listed situation has listed children
+            else:
+                place = np.searchsorted(listed[i - 1], parent)
+                if len(parent) and (len(listed[i - 1]) == 0 or (
+                        listed[i - 1][np.minimum(place, len(listed[i - 1]) - 1)] != parent).any()):
+                    return None  # a listed situation under an unlisted one
             table = np.full((len(listed[i - 1]) + 1) * k, count, dtype=np.int64)
             table[place * k + level] = np.arange(count)
         numbers.append(table)
