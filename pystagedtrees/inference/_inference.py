@@ -36,6 +36,7 @@ from pystagedtrees.kernels._predict import (
     SPARSE_OWN,
     class_posteriors,
     path_log_probabilities,
+    rows_of_columns,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
@@ -83,6 +84,22 @@ class _LogTables:
                     else np.take(t, np.append(v.stage, v.default), axis=0) if kind[i] == SPARSE_OWN
                     else t for i, (v, t) in enumerate(zip(self.vectors, self.per_variable))]
         listed = [v.sit if sparse[i] else _NONE for i, v in enumerate(self.vectors)]
+        into = [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
+                for i in range(p)]
+        anchored = p if trie is None else trie.first
+        # the rows of big trees are walked sorted by path (see _path_order)
+        self.walk_sorted = bool(sparse.any())
+        numbered = _listed_numbers(kind, listed, self.n_levels, self.vectors, trie)
+        if numbered is not None:
+            first, numbers, deep_into = numbered
+            for i, table in enumerate(numbers, start=first):
+                into[i], listed[i] = table, _NONE
+                if kind[i] == SPARSE:  # the others' stage, by the number they share
+                    stages[i] = np.append(stages[i], self.vectors[i].default)
+                kind[i] = DENSE if kind[i] == SPARSE else OWN
+            if deep_into is not None:
+                into[anchored], anchored = deep_into, p
+            sparse[:] = False
         child_start = [_NONE] * p
         for i in np.flatnonzero((kind[:-1] != BY_PARENTS) & sparse[1:]):
             parents = listed[i] if sparse[i] else np.arange(self.vectors[i].n_situations)
@@ -98,9 +115,7 @@ class _LogTables:
             [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
              for i, v in enumerate(self.vectors)],
             [np.ascontiguousarray(x.ravel()) for x in log_prob],
-            _NONE if trie is None else trie.anchor,
-            [trie.children[i - trie.first].ravel() if model.is_deep(i) else _NONE
-             for i in range(p)],
+            _NONE if trie is None else trie.anchor, into, anchored,
         )
         self._common = None
 
@@ -156,6 +171,57 @@ def _by_number(model, i):
     stage = np.full(model.situation_trie.n_nodes(i) + 1, vector.default, dtype=np.int32)
     stage[vector.sit] = vector.stage  # (a deep vector lists trie numbers, with a default)
     return StageVector(len(stage), stage)
+
+
+def _listed_numbers(kind, listed, n_levels, vectors, trie):
+    """Number the situations of the sparse variables by their places among
+    the listed ones, as a trie numbers deep ones, where that is exact: when
+    every variable from the first sparse one on is sparse (or deep) and the
+    parent of every listed situation is listed (as in trees fitted to data:
+    the observed situations).  The unlisted situations then share one
+    number, the count of listed ones, and so do their children; a row's
+    number follows by one read per variable, not a search.
+
+    Returns None, or the first sparse variable, the numbers of the children
+    of each (``into`` tables, see :mod:`pystagedtrees.kernels._predict`,
+    the first over the mixed-radix situations of the dense variable before
+    it) and, with deep variables, the first deep one's table over those
+    numbers instead of its anchor's places (None without).
+    """
+    sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
+    stop = len(kind) if trie is None else trie.first
+    first = int(np.argmax(sparse))
+    if not sparse[first] or first == 0 or not sparse[first:stop].all():
+        return None
+    numbers = []
+    for i in range(first, stop):
+        k, count = int(n_levels[i - 1]), len(listed[i])
+        if i == first:
+            table = np.full(vectors[i - 1].n_situations * k, count, dtype=np.int64)
+            table[listed[i]] = np.arange(count)
+        else:
+            parent, level = np.divmod(listed[i], k)
+            new = np.empty(len(parent), dtype=bool)
+            new[:1] = True
+            np.not_equal(parent[1:], parent[:-1], out=new[1:])
+            distinct = parent[new]
+            if len(distinct) == len(listed[i - 1]) and (distinct == listed[i - 1]).all():
+                place = np.cumsum(new) - 1  # every listed situation has listed children
+            else:
+                place = np.searchsorted(listed[i - 1], parent)
+                if len(parent) and (len(listed[i - 1]) == 0 or (
+                        listed[i - 1][np.minimum(place, len(listed[i - 1]) - 1)] != parent).any()):
+                    return None  # a listed situation under an unlisted one
+            table = np.full((len(listed[i - 1]) + 1) * k, count, dtype=np.int64)
+            table[place * k + level] = np.arange(count)
+        numbers.append(table)
+    deep_into = None
+    if trie is not None:
+        places = trie.anchor_places(listed[stop - 1])
+        if np.count_nonzero(places < len(trie.anchor)) < len(trie.anchor):
+            return None  # a path of the trie through an unlisted situation
+        deep_into = trie.children[0][np.append(places, len(trie.anchor))].ravel()
+    return first, numbers, deep_into
 
 
 def _storage(vector, n_stages):
@@ -487,9 +553,7 @@ def encode_rows(model, frame, name, unknown_means=None, unread=()):
     it means, for the warning) the code ``UNKNOWN``: an impossible event.
     Columns named in ``unread`` are left missing without being read.
     """
-    columns = encode_columns(model, frame, name, unknown_means, unread)
-    return columns.fill(np.empty((columns.n_rows, len(columns.codes)), dtype=np.int32),
-                        slice(None))
+    return encode_columns(model, frame, name, unknown_means, unread).rows()
 
 
 class EncodedColumns:
@@ -500,11 +564,11 @@ class EncodedColumns:
         self.codes = codes
         self.n_rows = n_rows
 
-    def fill(self, out, rows):
-        """``out`` (a row per row picked, a column per variable) with the codes
-        of ``rows`` (a slice or positions)."""
-        for i, column in enumerate(self.codes):
-            out[:, i] = -1 if column is None else column[rows]
+    def rows(self):
+        """The codes, a row per row of the frame and a column per variable."""
+        out = np.empty((self.n_rows, len(self.codes)), dtype=np.int32)
+        rows_of_columns(tuple(None if c is None else np.ascontiguousarray(c, dtype=np.int32)
+                              for c in self.codes), out)
         return out
 
 
@@ -854,10 +918,6 @@ def _lazy_draws(frame, model, class_, c, source, meta):
     return dd.from_delayed(labels, meta=meta, divisions=frame.divisions, verify_meta=False)
 
 
-# rows the posterior kernel reads at once, their codes kept in cache
-_ROWS_PER_CHUNK = 1 << 13
-
-
 def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     """Posterior of the levels of variable ``c`` given the rest of each row.
 
@@ -869,33 +929,20 @@ def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     Rows with gaps before their last given value sum them out.
     """
     tables = log_tables_of(model)
-    n, p, k = columns.n_rows, len(model.variables), int(model.n_levels[c])
-    values = np.empty((n, k)) if keep_values else None
+    n, k = columns.n_rows, int(model.n_levels[c])
+    values = np.empty((n, k))
     best = np.empty(n, dtype=np.int64)
     done = np.empty(n, dtype=np.uint8)
-    codes = np.empty((min(n, _ROWS_PER_CHUNK), p), dtype=np.int32)
-    out = np.empty((len(codes), k))
-    chunk_best = np.empty(len(codes), dtype=np.int64)
-    chunk_done = np.empty(len(codes), dtype=np.uint8)
+    codes = columns.rows()
     order = _path_order(model, columns, c, tables)
-    for start in range(0, n, _ROWS_PER_CHUNK):
-        rows = slice(start, min(start + _ROWS_PER_CHUNK, n))
-        size = rows.stop - start
-        if order is not None:
-            rows = order[rows]
-        class_posteriors(tables.tree, columns.fill(codes[:size], rows), c, as_prob, out[:size],
-                         chunk_best[:size], chunk_done[:size])
-        best[rows], done[rows] = chunk_best[:size], chunk_done[:size]
-        if keep_values:
-            values[rows] = out[:size]
+    class_posteriors(tables.tree, codes, _NONE if order is None else order, c, as_prob, values,
+                     best, done)
     gaps = np.flatnonzero(done == 0)
     if len(gaps):
-        codes = columns.fill(np.empty((len(gaps), p), dtype=np.int32), gaps)
-        log_post = _summed_out_log_posterior(model, codes, c, tables)
+        log_post = _summed_out_log_posterior(model, codes[gaps], c, tables)
         best[gaps] = most_probable(log_post)
-        if keep_values:
-            values[gaps] = np.exp(log_post) if as_prob else log_post
-    return values, best
+        values[gaps] = np.exp(log_post) if as_prob else log_post
+    return (values if keep_values else None), best
 
 
 def _path_order(model, columns, c, tables):
@@ -904,7 +951,7 @@ def _path_order(model, columns, c, tables):
     tree's memory is read in order), or None.  The key is the situation
     index over the given variables (missing values as an extra level), up
     to the variables it fits in 62 bits."""
-    if columns.n_rows < 4096 or not np.isin(tables.tree[0], (SPARSE, SPARSE_OWN)).any():
+    if columns.n_rows < 4096 or not tables.walk_sorted:
         return None
     key = np.zeros(columns.n_rows, dtype=np.int64)
     bits = 0.0
@@ -916,7 +963,8 @@ def _path_order(model, columns, c, tables):
         key *= radix
         if column is not None and i != c:
             key += column + 1
-    return np.argsort(key, kind="stable")
+    # any sort: a row's result does not depend on the order (the default, SIMD, is fastest)
+    return np.argsort(key)
 
 
 def class_log_posterior(model, codes, c):

@@ -10,9 +10,11 @@ few entries; so a row costs a handful of memory reads per variable.
 The tree is a tuple: ``kind``, ``n_levels``, ``n_listed``,
 ``default_stage`` (an entry per variable ``i``), then lists of an array per
 variable: ``stages``, ``situations``, ``child_start``, ``parent_lag``,
-``parent_weight``, ``log_prob``; then ``anchor`` and a list ``into`` of an
-array per variable, for the deep variables numbered by a trie
-(:mod:`pystagedtrees.model._trie`).
+``parent_weight``, ``log_prob``; then ``anchor``, a list ``into`` of an
+array per variable, for the variables numbered by a trie
+(:mod:`pystagedtrees.model._trie`) or by their places among listed
+situations, and ``anchored``, the variable numbered from ``anchor`` (``p``:
+none).
 
 - ``kind[i]``: ``DENSE``, ``SPARSE``, ``BY_PARENTS``, ``OWN`` (dense,
   with a row of log-probabilities per situation: no stage id is read) or
@@ -30,12 +32,13 @@ array per variable, for the deep variables numbered by a trie
   ``i`` parent ``q`` is and its digit's weight in the configuration number;
 - ``log_prob[i][row * n_levels[i] + level]``, the row a stage (a situation
   for ``OWN``);
-- ``into[i]`` (empty: not deep): for a deep variable, stored as ``DENSE``
-  or ``OWN`` over its trie numbers, the number of the child at level ``x``
+- ``into[i]`` (empty: none): for a variable stored as ``DENSE`` or ``OWN``
+  over numbers of its situations, the number of the child at level ``x``
   of the situation numbered ``j`` at ``i - 1``: ``into[i][j * n_levels[i -
-  1] + x]``; at the first deep variable ``j`` is the place in ``anchor``
-  (sorted mixed-radix situations of ``i - 1``) of the row's situation, or
-  ``len(anchor)`` when it is not there, whose row leads outside the trie.
+  1] + x]`` (``j`` the mixed-radix index where ``i - 1`` has no ``into``);
+  at ``anchored`` ``j`` is the place in ``anchor`` (sorted mixed-radix
+  situations of ``i - 1``) of the row's situation, or ``len(anchor)`` when
+  it is not there, whose row leads outside the trie.
 
 The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
@@ -44,6 +47,9 @@ from libc.math cimport INFINITY, NAN, exp, log
 from libc.stdlib cimport free, malloc
 
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+
+cdef extern from *:  # the compiler's (GCC, Clang)
+    void __builtin_prefetch(const void* address) noexcept nogil
 
 cdef enum:
     _DENSE = 0
@@ -70,7 +76,7 @@ cdef struct Tree:
     const float64_t** log_prob
     const index_t* anchor
     Py_ssize_t n_anchor
-    Py_ssize_t first_deep  # p: none
+    Py_ssize_t first_deep  # the anchored variable, p: none
     const index_t** into  # NULL: not deep
 
 
@@ -102,7 +108,7 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
     t.into = <const index_t**> malloc(p * sizeof(index_t*))
     t.anchor = &anchor[0] if anchor.shape[0] else NULL
     t.n_anchor = anchor.shape[0]
-    t.first_deep = p
+    t.first_deep = arrays[12]
     if (t.stages == NULL or t.situations == NULL or t.child_start == NULL
             or t.parent_lag == NULL or t.parent_weight == NULL or t.n_parents == NULL
             or t.log_prob == NULL or t.into == NULL):
@@ -124,8 +130,6 @@ cdef int _tree(Tree* t, tuple arrays) except -1:
         t.log_prob[i] = &log_prob[0] if log_prob.shape[0] else NULL
         into = arrays[11][i]
         t.into[i] = &into[0] if into.shape[0] else NULL
-        if t.into[i] != NULL and t.first_deep == p:
-            t.first_deep = i
     return 0
 
 
@@ -141,66 +145,54 @@ cdef void _free_tree(Tree* t) noexcept:
 
 
 cdef enum:
-    # rows walked side by side, variable by variable: the variable's arrays
-    # are read once into locals, and the rows' memory reads overlap
-    BLOCK = 64
+    # paths walked side by side, variable by variable: the variable's arrays
+    # are read once into locals, and the paths' memory reads overlap
+    LANES = 1024
 
 
-cdef struct Rows:
-    Py_ssize_t m        # variables
-    code_t* paths      # BLOCK x m level codes
-    Py_ssize_t* last    # a row's last variable, -1: not walked
+cdef struct Lanes:
+    # a path per lane: a row's, or for class posteriors one per level of
+    # the target, the levels of a row in adjacent lanes
+    Py_ssize_t n        # lanes
+    # m x pitch level codes, a variable's codes adjacent; the pitch is not a
+    # power of two, so that a lane's codes do not share a cache set
+    Py_ssize_t pitch
+    code_t* paths
+    Py_ssize_t* last    # a lane's last variable, -1: not walked
     double* totals      # log-probabilities so far
-    # where each row's path is, at the variable last walked:
+    # where each path is, at the variable last walked:
     index_t* situation  # its index among the variable's situations
     index_t* position   # sparse: the first listed situation not below it
-    flag_t* listed     # sparse: whether it is listed
-    # the same, kept at the variable before the target (class posteriors)
-    double* kept_totals
-    index_t* kept_situation
-    index_t* kept_position
-    flag_t* kept_listed
-    double* scores      # BLOCK x levels of the target
+    flag_t* listed      # sparse: whether it is listed
 
 
-cdef int _allocate(Rows* s, Py_ssize_t m, Py_ssize_t k) except -1:
-    s.m = m
-    s.paths = <code_t*> malloc(BLOCK * max(m, 1) * sizeof(code_t))
-    s.last = <Py_ssize_t*> malloc(BLOCK * sizeof(Py_ssize_t))
-    s.totals = <double*> malloc(BLOCK * sizeof(double))
-    s.situation = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
-    s.kept_totals = <double*> malloc(BLOCK * sizeof(double))
-    s.kept_situation = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.kept_position = <index_t*> malloc(BLOCK * sizeof(index_t))
-    s.kept_listed = <flag_t*> malloc(BLOCK * sizeof(flag_t))
-    s.scores = <double*> malloc(BLOCK * max(k, 1) * sizeof(double))
+cdef int _allocate(Lanes* s, Py_ssize_t m, Py_ssize_t n) except -1:
+    s.n = n
+    s.pitch = n + 16
+    s.paths = <code_t*> malloc(s.pitch * max(m, 1) * sizeof(code_t))
+    s.last = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+    s.totals = <double*> malloc(n * sizeof(double))
+    s.situation = <index_t*> malloc(n * sizeof(index_t))
+    s.position = <index_t*> malloc(n * sizeof(index_t))
+    s.listed = <flag_t*> malloc(n * sizeof(flag_t))
     if (s.paths == NULL or s.last == NULL or s.totals == NULL or s.situation == NULL
-            or s.position == NULL or s.listed == NULL or s.kept_totals == NULL
-            or s.kept_situation == NULL or s.kept_position == NULL or s.kept_listed == NULL
-            or s.scores == NULL):
+            or s.position == NULL or s.listed == NULL):
         _release(s)
         raise MemoryError()
     return 0
 
 
-cdef void _release(Rows* s) noexcept:
+cdef void _release(Lanes* s) noexcept:
     free(s.paths)
     free(s.last)
     free(s.totals)
     free(s.situation)
     free(s.position)
     free(s.listed)
-    free(s.kept_totals)
-    free(s.kept_situation)
-    free(s.kept_position)
-    free(s.kept_listed)
-    free(s.scores)
 
 
-cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
-    """Every row at the root, with log-probability 0."""
+cdef inline void _start(Lanes* s, Py_ssize_t size) noexcept nogil:
+    """Every lane at the root, with log-probability 0."""
     cdef Py_ssize_t b
     for b in range(size):
         s.totals[b] = 0.0
@@ -209,28 +201,25 @@ cdef inline void _start(Rows* s, Py_ssize_t size) noexcept nogil:
         s.listed[b] = True
 
 
-cdef inline void _keep(Rows* s, Py_ssize_t size, bint back) noexcept nogil:
-    """Save the rows' totals and places (``back``: restore them)."""
-    cdef Py_ssize_t b
+cdef inline void _spread(Lanes* s, Py_ssize_t size, Py_ssize_t k) noexcept nogil:
+    """Copy the place of lane ``b * k`` to lanes ``b * k + 1 .. b * k + k - 1``."""
+    cdef Py_ssize_t b, a, j
     for b in range(size):
-        if back:
-            s.totals[b] = s.kept_totals[b]
-            s.situation[b] = s.kept_situation[b]
-            s.position[b] = s.kept_position[b]
-            s.listed[b] = s.kept_listed[b]
-        else:
-            s.kept_totals[b] = s.totals[b]
-            s.kept_situation[b] = s.situation[b]
-            s.kept_position[b] = s.position[b]
-            s.kept_listed[b] = s.listed[b]
+        for a in range(1, k):
+            j = b * k + a
+            s.totals[j] = s.totals[b * k]
+            s.situation[j] = s.situation[b * k]
+            s.position[j] = s.position[b * k]
+            s.listed[j] = s.listed[b * k]
 
 
-cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py_ssize_t b,
+cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Lanes* s, Py_ssize_t b,
                                   index_t* hi) noexcept nogil:
     """Bounds ``[lo, hi]`` of the first listed situation of sparse variable
-    ``i`` not below row ``b``'s situation there, from its place at ``i - 1``."""
-    cdef index_t at
-    cdef bint sparse
+    ``i`` not below lane ``b``'s situation there, from its place at ``i - 1``
+    (without branching on it: whether a lane's path is listed is random)."""
+    cdef index_t at, before
+    cdef index_t sparse, inside
     cdef flag_t above = t.kind[i - 1] if i > 0 else _BY_PARENTS
     cdef const index_t* start
     if above == _BY_PARENTS or t.child_start[i - 1] == NULL:
@@ -239,12 +228,11 @@ cdef inline index_t _child_bounds(const Tree* t, Py_ssize_t i, const Rows* s, Py
     start = t.child_start[i - 1]
     sparse = above == _SPARSE or above == _SPARSE_OWN
     at = s.position[b] if sparse else s.situation[b]
-    if not sparse or s.listed[b]:
-        hi[0] = start[at + 1]
-        return start[at]
-    # between the listed situations around it
-    hi[0] = start[at]
-    return start[at - 1] if at > 0 else 0
+    inside = (not sparse) | s.listed[b]  # (a number, not a branch: it is random)
+    # inside: its children's; else between the listed situations around it
+    hi[0] = start[at + inside]
+    before = at + inside - 1
+    return start[before if before > 0 else 0] if before >= 0 else 0
 
 
 cdef inline index_t _anchor_place(const Tree* t, index_t situation) noexcept nogil:
@@ -259,38 +247,86 @@ cdef inline index_t _anchor_place(const Tree* t, index_t situation) noexcept nog
     return lo if lo < t.n_anchor and t.anchor[lo] == situation else t.n_anchor
 
 
+cdef inline bint _lean(const Tree* t, Py_ssize_t i) noexcept nogil:
+    """Whether variable ``i`` reads one table row per situation number (no search)."""
+    return (t.kind[i] == _OWN or t.kind[i] == _DENSE) and i > 0 and i != t.first_deep
+
+
+cdef inline size_t _first_read(const Tree* t, Py_ssize_t i, size_t* scale) noexcept nogil:
+    """Address and bytes per step of the array a lean variable ``i`` reads
+    first, by its situation's index from the parent's (``into``, stages or
+    rows of log-probabilities)."""
+    if t.into[i] != NULL:
+        scale[0] = sizeof(index_t)
+        return <size_t> t.into[i]
+    if t.kind[i] == _DENSE:
+        scale[0] = sizeof(stage_t)
+        return <size_t> t.stages[i]
+    scale[0] = t.n_levels[i] * sizeof(float64_t)
+    return <size_t> t.log_prob[i]
+
+
 cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size,
-                Rows* s) noexcept nogil:
+                Py_ssize_t stride, Lanes* s) noexcept nogil:
     """Add to ``s.totals[b]`` the terms of variables ``first .. stop - 1``, up
-    to ``s.last[b]``, of the path of row ``b < size``, moving its place along."""
-    cdef Py_ssize_t i, b, m = s.m
+    to ``s.last[b]``, of the path of lane ``b`` (``b = 0, stride, 2 * stride``,
+    ``size`` lanes), moving its place along."""
+    cdef Py_ssize_t i, j, b, n = s.pitch
     cdef index_t k, above, situation, lo, hi, mid, config, q
     cdef stage_t stage
     cdef code_t code
     cdef flag_t kind
+    cdef index_t less, found
+    cdef const code_t* codes
+    cdef const code_t* codes_above
     cdef const float64_t* log_prob
     cdef const stage_t* stages
     cdef const index_t* listed
     cdef const index_t* into
+    cdef size_t ahead, scale
     for i in range(first, stop):
         kind = t.kind[i]
         k = t.n_levels[i]
         above = t.n_levels[i - 1] if i > 0 else 0
+        codes = &s.paths[i * n]
+        codes_above = &s.paths[(i - 1) * n] if i > 0 else codes
         log_prob = t.log_prob[i]
         stages = t.stages[i]
         listed = t.situations[i]
         into = t.into[i]
-        for b in range(size):
+        if _lean(t, i):
+            # the commonest storages, without the others' branches; the
+            # first read of each lane's next variable is prefetched: it is
+            # known now, and is in cache when that variable's turn comes
+            # (the lanes' reads overlap instead of waiting one after another)
+            ahead = scale = 0
+            if i + 1 < stop and _lean(t, i + 1):
+                ahead = _first_read(t, i + 1, &scale)
+            for j in range(size):
+                b = j * stride
+                if i > s.last[b]:
+                    continue
+                situation = s.situation[b] * above + codes_above[b]
+                if into != NULL:
+                    situation = into[situation]
+                s.totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
+                                        + codes[b]]
+                s.situation[b] = situation
+                if ahead:
+                    __builtin_prefetch(<const char*> ahead + (situation * k + codes[b]) * scale)
+            continue
+        for j in range(size):
+            b = j * stride
             if i > s.last[b]:
                 continue
-            code = s.paths[b * m + i]
+            code = codes[b]
             if into != NULL:  # a deep variable: the trie numbers its situations
                 situation = s.situation[b]
                 if i == t.first_deep:
                     situation = _anchor_place(t, situation)
-                situation = into[situation * above + s.paths[b * m + i - 1]]
+                situation = into[situation * above + codes_above[b]]
             elif i > 0:
-                situation = s.situation[b] * above + s.paths[b * m + i - 1]
+                situation = s.situation[b] * above + codes_above[b]
             else:
                 situation = 0
             if kind == _OWN:
@@ -300,22 +336,24 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             elif kind == _BY_PARENTS:
                 config = 0
                 for q in range(t.n_parents[i]):
-                    config += s.paths[b * m + i - t.parent_lag[i][q]] * t.parent_weight[i][q]
+                    config += s.paths[(i - t.parent_lag[i][q]) * n + b] * t.parent_weight[i][q]
                 s.totals[b] += log_prob[stages[config] * k + code]
             else:
                 lo = _child_bounds(t, i, s, b, &hi)
+                # selections by arithmetic, not branches: whether a path is
+                # listed, and the search's comparisons, are random
                 while lo < hi:
                     mid = (lo + hi) >> 1
-                    if listed[mid] < situation:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                    less = listed[mid] < situation
+                    lo += (mid + 1 - lo) * less
+                    hi = mid + (hi - mid) * less
                 s.position[b] = lo
-                s.listed[b] = lo < t.n_listed[i] and listed[lo] == situation
+                found = listed[lo] == situation if lo < t.n_listed[i] else False
+                s.listed[b] = found
                 if kind == _SPARSE_OWN:
-                    stage = <stage_t> lo if s.listed[b] else <stage_t> t.n_listed[i]
+                    stage = <stage_t> (t.n_listed[i] + (lo - t.n_listed[i]) * found)
                 else:
-                    stage = stages[lo] if s.listed[b] else t.default_stage[i]
+                    stage = t.default_stage[i] + (stages[lo if found else 0] - t.default_stage[i]) * found
                 s.totals[b] += log_prob[stage * k + code]
             s.situation[b] = situation
 
@@ -329,24 +367,24 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
     """
     cdef Tree t
     cdef Py_ssize_t b, i, block, start, size, n = codes.shape[0], m = codes.shape[1]
-    cdef Rows s
+    cdef Lanes s
     _tree(&t, tree)
     try:
-        _allocate(&s, m, 1)
+        _allocate(&s, m, LANES)
     except MemoryError:
         _free_tree(&t)
         raise
     try:
         with nogil:
-            for block in range((n + BLOCK - 1) // BLOCK):
-                start = block * BLOCK
-                size = min(BLOCK, n - start)
+            for block in range((n + LANES - 1) // LANES):
+                start = block * LANES
+                size = min(LANES, n - start)
                 for b in range(size):
                     for i in range(m):
-                        s.paths[b * m + i] = codes[start + b, i]
+                        s.paths[i * s.pitch + b] = codes[start + b, i]
                     s.last[b] = m - 1
                 _start(&s, size)
-                _walk(&t, 0, m, size, &s)
+                _walk(&t, 0, m, size, 1, &s)
                 for b in range(size):
                     out[start + b] = s.totals[b]
     finally:
@@ -354,11 +392,13 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
         _free_tree(&t)
 
 
-def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, bint as_prob,
-                     float64_t[:, ::1] out, index_t[::1] best, flag_t[::1] done):
+def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] order,
+                     Py_ssize_t target, bint as_prob, float64_t[:, ::1] out, index_t[::1] best,
+                     flag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
 
-    A row counts the variables up to its last given one (or ``target``, if
+    The rows are walked in ``order`` (their positions; empty: ``0, 1, ...``),
+    which may put rows sharing the start of their paths side by side.  A row counts the variables up to its last given one (or ``target``, if
     later); ``codes[r, target]`` is not read.  Rows with a missing value
     (-1) before that or an unknown value (< -1) anywhere are left to the
     caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
@@ -368,66 +408,73 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, Py_ssize_t target, 
     without probabilities count 0), and ``best[r]`` the first most probable
     level (-1 on NaN rows).  The normaliser is the largest score plus the
     log of the summed ``exp(score - largest)``, in level order.
+
+    A block of rows is walked once up to the target (a lane per row), then
+    a lane per row and level of the target, every level at once.
     """
     cdef Tree t
-    cdef Py_ssize_t r, b, i, a, block, start, size, deepest
-    cdef Py_ssize_t n = codes.shape[0], m = codes.shape[1]
+    cdef Py_ssize_t r, b, i, a, j, block, start, size, deepest, last
+    cdef Py_ssize_t n = order.shape[0] if order.shape[0] else codes.shape[0], m = codes.shape[1]
     cdef Py_ssize_t k = out.shape[1]  # the target's levels
+    cdef Py_ssize_t rows = max(1, LANES // max(k, 1))  # rows per block
     cdef Py_ssize_t gap  # the first missing value's variable
+    cdef Py_ssize_t lanes = rows * max(k, 1)
     cdef code_t code
     cdef const code_t* row
     cdef bint complete
-    cdef Rows s
+    cdef Lanes s
     _tree(&t, tree)
     try:
-        _allocate(&s, m, k)
+        _allocate(&s, m, lanes)
     except MemoryError:
         _free_tree(&t)
         raise
     try:
         with nogil:
-            for block in range((n + BLOCK - 1) // BLOCK):
-                start = block * BLOCK
-                size = min(BLOCK, n - start)
+            for block in range((n + rows - 1) // rows):
+                start = block * rows
+                size = min(rows, n - start)
                 deepest = target
                 for b in range(size):
-                    r = start + b
+                    r = order[start + b] if order.shape[0] else start + b
                     row = &codes[r, 0]
-                    s.last[b] = target
+                    last = target
                     gap = m
                     complete = True
                     for i in range(m):
                         code = row[i]
-                        s.paths[b * m + i] = code
                         if code >= 0:
-                            if i > s.last[b]:
-                                s.last[b] = i
+                            if i > last:
+                                last = i
                         elif code < -1:
                             complete = False
                         elif i != target and i < gap:
                             gap = i
-                    complete = complete and gap > s.last[b]
+                    complete = complete and gap > last
                     done[r] = complete
                     if complete:
-                        deepest = max(deepest, s.last[b])
+                        deepest = max(deepest, last)
                     else:
-                        s.last[b] = -1
-                _start(&s, size)
-                _walk(&t, 0, target, size, &s)
-                _keep(&s, size, False)
-                for a in range(k):
-                    _keep(&s, size, True)
-                    for b in range(size):
-                        s.paths[b * m + target] = <code_t> a
-                    _walk(&t, target, deepest + 1, size, &s)
-                    for b in range(size):
-                        # a path through a stage without probabilities counts 0
-                        s.scores[b * k + a] = (-INFINITY if s.totals[b] != s.totals[b]
-                                               else s.totals[b])
+                        last = -1
+                    for a in range(k):
+                        j = b * k + a
+                        s.last[j] = last
+                        for i in range(last + 1):
+                            s.paths[i * s.pitch + j] = row[i]
+                        if last >= 0:
+                            s.paths[target * s.pitch + j] = <code_t> a
+                _start(&s, size * k)
+                _walk(&t, 0, target, size, k, &s)
+                _spread(&s, size, k)
+                _walk(&t, target, deepest + 1, size * k, 1, &s)
+                for j in range(size * k):
+                    # a path through a stage without probabilities counts 0
+                    if s.totals[j] != s.totals[j]:
+                        s.totals[j] = -INFINITY
                 for b in range(size):
-                    if s.last[b] >= 0:
-                        _normalise(&s.scores[b * k], k, as_prob, &out[start + b, 0],
-                                   &best[start + b])
+                    if s.last[b * k] >= 0:
+                        r = order[start + b] if order.shape[0] else start + b
+                        _normalise(&s.totals[b * k], k, as_prob, &out[r, 0], &best[r])
     finally:
         _release(&s)
         _free_tree(&t)
@@ -455,3 +502,32 @@ cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, fl
             best[0] = a
             best_value = value
         out[a] = exp(value) if as_prob else value
+
+
+def rows_of_columns(tuple columns, code_t[:, ::1] out):
+    """``out[r, i] = columns[i][r]``, or -1 where ``columns[i]`` is None: the
+    rows of codes of a frame's columns, written a block of rows at a time
+    (the block's rows stay in cache while every column is copied)."""
+    cdef Py_ssize_t i, r, start, stop, n = out.shape[0], p = out.shape[1]
+    cdef const code_t[::1] column
+    cdef const code_t** source = <const code_t**> malloc(max(p, 1) * sizeof(code_t*))
+    if source == NULL:
+        raise MemoryError()
+    try:
+        for i in range(p):
+            source[i] = NULL
+            if columns[i] is not None:
+                column = columns[i]
+                source[i] = &column[0] if column.shape[0] else NULL
+        with nogil:
+            for start in range(0, n, 256):
+                stop = min(start + 256, n)
+                for i in range(p):
+                    if source[i] == NULL:
+                        for r in range(start, stop):
+                            out[r, i] = -1
+                    else:
+                        for r in range(start, stop):
+                            out[r, i] = source[i][r]
+    finally:
+        free(source)

@@ -248,12 +248,13 @@ class Sevt(SevtMethods):
             if self._prob[i] is None:
                 out.append((v, None))
                 continue
-            # fitted stages have a count (0 for unobserved ones, which may have NaN probabilities)
-            unset = np.isnan(self._n[i])
-            if not unset.any():  # the common case: a fitted variable, checked by each learner
+            # fitted stages have a count (0 for unobserved ones, which may have NaN
+            # probabilities): only the others' probabilities are read (predict asks each call)
+            uncounted = np.flatnonzero(np.isnan(self._n[i]))
+            if len(uncounted) == 0:  # the common case: a fitted variable, checked by each learner
                 continue
-            unset &= rows_all_nan(self._prob[i])
-            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in np.flatnonzero(unset)]
+            unset = uncounted[rows_all_nan(self._prob[i][uncounted])]
+            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in unset]
         return out
 
     def copy(self, only: int | None = None, into: type[Sevt] | None = None) -> Sevt:

@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 from pystagedtrees.inference._inference import _LogTables
-from pystagedtrees.kernels._predict import class_posteriors, path_log_probabilities
+from pystagedtrees.kernels._predict import (
+    class_posteriors,
+    path_log_probabilities,
+    rows_of_columns,
+)
 from pystagedtrees.model._stagevec import ParentStageVector, StageVector
 from pystagedtrees.model._trie import SituationTrie
 
@@ -120,9 +124,10 @@ def slow_class_posterior(tree, row, target):
 @pytest.mark.parametrize("seed", range(40))
 def test_path_log_probabilities_equal_the_slow_twin(seed):
     tree = RandomTree(seed)
-    out = np.empty(len(tree.codes))
-    path_log_probabilities(_LogTables(tree).tree, tree.codes, out)
-    expected = [slow_path_logprob(tree, row) for row in tree.codes]
+    codes = np.tile(tree.codes, (4, 1))  # several blocks of rows
+    out = np.empty(len(codes))
+    path_log_probabilities(_LogTables(tree).tree, codes, out)
+    expected = np.tile([slow_path_logprob(tree, row) for row in tree.codes], 4)
     np.testing.assert_allclose(out, expected, rtol=1e-13, atol=0)
     assert np.array_equal(np.isnan(out), np.isnan(expected))
 
@@ -135,16 +140,81 @@ def test_class_posteriors_equal_the_slow_twin(seed):
     codes[rng.random(codes.shape) < 0.15] = -1  # gaps and values missing at the end
     codes[rng.random(codes.shape) < 0.02] = -2  # values that are not levels
     target = int(rng.integers(0, codes.shape[1]))
-    for as_prob in (False, True):
-        n, k = len(codes), int(tree.n_levels[target])
+    expected = [slow_class_posterior(tree, row, target) for row in codes]
+    # the rows four times over: several blocks of rows, walked in order or shuffled
+    tiled = np.tile(codes, (4, 1))
+    n, k = len(tiled), int(tree.n_levels[target])
+    for as_prob, order in ((False, np.zeros(0, dtype=np.int64)), (True, rng.permutation(n))):
         out, best, done = np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
-        class_posteriors(_LogTables(tree).tree, codes, target, as_prob, out, best, done)
-        for r, row in enumerate(codes):
-            expected = slow_class_posterior(tree, row, target)
-            assert done[r] == (expected is not None)
-            if expected is None:
+        class_posteriors(_LogTables(tree).tree, tiled, order, target, as_prob, out, best, done)
+        for r in range(n):
+            assert done[r] == (expected[r % len(codes)] is not None)
+            if done[r] == 0:
                 continue
-            log_post, first_best = expected
+            log_post, first_best = expected[r % len(codes)]
             wanted = np.exp(log_post) if as_prob else np.array(log_post)
             np.testing.assert_allclose(out[r], wanted, rtol=1e-12, atol=1e-300)
             assert best[r] == first_best
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rows_of_columns_equal_the_slow_twin(seed):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(0, 700)), int(rng.integers(1, 8))
+    columns = tuple(None if rng.random() < 0.3 else rng.integers(-2, 5, n).astype(np.int32)
+                    for _ in range(p))
+    out = np.empty((n, p), dtype=np.int32)
+    rows_of_columns(columns, out)
+    expected = np.column_stack([np.full(n, -1) if c is None else c for c in columns])
+    np.testing.assert_array_equal(out, expected.reshape(n, p))
+
+
+class FittedTree:
+    """A fitted model, as the slow twins read a tree."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n_levels = model.n_levels
+        self.situation_trie = model.situation_trie
+        self.vectors = [model.stage_vector(i) for i in range(len(model.variables))]
+        with np.errstate(divide="ignore"):
+            self.log_tables = [np.log(model.stage_probabilities(i))
+                               for i in range(len(model.variables))]
+
+    def is_deep(self, i):
+        return self.model.is_deep(i)
+
+
+@pytest.mark.parametrize("p", [30, 70])
+def test_class_posteriors_of_fitted_trees_equal_the_slow_twin(p):
+    """Trees fitted to data, whose sparse variables the kernels number by
+    their listed situations (past 63 binary variables, into the trie's)."""
+    import pandas as pd
+
+    import pystagedtrees as st
+    from pystagedtrees.inference._inference import log_tables_of
+
+    rng = np.random.default_rng(p)
+    data = pd.DataFrame({f"V{j}": pd.Categorical.from_codes(rng.integers(0, 2, 300), ["0", "1"])
+                         for j in range(p)})
+    model = st.full(data, lambda_=1)
+    tables = log_tables_of(model)
+    assert len(tables.tree[11][p - 1]) and tables.tree[12] == p  # numbered, none anchored
+    tree = FittedTree(model)
+    known = np.column_stack([data[v].cat.codes for v in data.columns]).astype(np.int32)
+    codes = np.vstack([known[:100], rng.integers(0, 2, (100, p))]).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.01] = -1
+    n = len(codes)
+    for target in (0, p // 2):
+        out, best, done = np.empty((n, 2)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        class_posteriors(tables.tree, codes, rng.permutation(n), target, False, out, best, done)
+        for r, row in enumerate(codes):
+            expected = slow_class_posterior(tree, row, target)
+            assert done[r] == (expected is not None)
+            if expected is not None:
+                np.testing.assert_allclose(out[r], expected[0], rtol=1e-12, atol=1e-300)
+                assert best[r] == expected[1]
+    complete = codes[(codes >= 0).all(axis=1)]
+    out = np.empty(len(complete))
+    path_log_probabilities(tables.tree, complete, out)
+    np.testing.assert_allclose(out, [slow_path_logprob(tree, row) for row in complete], rtol=1e-13)

@@ -22,7 +22,7 @@ TWINS = {
         "ids_by_first_appearance", "sum_rows_by_stage", "first_positions")},
     "_infer": {"dense_summed_out_logprob": HERE + "test_counting_kernels.py"},
     "_predict": {name: HERE + "test_predict.py"
-                 for name in ("path_log_probabilities", "class_posteriors")},
+                 for name in ("path_log_probabilities", "class_posteriors", "rows_of_columns")},
     "_random": {name: HERE + "test_counting_kernels.py" for name in ("draw_levels", "StageJoiner")},
     "_bnc_counts": {name: HERE + "test_bnc_kernels.py"
                     for name in ("family_counts", "class_family_counts", "entropy_ml",
