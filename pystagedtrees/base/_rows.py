@@ -7,16 +7,16 @@ after the other, as the columns are added here; wider tables go to numpy.
 """
 import numpy as np
 
-__all__ = ["row_sums", "rows_all_nan"]
+__all__ = ["SEQUENTIAL_BELOW", "row_sums", "rows_all_nan"]
 
-_SEQUENTIAL_BELOW = 8
+SEQUENTIAL_BELOW = 8
 """numpy adds a row of fewer numbers sequentially (pairwise from eight on)."""
 
 
 def row_sums(table):
     """``table.sum(axis=1)`` of a 2-d float array, the same numbers."""
     k = table.shape[1]
-    if k >= _SEQUENTIAL_BELOW or k == 0:
+    if k >= SEQUENTIAL_BELOW or k == 0:
         return table.sum(axis=1)
     total = table[:, 0].copy()
     for j in range(1, k):

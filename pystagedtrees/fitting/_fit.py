@@ -10,7 +10,7 @@ import pandas as pd
 
 from pystagedtrees.base._dask import dask_levels, is_dask_frame
 from pystagedtrees.base._data import own_copy
-from pystagedtrees.base._rows import row_sums
+from pystagedtrees.base._rows import SEQUENTIAL_BELOW, row_sums
 from pystagedtrees.base._validation import (
     check_flag,
     check_names,
@@ -20,7 +20,7 @@ from pystagedtrees.base._validation import (
 )
 from pystagedtrees.fitting._counting import count_dask_frame, count_situations, read_data
 from pystagedtrees.fitting._scores import compute_loglik
-from pystagedtrees.kernels._counts import sum_rows_by_stage
+from pystagedtrees.kernels._counts import smooth_rows, sum_rows_by_stage
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import new_label
 
@@ -59,10 +59,14 @@ def stage_counts(model, i):
 def refitted_stage_prob(model, i):
     """Probabilities and sample sizes of the stages of variable ``i``
     estimated from the stored counts (by stage id), leaving the model as it is."""
-    by_stage = stage_counts(model, i)
-    sizes = row_sums(by_stage)
-    prob = by_stage  # smoothed and divided in place: the counts are not kept
-    prob += model.lambda_ or 0.0  # unset (copy_sevt without it): none, as the learners
+    prob = stage_counts(model, i)  # smoothed and divided in place: the counts are not kept
+    lambda_ = model.lambda_ or 0.0  # unset (copy_sevt without it): none, as the learners
+    if 0 < prob.shape[1] < SEQUENTIAL_BELOW:  # one pass, the numbers of the lines below
+        sizes = np.empty(prob.shape[0])
+        smooth_rows(prob, lambda_, sizes)
+        return prob, sizes
+    sizes = row_sums(prob)
+    prob += lambda_
     with np.errstate(invalid="ignore", divide="ignore"):
         prob /= row_sums(prob)[:, None]
     return prob, sizes

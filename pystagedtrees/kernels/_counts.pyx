@@ -72,6 +72,31 @@ def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
                 out[stage[r], a] += counts[r, a]
 
 
+def smooth_rows(float64_t[:, ::1] table, double lam, float64_t[::1] sizes):
+    """Stage counts into probabilities, in place: ``sizes[r]`` the row's sum,
+    then ``(table[r] + lam) / sum(table[r] + lam)``.
+
+    Each row is summed left to right, which is numpy's ``sum(axis=1)`` for
+    rows of fewer than eight numbers (the caller's condition), so the
+    probabilities are those of the numpy expressions bit for bit.
+    """
+    cdef Py_ssize_t r, a, m = table.shape[0], k = table.shape[1]
+    cdef double total
+    with nogil:
+        for r in range(m):
+            total = table[r, 0]
+            for a in range(1, k):
+                total += table[r, a]
+            sizes[r] = total
+            table[r, 0] += lam
+            total = table[r, 0]
+            for a in range(1, k):
+                table[r, a] += lam
+                total += table[r, a]
+            for a in range(k):
+                table[r, a] /= total
+
+
 def first_positions(const stage_t[::1] stage, index_t[::1] out):
     """``out[s]`` = first index of id ``s`` in ``stage`` (left at -1 if absent).
 

@@ -1,6 +1,6 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all six), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all seven), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
@@ -16,6 +16,7 @@ from pystagedtrees.kernels._counts import (
     first_positions,
     ids_by_first_appearance,
     number_occupied_cells,
+    smooth_rows,
     split_by_level,
     sum_rows_by_stage,
 )
@@ -106,6 +107,19 @@ def test_ids_listed_in_order_of_first_appearance(seed, n, m, default_at):
     out = np.empty(m + 1, dtype=np.int32)
     got = ids_by_first_appearance(stage, default_at, default, np.zeros(m + 1, dtype=np.uint8), out)
     assert out[:got].tolist() == want
+
+
+@given(seeds, hst.integers(0, 12), hst.integers(1, 7), hst.sampled_from([0.0, 0.5, 1.0, 1e-9]))
+def test_rows_smoothed_as_numpy_smooths_them(seed, m, k, lam):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 5, size=(m, k)) * rng.random((m, k)) * 1e3
+    counts[rng.random(m) < 0.2] = 0.0  # empty stages: 0/0 with lambda 0
+    table, sizes = counts.copy(), np.empty(m)
+    smooth_rows(table, lam, sizes)
+    np.testing.assert_array_equal(sizes, counts.sum(axis=1))  # fewer than 8: one after the other
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = (counts + lam) / (counts + lam).sum(axis=1)[:, None]
+    np.testing.assert_array_equal(table, want)
 
 
 def _parents(rng, n_vars):
