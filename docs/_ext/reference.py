@@ -244,6 +244,7 @@ GROUPS = [
          ("pystagedtrees.rng.RRandom", "set.seed"),
          ("pystagedtrees.rng.RRoundingRandom", 'RNGversion("3.5.0")'),
          ("pystagedtrees.rng.resolve_source", None),
+         ("pystagedtrees.rng.continues_a_stream", None),
          ("pystagedtrees.rng.check_seed", None),
          ("pystagedtrees.rng.Seed", None),
          ("pystagedtrees.rng.Rng", None),

@@ -40,7 +40,7 @@ from pystagedtrees.kernels._predict import (
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import DENSE_MAX, ParentStageVector, StageVector
-from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
+from pystagedtrees.rng import Rng, Seed, continues_a_stream, resolve_source
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -849,8 +849,7 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
         meta = (pd.DataFrame(np.empty((0, len(levels))), columns=levels) if prob else
                 pd.Series(pd.Categorical([], categories=levels), name=class_))
         if source is not None and not prob:
-            if isinstance(rng, (RandomSource, np.random.Generator)) or \
-                    isinstance(seed, np.random.Generator):
+            if continues_a_stream(seed, rng):
                 raise ValueError(
                     "`rng`: a random source (or numpy Generator) in use cannot break the ties "
                     "of a Dask `newdata`: its draws would happen when the result is computed, "

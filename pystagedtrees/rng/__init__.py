@@ -36,12 +36,19 @@ source in use given there acts as ``rng``).  The estimators
 scikit-learn's ``random_state``, with ``rng`` where R can be replayed.
 """
 from pystagedtrees.rng._numpy import NumpySource
-from pystagedtrees.rng._resolve import RNG_KINDS, Rng, Seed, check_seed, resolve_source
+from pystagedtrees.rng._resolve import (
+    RNG_KINDS,
+    Rng,
+    Seed,
+    check_seed,
+    continues_a_stream,
+    resolve_source,
+)
 from pystagedtrees.rng._rounding import RRoundingRandom
 from pystagedtrees.rng._rrandom import RRandom
 from pystagedtrees.rng._source import RandomSource
 
 __all__ = [
     "NumpySource", "RNG_KINDS", "RRandom", "RRoundingRandom", "RandomSource", "Rng", "Seed",
-    "check_seed", "resolve_source",
+    "check_seed", "continues_a_stream", "resolve_source",
 ]

@@ -11,7 +11,7 @@ from pystagedtrees.rng._rounding import RRoundingRandom
 from pystagedtrees.rng._rrandom import RRandom, check_r_seed
 from pystagedtrees.rng._source import RandomSource
 
-__all__ = ["RNG_KINDS", "Rng", "Seed", "check_seed", "resolve_source"]
+__all__ = ["RNG_KINDS", "Rng", "Seed", "check_seed", "continues_a_stream", "resolve_source"]
 
 #: The generators ``rng`` names: numpy's, R's (``set.seed``) and R's under ``RNGversion("3.5.0")``.
 RNG_KINDS = ("numpy", "R", "R-rounding")
@@ -53,6 +53,13 @@ def check_seed(seed: Any, rng: str = "numpy", name: str = "seed") -> None:
     if seed < 0:
         raise ValueError(f"`{name}` must be {expected} (negative seeds are R's, with "
                          f"rng='R'); got {seed!r}.")
+
+
+def continues_a_stream(seed: Seed = None, rng: Rng = "numpy") -> bool:
+    """Whether ``seed`` or ``rng`` hand over a generator already in use (whose
+    stream continues) rather than say how to start one."""
+    return isinstance(rng, (RandomSource, np.random.Generator)) or \
+        isinstance(seed, np.random.Generator)
 
 
 def resolve_source(seed: Seed = None, rng: Rng = "numpy", *, random_state: Any = None,
