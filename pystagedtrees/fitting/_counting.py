@@ -187,7 +187,12 @@ def count_paths(codes, n_levels, weights):
     # the rows still in the tree, kept in the order of their situations
     # (group): the tables are then written in order, not at random
     row = np.flatnonzero(weights > 0).astype(np.int64)
-    group, weight = np.zeros(len(row), dtype=np.int64), weights[row]
+    n_in = len(row)
+    # each variable's split is written into the other of two sets of arrays
+    # (fresh memory for every variable would cost its page faults)
+    current = (row, np.zeros(n_in, dtype=np.int64), weights[row])
+    spare = tuple(np.empty_like(a) for a in current)
+    code_buffer, level_start = np.empty(n_in, dtype=np.int32), np.empty(0, dtype=np.int64)
     sit = np.zeros(1, dtype=np.int64)
     situations, counts = [], []
     anchor, children = None, []
@@ -195,7 +200,8 @@ def count_paths(codes, n_levels, weights):
         k = n_levels[i]
         column = np.ascontiguousarray(codes[:, i])
         table = np.zeros((len(sit), k))
-        code_of = np.empty(len(row), dtype=np.int32)
+        row, group, weight = (a[:n_in] for a in current)
+        code_of = code_buffer[:n_in]
         count_in_path_order(row, group, column, weight, table, code_of)
         keep = row_sums(table) > 0
         if i == 0 or keep.all():  # (no copies of the usual case: every one reached counts)
@@ -212,11 +218,11 @@ def count_paths(codes, n_levels, weights):
             # a deep variable's rows never reach an empty cell: numbering those
             # the outside's (one past the occupied) is the trie's need only
             n_cells = number_occupied_cells(table, cell_id, next_deep)
-            next_row, next_group, next_weight = (np.empty_like(row), np.empty_like(group),
-                                                 np.empty_like(weight))
-            kept = split_by_level(row, group, weight, code_of, cell_id, k,
-                                  np.empty(k, dtype=np.int64), next_row, next_group, next_weight)
-            row, group, weight = next_row[:kept], next_group[:kept], next_weight[:kept]
+            if len(level_start) < k:
+                level_start = np.empty(k, dtype=np.int64)
+            n_in = split_by_level(row, group, weight, code_of, cell_id, k, level_start,
+                                  *(a[:n_in] for a in spare))
+            current, spare = spare, current
             if next_deep:
                 # a deep variable: its situations numbered by their place, in
                 # path order; the children of this variable's say which (an
