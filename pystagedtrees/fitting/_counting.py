@@ -16,11 +16,11 @@ import pandas as pd
 
 from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tree_reduce
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
-from pystagedtrees.base._rows import row_sums
 from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels._counts import (
     count_in_path_order,
     number_occupied_cells,
+    occupied_situations,
     split_by_level,
 )
 from pystagedtrees.model._sevt import Sevt, check_sevt, dense_ctables
@@ -203,7 +203,14 @@ def count_paths(codes, n_levels, weights):
         row, group, weight = (a[:n_in] for a in current)
         code_of = code_buffer[:n_in]
         count_in_path_order(row, group, column, weight, table, code_of)
-        keep = row_sums(table) > 0
+        next_deep = first is not None and first <= i + 1 < p
+        # the cells' ids, and one more row: the trie's outside, if the next is deep
+        ids = np.empty(table.size + k, dtype=np.int64)
+        cell_id, reached = ids[:table.size], np.empty(len(sit), dtype=np.uint8)
+        # a deep variable's rows never reach an empty cell: numbering those
+        # the outside's (one past the occupied) is the trie's need only
+        n_cells = number_occupied_cells(table, cell_id, next_deep, reached)
+        keep = reached.view(bool)
         if i == 0 or keep.all():  # (no copies of the usual case: every one reached counts)
             situations.append(sit)
             counts.append(table)
@@ -211,13 +218,6 @@ def count_paths(codes, n_levels, weights):
             situations.append(sit[keep])
             counts.append(table[keep])
         if i + 1 < p:
-            next_deep = first is not None and i + 1 >= first
-            # the cells' ids, and one more row: the trie's outside, if the next is deep
-            ids = np.empty(table.size + k, dtype=np.int64)
-            cell_id = ids[:table.size]
-            # a deep variable's rows never reach an empty cell: numbering those
-            # the outside's (one past the occupied) is the trie's need only
-            n_cells = number_occupied_cells(table, cell_id, next_deep)
             if len(level_start) < k:
                 level_start = np.empty(k, dtype=np.int64)
             n_in = split_by_level(row, group, weight, code_of, cell_id, k, level_start,
@@ -233,8 +233,9 @@ def count_paths(codes, n_levels, weights):
                 children.append(ids.reshape(len(sit) + 1, k))
                 sit = np.arange(n_cells, dtype=np.int64)
             else:
-                cells = np.flatnonzero(cell_id >= 0)
-                sit = sit[cells // k] * k + cells % k
+                next_sit = np.empty(n_cells, dtype=np.int64)
+                occupied_situations(table, sit, next_sit)
+                sit = next_sit
     trie = None if first is None else SituationTrie(first, anchor, children)
     return situations, counts, trie
 

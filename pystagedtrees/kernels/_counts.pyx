@@ -12,31 +12,47 @@ from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, st
 
 
 def number_occupied_cells(const float64_t[:, ::1] table, index_t[::1] cell_id,
-                          bint empty_last):
+                          bint empty_last, flag_t[::1] reached):
     """Number the cells of ``table`` that hold weight, in row-major order.
 
     ``cell_id[g * k + x]`` becomes the cell's number among the occupied ones;
     an empty cell gets -1, or, with ``empty_last``, the number of occupied
-    cells (one id past them all).  Returns that number.  The caller sizes
-    ``cell_id`` to at least ``table.size``.
+    cells (one id past them all).  ``reached[g]`` says whether row ``g`` has
+    an occupied cell.  Returns the number of occupied cells.  The caller sizes
+    ``cell_id`` to at least ``table.size`` and ``reached`` to the rows.
     """
-    cdef Py_ssize_t c, n = table.shape[0] * table.shape[1]
-    cdef index_t n_cells = 0, occupied
-    cdef const float64_t* cells
-    if n == 0:
-        return 0
-    cells = &table[0, 0]
+    cdef Py_ssize_t g, x, c = 0, m = table.shape[0], k = table.shape[1]
+    cdef index_t n_cells = 0, occupied, before
     with nogil:
-        for c in range(n):
-            # without a branch: half the cells empty at random would mispredict it
-            occupied = cells[c] > 0
-            cell_id[c] = occupied * (n_cells + 1) - 1
-            n_cells += occupied
+        for g in range(m):
+            before = n_cells
+            for x in range(k):
+                # without a branch: half the cells empty at random would mispredict it
+                occupied = table[g, x] > 0
+                cell_id[c] = occupied * (n_cells + 1) - 1
+                n_cells += occupied
+                c += 1
+            reached[g] = n_cells > before
         if empty_last:
-            for c in range(n):
+            for c in range(m * k):
                 if cell_id[c] < 0:
                     cell_id[c] = n_cells
     return n_cells
+
+
+def occupied_situations(const float64_t[:, ::1] table, const index_t[::1] situation,
+                        index_t[::1] out):
+    """``situation[g] * k + x`` of every occupied cell ``(g, x)`` of ``table``
+    (row-major order): the mixed-radix indices of the situations the rows
+    reach one variable further down.  The caller sizes ``out`` to the number
+    of occupied cells."""
+    cdef Py_ssize_t g, x, j = 0, m = table.shape[0], k = table.shape[1]
+    with nogil:
+        for g in range(m):
+            for x in range(k):
+                if table[g, x] > 0:
+                    out[j] = situation[g] * k + x
+                    j += 1
 
 
 def ids_by_first_appearance(const stage_t[::1] stage, Py_ssize_t default_at,

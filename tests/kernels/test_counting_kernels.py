@@ -1,6 +1,6 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all seven), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all eight), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
@@ -16,6 +16,7 @@ from pystagedtrees.kernels._counts import (
     first_positions,
     ids_by_first_appearance,
     number_occupied_cells,
+    occupied_situations,
     smooth_rows,
     split_by_level,
     sum_rows_by_stage,
@@ -79,7 +80,14 @@ def test_occupied_cells_numbered_in_row_major_order(seed, m, k, empty_last):
     rng = np.random.default_rng(seed)
     table = rng.random((m, k)) * (rng.random((m, k)) < 0.6)
     cell_id = np.full(m * k + 2, 99, dtype=np.int64)  # room past the table stays untouched
-    n_cells = number_occupied_cells(table, cell_id, empty_last)
+    reached = np.full(m, 7, dtype=np.uint8)
+    n_cells = number_occupied_cells(table, cell_id, empty_last, reached)
+    np.testing.assert_array_equal(reached, [int(any(table[g] > 0)) for g in range(m)])
+    situation = rng.integers(0, 1000, size=m).astype(np.int64)
+    next_situation = np.empty(n_cells, dtype=np.int64)
+    occupied_situations(table, situation, next_situation)
+    assert next_situation.tolist() == [situation[g] * k + x for g in range(m) for x in range(k)
+                                       if table[g, x] > 0]
     want, number = [], 0
     for g in range(m):
         for x in range(k):
