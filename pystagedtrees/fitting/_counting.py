@@ -161,6 +161,8 @@ def count_situations(codes, n_levels, weights, trie=None):
         raise ValueError(f"the tree has more than {MAX_SITUATIONS} situations per variable from "
                          f"its variable {own.first + 1} on, numbered only by a model's paths; "
                          "build the model with full() or indep().")
+    if trie.same_paths(own):  # the data's paths are the model's: numbered alike
+        return situations, counts
     translation = trie.translation(own)
     for i in range(trie.first, len(situations)):
         ours = translation[i - trie.first][situations[i]]

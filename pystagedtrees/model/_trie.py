@@ -88,6 +88,14 @@ class SituationTrie:
             node = self.children[i - self.first + 1][node, codes[:, i]]
         return node
 
+    def same_paths(self, other):
+        """Whether ``other`` numbers every deep situation as this trie does
+        (the paths of the same data, e.g. a refit on the model's own rows)."""
+        return (self.first == other.first and np.array_equal(self.anchor, other.anchor)
+                and len(self.children) == len(other.children)
+                and all(np.array_equal(ours, theirs)
+                        for ours, theirs in zip(self.children, other.children)))
+
     def translation(self, other):
         """Per deep variable, this trie's number of each of ``other``'s
         numbers (its outside one last): ``other`` numbers the same tree's

@@ -116,6 +116,22 @@ def test_sevt_fit_of_other_rows_counts_the_paths_outside_the_trie_as_unobserved(
                                [twin.log_prob(r) for r in codes[:40].tolist()], rtol=1e-10)
 
 
+def test_sevt_fit_of_the_same_rows_in_any_order_gives_the_model_back(deep_data):
+    # the trie numbers paths in path order: the model's own rows, in any
+    # order, number them as the model does (no translation); a part of them
+    # does not, and is translated (the test above)
+    _, frame = deep_data
+    model = st.full(frame, lambda_=1)
+    assert st.full(frame.iloc[::-1], lambda_=1).situation_trie.same_paths(model.situation_trie)
+    assert not st.full(frame.iloc[:1500], lambda_=1).situation_trie.same_paths(
+        model.situation_trie)
+    for rows in (frame, frame.iloc[::-1]):
+        refit = st.sevt_fit(model, rows, lambda_=1)
+        assert float(refit.ll) == float(model.ll)
+        for i in (0, 63, 99):
+            np.testing.assert_array_equal(refit.situation_counts(i), model.situation_counts(i))
+
+
 def test_predict_of_100_variables_matches_the_path_twin(deep_data):
     codes, frame = deep_data
     model = st.full(frame.iloc[:1500], lambda_=1)
