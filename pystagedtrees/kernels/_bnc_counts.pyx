@@ -58,9 +58,20 @@ def class_family_counts(const code_t[:, ::1] codes, const index_t[::1] dims,
     cdef Py_ssize_t n = codes.shape[0], p = codes.shape[1], m, i, a, b, at
     cdef code_t c, va, vb
     cdef float64_t w = 1.0
-    cdef bint weighted = weights is not None
+    cdef bint weighted = weights is not None, bad = False
     if dims.shape[0] != p or p < 1:
         raise ValueError("dims needs one entry per column of codes (the class first)")
+    if weighted and weights.shape[0] != n:
+        raise ValueError(f"weights needs one entry per row of codes ({n}); got {weights.shape[0]}")
+    with nogil:  # codes out of range would be written past the tables
+        for i in range(n):
+            if codes[i, 0] < 0:
+                bad = True
+            for a in range(p):
+                if codes[i, a] >= dims[a] or codes[i, a] < -1:
+                    bad = True
+    if bad:
+        raise ValueError("codes must lie in -1..dims-1 per column, the class (column 0) never -1")
     m = dims[0]
     # row offsets of each table in the output: features', then pairs' (a, b) at a * p + b
     offsets = np.zeros(p * p, dtype=np.int64)

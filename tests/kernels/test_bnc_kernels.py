@@ -82,6 +82,17 @@ def test_class_family_counts_stack_the_class_feature_and_pair_tables(seed, n, di
     np.testing.assert_array_equal(got, np.vstack(tables))
 
 
+def test_class_family_counts_refuses_codes_past_the_tables():
+    dims = np.array([2, 3], dtype=np.int64)
+    good = np.array([[0, 2], [1, -1]], dtype=np.int32)
+    assert class_family_counts(good, dims).sum() == 3  # class table 2, feature table 1
+    for bad in ([[0, 3]], [[2, 0]], [[-1, 0]], [[0, -2]]):
+        with pytest.raises(ValueError, match="codes must lie"):
+            class_family_counts(np.array(bad, dtype=np.int32), dims)
+    with pytest.raises(ValueError, match="weights needs one entry per row"):
+        class_family_counts(good, dims, np.ones(3))
+
+
 @given(hst.lists(hst.integers(0, 50).map(float), min_size=1, max_size=12))
 def test_entropy_ml_is_r_entropy(counts):
     # entropy(y, method = "ML"): freqs = y / sum(y); freqs / sum(freqs); -sum(f log f)
