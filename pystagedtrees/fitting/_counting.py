@@ -188,7 +188,7 @@ def count_paths(codes, n_levels, weights):
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     # the rows still in the tree, kept in the order of their situations
     # (group): the tables are then written in order, not at random
-    row = np.flatnonzero(weights > 0).astype(np.int64)
+    row = np.flatnonzero(weights > 0).astype(np.int64, copy=False)
     n_in = len(row)
     # each variable's split is written into the other of two sets of arrays
     # (fresh memory for every variable would cost its page faults)
