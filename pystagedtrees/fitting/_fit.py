@@ -19,8 +19,8 @@ from pystagedtrees.base._validation import (
     user_stacklevel,
 )
 from pystagedtrees.fitting._counting import count_dask_frame, count_situations, read_data
-from pystagedtrees.fitting._scores import compute_loglik
-from pystagedtrees.kernels._counts import smooth_rows, sum_rows_by_stage
+from pystagedtrees.fitting._scores import compute_loglik, observed_stage_ids, variable_loglik_of
+from pystagedtrees.kernels._counts import is_each_own_stage, smooth_rows, sum_rows_by_stage
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import new_label
 
@@ -39,27 +39,36 @@ def check_scope(model, scope, name="scope", default_root=False):
 
 
 def fit_variable(model, i):
-    """Recompute the probabilities of variable ``i`` from the stored counts.
+    """Recompute the probabilities of variable ``i`` from the stored counts,
+    and return the stage id of each of its observed situations.
 
     Stage ids are renumbered in order of first appearance, as R rebuilds
     ``prob`` from ``unique(stages)``.
     """
     model.keep_stages(i, model.stage_vector(i).first_appearance())
-    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
+    stage_of_row = observed_stage_ids(model, i)
+    model.set_stage_probabilities(i, *refitted_stage_prob(model, i, stage_of_row))
+    return stage_of_row
 
 
-def stage_counts(model, i):
-    """The stored counts of variable ``i`` summed by stage id (stages x levels)."""
-    by_stage = np.zeros((len(model.stage_labels(i)), int(model.n_levels[i])))
-    stage_of_row = model.stage_vector(i).lookup(model.observed_situations(i))
-    sum_rows_by_stage(np.ascontiguousarray(model.situation_counts(i)), stage_of_row, by_stage)
+def stage_counts(model, i, stage_of_row=None):
+    """The stored counts of variable ``i`` summed by stage id (stages x levels);
+    ``stage_of_row``: :func:`observed_stage_ids`, when the caller has them."""
+    counts = np.ascontiguousarray(model.situation_counts(i))
+    if stage_of_row is None:
+        stage_of_row = observed_stage_ids(model, i)
+    n_stages = len(model.stage_labels(i))
+    if n_stages == len(stage_of_row) and is_each_own_stage(stage_of_row):
+        return counts.copy()  # a full tree's: the sums are the rows
+    by_stage = np.zeros((n_stages, int(model.n_levels[i])))
+    sum_rows_by_stage(counts, stage_of_row, by_stage)
     return by_stage
 
 
-def refitted_stage_prob(model, i):
+def refitted_stage_prob(model, i, stage_of_row=None):
     """Probabilities and sample sizes of the stages of variable ``i``
     estimated from the stored counts (by stage id), leaving the model as it is."""
-    prob = stage_counts(model, i)  # smoothed and divided in place: the counts are not kept
+    prob = stage_counts(model, i, stage_of_row)  # smoothed and divided in place: the counts are not kept
     lambda_ = model.lambda_ or 0.0  # unset (copy_sevt without it): none, as the learners
     if 0 < prob.shape[1] < SEQUENTIAL_BELOW:  # one pass, the numbers of the lines below
         sizes = np.empty(prob.shape[0])
@@ -158,9 +167,13 @@ def fit_in_place(model, lambda_, compute_logLik=True):
     with smoothing ``lambda_``, and return it (checked arguments)."""
     model.lambda_ = lambda_
     model.start_fit()
+    per_variable = []
     for i in range(len(model.variables)):
-        fit_variable(model, i)
-    model.ll = compute_loglik(model) if compute_logLik else None
+        # a variable's stage ids serve its fit and its log-likelihood: looked up once
+        stage_of_row = fit_variable(model, i)
+        if compute_logLik:
+            per_variable.append(variable_loglik_of(model, i, stage_of_row))
+    model.ll = compute_loglik(model, per_variable) if compute_logLik else None
     return model
 
 

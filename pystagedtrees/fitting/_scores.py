@@ -19,12 +19,18 @@ from pystagedtrees.model._sevt import Sevt, check_sevt
 __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "compute_loglik"]
 
 
-def variable_loglik_of(model, i):
-    """Log-likelihood contribution of variable ``i``, with R's summation."""
-    counts = model.situation_counts(i)
-    stages = model.stage_vector(i).lookup(model.observed_situations(i))
-    return variable_loglik(np.ascontiguousarray(counts),
-                           np.ascontiguousarray(model.stage_probabilities(i)), stages)
+def observed_stage_ids(model, i):
+    """The stage id of each observed situation of variable ``i`` (a row of its counts)."""
+    return model.stage_vector(i).lookup(model.observed_situations(i))
+
+
+def variable_loglik_of(model, i, stage_of_row=None):
+    """Log-likelihood contribution of variable ``i``, with R's summation;
+    ``stage_of_row``: :func:`observed_stage_ids`, when the caller has them."""
+    if stage_of_row is None:
+        stage_of_row = observed_stage_ids(model, i)
+    return variable_loglik(np.ascontiguousarray(model.situation_counts(i)),
+                           np.ascontiguousarray(model.stage_probabilities(i)), stage_of_row)
 
 
 def sevt_df(object: Sevt) -> int:
