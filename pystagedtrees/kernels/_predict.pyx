@@ -44,9 +44,16 @@ The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
 """
 from libc.math cimport INFINITY, NAN, exp, log
+from libc.stdint cimport int8_t
 from libc.stdlib cimport free, malloc
 
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+
+# the level codes of a frame's rows as the callers hold them: a Categorical's
+# own int8 codes (up to 127 levels: no widening copy), or code_t
+ctypedef fused row_code_t:
+    int8_t
+    code_t
 
 cdef extern from *:  # the compiler's (GCC, Clang)
     void __builtin_prefetch(const void* address) noexcept nogil
@@ -284,6 +291,9 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
     cdef const index_t* listed
     cdef const index_t* into
     cdef size_t ahead, scale
+    cdef Py_ssize_t* last
+    cdef double* totals
+    cdef index_t* places
     for i in range(first, stop):
         kind = t.kind[i]
         k = t.n_levels[i]
@@ -302,16 +312,19 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             ahead = scale = 0
             if i + 1 < stop and _lean(t, i + 1):
                 ahead = _first_read(t, i + 1, &scale)
+            # (the lanes' arrays as locals: the compiler need not reload them
+            # after every store)
+            last, totals, places = s.last, s.totals, s.situation
             for j in range(size):
                 b = j * stride
-                if i > s.last[b]:
+                if i > last[b]:
                     continue
-                situation = s.situation[b] * above + codes_above[b]
+                situation = places[b] * above + codes_above[b]
                 if into != NULL:
                     situation = into[situation]
-                s.totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
-                                        + codes[b]]
-                s.situation[b] = situation
+                totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
+                                      + codes[b]]
+                places[b] = situation
                 if ahead:
                     __builtin_prefetch(<const char*> ahead + (situation * k + codes[b]) * scale)
             continue
@@ -392,7 +405,7 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
         _free_tree(&t)
 
 
-def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] order,
+def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[::1] order,
                      Py_ssize_t target, bint as_prob, float64_t[:, ::1] out, index_t[::1] best,
                      flag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
@@ -420,7 +433,7 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] 
     cdef Py_ssize_t gap  # the first missing value's variable
     cdef Py_ssize_t lanes = rows * max(k, 1)
     cdef code_t code
-    cdef const code_t* row
+    cdef const row_code_t* row
     cdef bint complete
     cdef Lanes s
     _tree(&t, tree)
@@ -504,13 +517,14 @@ cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, fl
         out[a] = exp(value) if as_prob else value
 
 
-def rows_of_columns(tuple columns, code_t[:, ::1] out):
+def rows_of_columns(tuple columns, row_code_t[:, ::1] out):
     """``out[r, i] = columns[i][r]``, or -1 where ``columns[i]`` is None: the
-    rows of codes of a frame's columns, written a block of rows at a time
-    (the block's rows stay in cache while every column is copied)."""
+    rows of codes of a frame's columns (of ``out``'s dtype), written a block
+    of rows at a time (the block's rows stay in cache while every column is
+    copied)."""
     cdef Py_ssize_t i, r, start, stop, n = out.shape[0], p = out.shape[1]
-    cdef const code_t[::1] column
-    cdef const code_t** source = <const code_t**> malloc(max(p, 1) * sizeof(code_t*))
+    cdef const row_code_t[::1] column
+    cdef const row_code_t** source = <const row_code_t**> malloc(max(p, 1) * sizeof(row_code_t*))
     if source == NULL:
         raise MemoryError()
     try:
