@@ -155,6 +155,8 @@ cdef enum:
     # paths walked side by side, variable by variable: the variable's arrays
     # are read once into locals, and the paths' memory reads overlap
     LANES = 1024
+    # rows fetched ahead of their copy, when they are read out of order
+    ROWS_AHEAD = 16
 
 
 cdef struct Lanes:
@@ -291,6 +293,7 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
     cdef const index_t* listed
     cdef const index_t* into
     cdef size_t ahead, scale
+    cdef index_t row
     cdef Py_ssize_t* last
     cdef double* totals
     cdef index_t* places
@@ -315,6 +318,22 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             # (the lanes' arrays as locals: the compiler need not reload them
             # after every store)
             last, totals, places = s.last, s.totals, s.situation
+            if into == NULL and kind == _OWN:
+                # the commonest of all (full and fitted trees' shallow
+                # variables): a row of log-probabilities per situation,
+                # numbered in mixed radix, whose row is the next variable's
+                # situation
+                for j in range(size):
+                    b = j * stride
+                    if i > last[b]:
+                        continue
+                    situation = places[b] * above + codes_above[b]
+                    row = situation * k + codes[b]
+                    totals[b] += log_prob[row]
+                    places[b] = situation
+                    if ahead:
+                        __builtin_prefetch(<const char*> ahead + row * scale)
+                continue
             for j in range(size):
                 b = j * stride
                 if i > last[b]:
@@ -434,6 +453,7 @@ def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[:
     cdef Py_ssize_t lanes = rows * max(k, 1)
     cdef code_t code
     cdef const row_code_t* row
+    cdef const char* ahead
     cdef bint complete
     cdef Lanes s
     _tree(&t, tree)
@@ -450,6 +470,12 @@ def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[:
                 deepest = target
                 for b in range(size):
                     r = order[start + b] if order.shape[0] else start + b
+                    if order.shape[0] and start + b + ROWS_AHEAD < n:
+                        # the rows in path order are scattered: each is
+                        # fetched while the ones before it are copied
+                        ahead = <const char*> &codes[order[start + b + ROWS_AHEAD], 0]
+                        for i in range(0, m * <Py_ssize_t> sizeof(row_code_t), 64):
+                            __builtin_prefetch(ahead + i)
                     row = &codes[r, 0]
                     last = target
                     gap = m
