@@ -41,8 +41,8 @@ from pystagedtrees.model._trie import SituationTrie, first_deep_variable, n_situ
 
 __all__ = ["Sevt", "check_sevt", "check_learned"]
 
-# per model, per variable: its probabilities and sizes and the ids of its
-# stages without probabilities (Sevt._unset_stages)
+# per model, per variable: (weak references to) its probabilities and sizes
+# and the ids of its stages without probabilities (Sevt._unset_stages)
 _UNSET_OF = weakref.WeakKeyDictionary()
 
 
@@ -263,13 +263,14 @@ class Sevt(SevtMethods):
         every stage's size costs as much as the model holds."""
         prob, n = self._prob[i], self._n[i]
         kept = _UNSET_OF.setdefault(self, {})
-        if i in kept and kept[i][0] is prob and kept[i][1] is n:
+        if i in kept and kept[i][0]() is prob and kept[i][1]() is n:
             return kept[i][2]
         # fitted stages have a count (0 for unobserved ones, which may have NaN
         # probabilities): only the others' probabilities are read
         uncounted = np.flatnonzero(np.isnan(n))
         unset = uncounted[rows_all_nan(prob[uncounted])] if len(uncounted) else uncounted
-        kept[i] = (prob, n, unset)
+        # (weak references: arrays a model has replaced are not kept alive)
+        kept[i] = (weakref.ref(prob), weakref.ref(n), unset)
         return unset
 
     def copy(self, only: int | None = None, into: type[Sevt] | None = None) -> Sevt:
