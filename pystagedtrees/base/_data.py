@@ -341,7 +341,7 @@ def _distinct_value_strings(col, column):
 
 
 def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means="",
-                  advice=""):
+                  advice="", native=False):
     """Codes of a column against a given list of levels.
 
     Parameters
@@ -359,10 +359,13 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         what they mean (``unknown_means``; None: no warning).
     advice : str, optional
         Appended to the error about a value that is not a level.
+    native : bool, default False
+        Give a Categorical's own codes (int8 up to 127 levels) as they are,
+        without a widened copy.
 
     Returns
     -------
-    numpy.ndarray of int32
+    numpy.ndarray of int32 (or a Categorical's own integer dtype with ``native``)
         The 0-based level codes, -1 where the value is missing.
     """
     column = col.name if column is None else column
@@ -371,7 +374,8 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         if isinstance(col.dtype, pd.CategoricalDtype) and category_strings(
                 col.dtype.categories, column) == levels:
             # the Categorical's own codes: no Series built (predict on few rows)
-            return col.array.codes.astype(np.int32)
+            codes = col.array.codes
+            return codes if native else codes.astype(np.int32)
         strings, index = _distinct_value_strings(col, column)
     except (TypeError, ValueError) as exc:  # a column that cannot be levels: name the argument
         if not name:

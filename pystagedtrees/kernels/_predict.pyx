@@ -44,9 +44,16 @@ The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
 """
 from libc.math cimport INFINITY, NAN, exp, log
+from libc.stdint cimport int8_t
 from libc.stdlib cimport free, malloc
 
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+
+# the level codes of a frame's rows as the callers hold them: a Categorical's
+# own int8 codes (up to 127 levels: no widening copy), or code_t
+ctypedef fused row_code_t:
+    int8_t
+    code_t
 
 cdef extern from *:  # the compiler's (GCC, Clang)
     void __builtin_prefetch(const void* address) noexcept nogil
@@ -148,6 +155,8 @@ cdef enum:
     # paths walked side by side, variable by variable: the variable's arrays
     # are read once into locals, and the paths' memory reads overlap
     LANES = 1024
+    # rows fetched ahead of their copy, when they are read out of order
+    ROWS_AHEAD = 16
 
 
 cdef struct Lanes:
@@ -284,6 +293,10 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
     cdef const index_t* listed
     cdef const index_t* into
     cdef size_t ahead, scale
+    cdef index_t row
+    cdef Py_ssize_t* last
+    cdef double* totals
+    cdef index_t* places
     for i in range(first, stop):
         kind = t.kind[i]
         k = t.n_levels[i]
@@ -302,16 +315,35 @@ cdef void _walk(const Tree* t, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t siz
             ahead = scale = 0
             if i + 1 < stop and _lean(t, i + 1):
                 ahead = _first_read(t, i + 1, &scale)
+            # (the lanes' arrays as locals: the compiler need not reload them
+            # after every store)
+            last, totals, places = s.last, s.totals, s.situation
+            if into == NULL and kind == _OWN:
+                # the commonest of all (full and fitted trees' shallow
+                # variables): a row of log-probabilities per situation,
+                # numbered in mixed radix, whose row is the next variable's
+                # situation
+                for j in range(size):
+                    b = j * stride
+                    if i > last[b]:
+                        continue
+                    situation = places[b] * above + codes_above[b]
+                    row = situation * k + codes[b]
+                    totals[b] += log_prob[row]
+                    places[b] = situation
+                    if ahead:
+                        __builtin_prefetch(<const char*> ahead + row * scale)
+                continue
             for j in range(size):
                 b = j * stride
-                if i > s.last[b]:
+                if i > last[b]:
                     continue
-                situation = s.situation[b] * above + codes_above[b]
+                situation = places[b] * above + codes_above[b]
                 if into != NULL:
                     situation = into[situation]
-                s.totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
-                                        + codes[b]]
-                s.situation[b] = situation
+                totals[b] += log_prob[(situation if kind == _OWN else stages[situation]) * k
+                                      + codes[b]]
+                places[b] = situation
                 if ahead:
                     __builtin_prefetch(<const char*> ahead + (situation * k + codes[b]) * scale)
             continue
@@ -392,7 +424,7 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
         _free_tree(&t)
 
 
-def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] order,
+def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[::1] order,
                      Py_ssize_t target, bint as_prob, float64_t[:, ::1] out, index_t[::1] best,
                      flag_t[::1] done):
     """Posterior of every level of variable ``target`` given the rest of each row.
@@ -420,7 +452,8 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] 
     cdef Py_ssize_t gap  # the first missing value's variable
     cdef Py_ssize_t lanes = rows * max(k, 1)
     cdef code_t code
-    cdef const code_t* row
+    cdef const row_code_t* row
+    cdef const char* ahead
     cdef bint complete
     cdef Lanes s
     _tree(&t, tree)
@@ -437,6 +470,12 @@ def class_posteriors(tuple tree, const code_t[:, ::1] codes, const index_t[::1] 
                 deepest = target
                 for b in range(size):
                     r = order[start + b] if order.shape[0] else start + b
+                    if order.shape[0] and start + b + ROWS_AHEAD < n:
+                        # the rows in path order are scattered: each is
+                        # fetched while the ones before it are copied
+                        ahead = <const char*> &codes[order[start + b + ROWS_AHEAD], 0]
+                        for i in range(0, m * <Py_ssize_t> sizeof(row_code_t), 64):
+                            __builtin_prefetch(ahead + i)
                     row = &codes[r, 0]
                     last = target
                     gap = m
@@ -504,13 +543,14 @@ cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, fl
         out[a] = exp(value) if as_prob else value
 
 
-def rows_of_columns(tuple columns, code_t[:, ::1] out):
+def rows_of_columns(tuple columns, row_code_t[:, ::1] out):
     """``out[r, i] = columns[i][r]``, or -1 where ``columns[i]`` is None: the
-    rows of codes of a frame's columns, written a block of rows at a time
-    (the block's rows stay in cache while every column is copied)."""
+    rows of codes of a frame's columns (of ``out``'s dtype), written a block
+    of rows at a time (the block's rows stay in cache while every column is
+    copied)."""
     cdef Py_ssize_t i, r, start, stop, n = out.shape[0], p = out.shape[1]
-    cdef const code_t[::1] column
-    cdef const code_t** source = <const code_t**> malloc(max(p, 1) * sizeof(code_t*))
+    cdef const row_code_t[::1] column
+    cdef const row_code_t** source = <const row_code_t**> malloc(max(p, 1) * sizeof(row_code_t*))
     if source == NULL:
         raise MemoryError()
     try:

@@ -19,6 +19,7 @@ change a model.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -39,6 +40,10 @@ from pystagedtrees.model._stagevec import (
 from pystagedtrees.model._trie import SituationTrie, first_deep_variable, n_situations_of
 
 __all__ = ["Sevt", "check_sevt", "check_learned"]
+
+# per model, per variable: (weak references to) its probabilities and sizes
+# and the ids of its stages without probabilities (Sevt._unset_stages)
+_UNSET_OF = weakref.WeakKeyDictionary()
 
 
 OPTIONAL_FIELDS = ("lambda_", "name_unobserved", "data_raw", "ctables", "prob", "ll", "score",
@@ -248,14 +253,25 @@ class Sevt(SevtMethods):
             if self._prob[i] is None:
                 out.append((v, None))
                 continue
-            # fitted stages have a count (0 for unobserved ones, which may have NaN
-            # probabilities): only the others' probabilities are read (predict asks each call)
-            uncounted = np.flatnonzero(np.isnan(self._n[i]))
-            if len(uncounted) == 0:  # the common case: a fitted variable, checked by each learner
-                continue
-            unset = uncounted[rows_all_nan(self._prob[i][uncounted])]
-            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in unset]
+            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in self._unset_stages(i)]
         return out
+
+    def _unset_stages(self, i):
+        """Ids of variable ``i``'s stages with no probabilities, kept while its
+        probabilities and sizes are the same arrays (they are replaced, never
+        edited, when they change): predict asks on each call, and reading
+        every stage's size costs as much as the model holds."""
+        prob, n = self._prob[i], self._n[i]
+        kept = _UNSET_OF.setdefault(self, {})
+        if i in kept and kept[i][0]() is prob and kept[i][1]() is n:
+            return kept[i][2]
+        # fitted stages have a count (0 for unobserved ones, which may have NaN
+        # probabilities): only the others' probabilities are read
+        uncounted = np.flatnonzero(np.isnan(n))
+        unset = uncounted[rows_all_nan(prob[uncounted])] if len(uncounted) else uncounted
+        # (weak references: arrays a model has replaced are not kept alive)
+        kept[i] = (weakref.ref(prob), weakref.ref(n), unset)
+        return unset
 
     def copy(self, only: int | None = None, into: type[Sevt] | None = None) -> Sevt:
         """A deep copy (arrays are copied; the raw data, never edited in place, is shared).

@@ -463,3 +463,26 @@ def test_rows_past_the_limit_of_completions_are_summed_by_what_the_tree_distingu
     log_prob = st.prob(model, event, log=True)
     assert calls == []
     assert log_prob == pytest.approx(_every_completion_logprob(model, row, 10), rel=1e-12)
+
+
+def test_many_rows_of_a_sparse_tree_are_walked_in_path_order_with_the_same_results():
+    """Past 4096 rows a tree with sparse variables is walked in the order of
+    the rows' paths (their positions in the sorted keys' low bits); the
+    results are those of the rows walked as given, a few at a time."""
+    from pystagedtrees.inference._inference import _path_order, encode_columns, log_tables_of
+
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame({f"V{j}": pd.Categorical.from_codes(rng.integers(0, 2, 5000), ["0", "1"])
+                         for j in range(30)})
+    model = st.full(data, lambda_=1)
+    rows = data.drop(columns="V0")
+    columns = encode_columns(model, rows, "newdata", unread=("V0",))
+    order = _path_order(model, columns, 0, log_tables_of(model))
+    assert np.array_equal(np.sort(order), np.arange(len(data)))
+    prefix = np.column_stack([rows[v].cat.codes for v in rows.columns[:20]])[order]
+    keys = [tuple(row) for row in prefix]
+    assert keys == sorted(keys)
+    whole = st.predict(model, rows, prob=True)
+    parts = pd.concat([st.predict(model, rows.iloc[a:a + 1000], prob=True)
+                       for a in range(0, len(rows), 1000)])
+    pd.testing.assert_frame_equal(whole, parts)

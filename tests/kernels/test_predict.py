@@ -144,9 +144,12 @@ def test_class_posteriors_equal_the_slow_twin(seed):
     # the rows four times over: several blocks of rows, walked in order or shuffled
     tiled = np.tile(codes, (4, 1))
     n, k = len(tiled), int(tree.n_levels[target])
-    for as_prob, order in ((False, np.zeros(0, dtype=np.int64)), (True, rng.permutation(n))):
+    # a frame's Categorical codes as they are (int8) or int32
+    for as_prob, order, dtype in ((False, np.zeros(0, dtype=np.int64), np.int32),
+                                  (True, rng.permutation(n), np.int8)):
         out, best, done = np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
-        class_posteriors(_LogTables(tree).tree, tiled, order, target, as_prob, out, best, done)
+        class_posteriors(_LogTables(tree).tree, tiled.astype(dtype), order, target, as_prob, out,
+                         best, done)
         for r in range(n):
             assert done[r] == (expected[r % len(codes)] is not None)
             if done[r] == 0:
@@ -157,13 +160,14 @@ def test_class_posteriors_equal_the_slow_twin(seed):
             assert best[r] == first_best
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int8])
 @pytest.mark.parametrize("seed", range(10))
-def test_rows_of_columns_equal_the_slow_twin(seed):
+def test_rows_of_columns_equal_the_slow_twin(seed, dtype):
     rng = np.random.default_rng(seed)
     n, p = int(rng.integers(0, 700)), int(rng.integers(1, 8))
-    columns = tuple(None if rng.random() < 0.3 else rng.integers(-2, 5, n).astype(np.int32)
+    columns = tuple(None if rng.random() < 0.3 else rng.integers(-2, 127, n).astype(dtype)
                     for _ in range(p))
-    out = np.empty((n, p), dtype=np.int32)
+    out = np.empty((n, p), dtype=dtype)
     rows_of_columns(columns, out)
     expected = np.column_stack([np.full(n, -1) if c is None else c for c in columns])
     np.testing.assert_array_equal(out, expected.reshape(n, p))

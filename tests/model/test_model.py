@@ -930,3 +930,18 @@ def test_parent_vector_ids_by_one_pass_equal_those_by_unique(table, radix_extra)
     for value in range(50):
         hits = np.flatnonzero(table == value)
         assert first[value] == (hits[0] if len(hits) else -1)
+
+
+def test_is_fitted_follows_probabilities_replaced_after_it_was_asked():
+    """The stages without probabilities are kept per model between calls
+    (predict asks on each one); replacing a variable's arrays is seen."""
+    model = st.full(st.datasets.titanic_table(), lambda_=1)
+    assert model.is_fitted
+    prob, n = model.stage_probabilities(1).copy(), model.stage_sizes(1).copy()
+    prob[0], n[0] = np.nan, np.nan
+    model.set_stage_probabilities(1, prob, n)
+    assert not model.is_fitted
+    with pytest.raises(ValueError, match="without probabilities"):
+        st.predict(model)
+    model.set_stage_probabilities(1, np.full_like(prob, 1 / prob.shape[1]), np.ones_like(n))
+    assert model.is_fitted
