@@ -172,10 +172,11 @@ def compute_log_joint(model, codes, columns=None):
     """``ln P(c, x)`` for every row of ``codes`` and every class.
 
     ``codes`` holds the model's features (in ``columns`` order, default the
-    model's feature order) as level codes, -1 for missing.
+    model's feature order) as level codes, -1 for missing; in either memory
+    order (Fortran order, a column after another, is read without a copy).
     """
     columns = list(model.features) if columns is None else list(columns)
-    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    codes = np.asarray(codes, dtype=np.int32)
     if not model.is_aode:
         return _model_log_joint(model, codes, columns)
     # R averages the SPODEs in probability space, literally.
