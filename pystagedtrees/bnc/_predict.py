@@ -291,8 +291,10 @@ def predict(x: BNCModel, newdata: pd.DataFrame, prob: bool = False, seed: Seed =
     post = class_posteriors(x, codes)
     classes = list(x.classes)
     if prob:
+        # ``post`` is ours alone: no copy (pandas copies an array by default)
         return pd.DataFrame(post, index=newdata.index,
-                            columns=_class_columns(tuple(classes), x.class_var).copy())
+                            columns=_class_columns(tuple(classes), x.class_var).copy(),
+                            copy=False)
     draws = resolve_source(seed, rng, random_state=random_state)
     return pd.Categorical.from_codes(map_random(post, draws), classes)
 
