@@ -13,7 +13,7 @@ from pystagedtrees.bnc._dataset import encode_dataset
 from pystagedtrees.bnc._folds import check_folds, stratified_folds
 from pystagedtrees.bnc._model import BNCModel
 from pystagedtrees.bnc._params import lp
-from pystagedtrees.bnc._predict import compute_log_joint, map_random, posterior_from_log_joint
+from pystagedtrees.bnc._predict import class_posteriors, map_random
 from pystagedtrees.bnc._search import bsej, fssj, kdb, tan_hc, tan_hcsp
 from pystagedtrees.bnc._structure import aode, nb, tan_cl
 from pystagedtrees.kernels._bnc_counts import col_means
@@ -199,7 +199,7 @@ def cv(x: BNCModel | Sequence[BNCModel] | Mapping[str, BNCModel], dataset: pd.Da
         fitted = [_refit(m, train, dag, draws) for m in models]
         for j, m in enumerate(fitted):
             cols = [enc.columns.index(f) for f in m.features]
-            post = posterior_from_log_joint(compute_log_joint(m, test_codes[:, cols]))
+            post = class_posteriors(m, test_codes[:, cols])
             labels = np.asarray(m.levels[class_])
             truth = np.asarray(enc.levels[class_])[class_codes[test_rows]]
             acc[i, j] = np.count_nonzero(labels[map_random(post, draws)] == truth) / len(test_rows)

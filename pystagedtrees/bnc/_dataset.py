@@ -89,10 +89,11 @@ def encode_dataset(class_, dataset, name="dataset", columns=None):
     return Encoded(cols, codes, levels, class_)
 
 
-def encode_for_model(model, newdata, name="newdata", allow_no_rows=False):
+def encode_for_model(model, newdata, name="newdata", allow_no_rows=False, order="C"):
     """Codes of the model's features in ``newdata`` against the model's levels.
 
-    Returns an (n, p) int32 array with the features in model order.
+    Returns an (n, p) int32 array with the features in model order, in
+    memory ``order`` (see :func:`~pystagedtrees.base._data.encode_frame`).
     """
     if not model.features and isinstance(newdata, pd.DataFrame) and newdata.shape[0]:
         # a class-only model needs no column: every row gets the prior (as R)
@@ -107,5 +108,5 @@ def encode_for_model(model, newdata, name="newdata", allow_no_rows=False):
         return np.empty((newdata.shape[0], len(model.features)), dtype=np.int32)
     levels = {f: model.levels[f] for f in model.features}
     codes, _ = encode_frame(newdata, columns=list(model.features), levels=levels,
-                            name=name)
+                            name=name, order=order)
     return codes

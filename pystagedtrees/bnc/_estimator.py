@@ -20,7 +20,7 @@ from pystagedtrees.bnc._cv import LEARNERS, RANDOMISED, learn_structure
 from pystagedtrees.bnc._dask import count_families
 from pystagedtrees.bnc._dataset import encode_dataset, encode_for_model
 from pystagedtrees.bnc._params import fit_structure, lp, lp_arguments
-from pystagedtrees.bnc._predict import compute_log_joint, posterior_from_log_joint
+from pystagedtrees.bnc._predict import class_posteriors
 from pystagedtrees.bnc._structure import SCORES, aode, nb, tan_cl_encoded
 from pystagedtrees.rng import Seed, check_seed, resolve_source
 
@@ -233,5 +233,5 @@ class BNClassifier(CategoricalClassifier):
         if is_dask(X):
             return self._lazy_predictions(X, proba=True)
         frame = self._prediction_frame(X)
-        codes = encode_for_model(self.model_, frame, name="X")
-        return posterior_from_log_joint(compute_log_joint(self.model_, codes))
+        codes = encode_for_model(self.model_, frame, name="X", order="F")
+        return class_posteriors(self.model_, codes)

@@ -20,6 +20,7 @@ from pystagedtrees.rng import RandomSource, Rng, Seed, resolve_source
 __all__ = [
     "predict",
     "compute_log_joint",
+    "class_posteriors",
     "posterior_from_log_joint",
     "map_random",
     "logLik",
@@ -62,10 +63,14 @@ def _compiled(model, columns):
     return cache[key]
 
 
-def _log_joint_complete(model, codes, columns):
+def _log_joint_complete(model, codes, columns, normalise=False):
+    """The kernel's log-joints (or posteriors) of complete ``codes``; an
+    F-ordered matrix (as :func:`encode_for_model` gives with ``order="F"``)
+    is read without a copy."""
     ptr, cols, strides, offsets, log_cpts, log_prior = _compiled(model, columns)
     out = np.empty((codes.shape[0], len(log_prior)))
-    log_joint(codes, ptr, cols, strides, offsets, log_cpts, log_prior, out)
+    log_joint(np.ascontiguousarray(codes.T), ptr, cols, strides, offsets, log_cpts, log_prior,
+              out, normalise)
     return out
 
 
@@ -158,8 +163,7 @@ def _model_log_joint(model, codes, columns):
     complete = (codes >= 0).all(axis=1)
     out = np.empty((codes.shape[0], len(model.params[model.class_var])))
     if complete.any():
-        out[complete] = _log_joint_complete(
-            model, np.ascontiguousarray(codes[complete]), columns)
+        out[complete] = _log_joint_complete(model, codes[complete], columns)
     out[~complete] = _log_joint_with_missing(model, codes[~complete], columns)
     return out
 
@@ -168,10 +172,11 @@ def compute_log_joint(model, codes, columns=None):
     """``ln P(c, x)`` for every row of ``codes`` and every class.
 
     ``codes`` holds the model's features (in ``columns`` order, default the
-    model's feature order) as level codes, -1 for missing.
+    model's feature order) as level codes, -1 for missing; in either memory
+    order (Fortran order, a column after another, is read without a copy).
     """
     columns = list(model.features) if columns is None else list(columns)
-    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    codes = np.asarray(codes, dtype=np.int32)
     if not model.is_aode:
         return _model_log_joint(model, codes, columns)
     # R averages the SPODEs in probability space, literally.
@@ -183,12 +188,22 @@ def compute_log_joint(model, codes, columns=None):
         return np.log(total / len(model.models))
 
 
+def class_posteriors(model, codes, columns=None):
+    """``posterior_from_log_joint(compute_log_joint(model, codes, columns))``,
+    in one compiled pass over the rows where no value is missing."""
+    columns = list(model.features) if columns is None else list(columns)
+    codes = np.asarray(codes, dtype=np.int32)
+    if not model.is_aode and (codes.size == 0 or codes.min() >= 0):
+        return _log_joint_complete(model, codes, columns, normalise=True)
+    return posterior_from_log_joint(compute_log_joint(model, codes, columns))
+
+
 def posterior_from_log_joint(lj):
     """Normalise log-joints per row into class posteriors.
 
-    As R: ``lj - logsumexp(lj)`` with logsumexp ``m + log1p(sum exp(x - m))``
-    over all but the first maximum; a row that cannot be normalised (all
-    ``-inf``) becomes uniform.
+    ``exp(lj - m) / sum(exp(lj - m))`` with ``m`` the row's maximum: R's
+    ``exp(lj - logsumexp(lj))`` to a few units in the last place; a row that
+    cannot be normalised (all ``-inf``) becomes uniform.
     """
     lj = np.ascontiguousarray(lj, dtype=np.float64)
     p = np.empty_like(lj)
@@ -271,12 +286,15 @@ def predict(x: BNCModel, newdata: pd.DataFrame, prob: bool = False, seed: Seed =
     """
     _check_model(x, fitted=True)
     prob = check_flag(prob, "prob")
-    codes = encode_for_model(x, newdata, allow_no_rows=True)  # R: no rows, no predictions
-    post = posterior_from_log_joint(compute_log_joint(x, codes))
+    # R: no rows, no predictions; F order: the columns copied whole
+    codes = encode_for_model(x, newdata, allow_no_rows=True, order="F")
+    post = class_posteriors(x, codes)
     classes = list(x.classes)
     if prob:
+        # ``post`` is ours alone: no copy (pandas copies an array by default)
         return pd.DataFrame(post, index=newdata.index,
-                            columns=_class_columns(tuple(classes), x.class_var).copy())
+                            columns=_class_columns(tuple(classes), x.class_var).copy(),
+                            copy=False)
     draws = resolve_source(seed, rng, random_state=random_state)
     return pd.Categorical.from_codes(map_random(post, draws), classes)
 
@@ -370,7 +388,7 @@ def cLogLik(object: BNCModel, dataset: pd.DataFrame) -> float:  # noqa: N802 (R'
     0.0
     """
     features, classes = _coded_rows(object, dataset)
-    post = posterior_from_log_joint(compute_log_joint(object, features))
+    post = class_posteriors(object, features)
     with np.errstate(divide="ignore"):
         return float(np.log(post[np.arange(len(classes)), classes]).sum())
 

@@ -202,6 +202,13 @@ class FoldScorer:
         it has in all, and none removed holds a log 0 (-inf - -inf is NaN).
         """
         cur, cls = self.current, self.class_var
+        if cur is not None and dag.origin is cur and len(dag.features) > 1:
+            # one family changed (most candidates): its current one was fitted
+            child = dag.child
+            family = self.current_families[child]
+            parents = dag.parents[child]
+            if parents != cur.parents[child] and self.fitted[family].finite:
+                return [family, (child, *parents, cls)], _ONE_CHANGE, True
         if cur is not None:
             changed = dag.changed_since(cur)  # the common case: some parents added
             if changed is not None:
@@ -267,21 +274,22 @@ class FoldScorer:
         unsettled = []
         self.clock += 1
         # chunks of candidates whose new tables fit in half the budget
-        chunk, chunk_new, chunk_bytes = [], set(), 0
+        chunk, chunk_new, chunk_bytes = [], {}, 0
+        fitted = self.fitted
         for j, dag in enumerate(dags):
             terms, adds, from_base = self._terms(dag)
-            new = {f for f in terms if f not in self.fitted and f not in chunk_new}
-            size = sum(map(self._table_bytes, new))
+            new = [f for f in terms if f not in fitted and f not in chunk_new]
+            size = sum(map(self._table_bytes, new)) if new else 0
             if chunk and chunk_bytes + size > POOL_BUDGET // 2:
-                self._score_chunk(chunk, correct, events, unsettled)
-                chunk, chunk_new, chunk_bytes = [], set(), 0
-                new = {f for f in terms if f not in self.fitted}
+                self._score_chunk(chunk, chunk_new, correct, events, unsettled)
+                chunk, chunk_new, chunk_bytes = [], {}, 0
+                new = [f for f in terms if f not in fitted]
                 size = sum(map(self._table_bytes, new))
-            chunk_new |= new
+            chunk_new.update(dict.fromkeys(new))
             chunk_bytes += size
             chunk.append((j, dag, terms, adds, from_base))
         if chunk:
-            self._score_chunk(chunk, correct, events, unsettled)
+            self._score_chunk(chunk, chunk_new, correct, events, unsettled)
         if unsettled:
             uniforms = np.ascontiguousarray(draws.runif(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())])
@@ -297,35 +305,39 @@ class FoldScorer:
                 correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
         return col_means(correct.T / self.fold_sizes[:, None])
 
-    def _score_chunk(self, chunk, correct, events, unsettled):
-        """Settle the candidates of ``chunk``: one compiled pass for all where
-        the data are complete; the log-joint of those with tie draws (or of
-        every one where cells miss values) is then built for R's draws."""
+    def _score_chunk(self, chunk, new, correct, events, unsettled):
+        """Settle the candidates of ``chunk`` (``new``: the families they
+        propose that are not fitted yet): one compiled pass for all where the
+        data are complete; the log-joint of those with tie draws (or of every
+        one where cells miss values) is then built for R's draws."""
         self._shrink_pool(f for _, _, terms, _, _ in chunk for f in terms)
-        self._fit([f for _, _, terms, _, _ in chunk for f in terms])
-        local = dict.fromkeys(f for _, _, terms, _, _ in chunk for f in terms)
-        fams = [self.fitted[f] for f in local]
+        self._fit(new)
+        # candidates sharing all but their last term side by side: the kernel
+        # sums those once (the scores do not depend on the order)
+        runs = {}
+        for cand in chunk:
+            _, _, terms, adds, from_base = cand
+            runs.setdefault((from_base, *terms[:-1], *adds[:-1]), []).append(cand)
+        chunk = [cand for run in runs.values() for cand in run]
+        ids, term_ids, term_adds, cand_ptr = {}, [], [], [0]
+        for _, _, terms, adds, _ in chunk:  # each family once, in order of use
+            term_ids += [ids.setdefault(f, len(ids)) for f in terms]
+            term_adds += adds
+            cand_ptr.append(len(term_ids))
+        fams = [self.fitted[f] for f in ids]
         for fam in fams:
             fam.last_used = self.clock
         if len(self.incomplete):
             settle = chunk
         else:
-            # candidates sharing all but their last term side by side: the
-            # kernel sums those once (the scores do not depend on the order)
-            runs = {}
-            for cand in chunk:
-                _, _, terms, adds, from_base = cand
-                runs.setdefault((from_base, *terms[:-1], *adds[:-1]), []).append(cand)
-            chunk = [cand for run in runs.values() for cand in run]
             hits = np.zeros((len(chunk), self.n_folds))
             tie_draws = np.zeros(len(chunk), dtype=np.intp)
-            cand_ptr = np.cumsum([0] + [len(terms) for _, _, terms, _, _ in chunk])
             fold_hits(self.truth, self.fold_of, self.multiplicity,
                       self.base if self.base is not None else np.zeros((len(self.truth),
                                                                         self.n_class)),
-                      [f.log_tables for f in fams], [f.entries for f in fams], cand_ptr,
-                      _term_ids([f for _, _, terms, _, _ in chunk for f in terms], local),
-                      np.array([a for *_, adds, _ in chunk for a in adds], dtype=np.uint8),
+                      [f.log_tables for f in fams], [f.entries for f in fams],
+                      np.array(cand_ptr, dtype=np.int64), np.array(term_ids, dtype=np.int64),
+                      np.array(term_adds, dtype=np.uint8),
                       np.array([b for *_, b in chunk], dtype=np.uint8), hits, tie_draws)
             correct[[j for j, *_ in chunk]] = hits
             settle = [cand for cand, tied in zip(chunk, tie_draws) if tied]
@@ -355,6 +367,11 @@ class FoldScorer:
         self._fit(fams)
         self.base = self._sum_terms(fams, [1] * len(fams), False)
         self.current = dag
+        self.current_families = {fam[0]: fam for fam in fams[1:]}
+
+
+# the signs of a candidate's terms when one family changed: out, then in
+_ONE_CHANGE = (0, 1)
 
 
 def _layout(fams):
