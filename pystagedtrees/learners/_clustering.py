@@ -31,9 +31,7 @@ from pystagedtrees.learners._learners import (
     LEARNER_MEMORY_ADVICE,
     MEMORY_STEPS,
     STAGE_BYTES,
-    check_learner_memory,
     check_pair_tables,
-    free_stage_count,
     free_stage_mask,
     learned_loglik,
     pair_tables_step,
@@ -393,10 +391,11 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)
-    check_learner_memory(stages_kmeans, model, positions, ignore)
+    seen = {}  # the steps' free stages, by variable (unless the memory is unknown)
+    check_steps_fit(_kmeans_steps(model, positions, ignore, seen), LEARNER_MEMORY_ADVICE)
     for i in positions:
         k_i = ks[i]
-        ids = _free_ids_in_prob_order(model, i, ignore)
+        ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
             points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
             if transform is not None:
@@ -423,11 +422,15 @@ def _kmeans_bytes(m, k):
     return 8 * m * (3 * k + 6)
 
 
-def _kmeans_steps(model, positions, ignore):
+def _kmeans_steps(model, positions, ignore, seen=None):
+    """What stages_kmeans allocates per variable; ``seen`` (a dict), if
+    given, gets each variable's free stage ids."""
     for i in positions:
-        m, k = free_stage_count(model, i, ignore), int(model.n_levels[i])
-        yield (f"stages_kmeans clusters the {m:,} free stages of {model.variables[i]!r}",
-               _kmeans_bytes(m, k))
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {model.variables[i]!r}",
+               _kmeans_bytes(len(ids), int(model.n_levels[i])))
+        if seen is not None:
+            seen[i] = ids
 
 
 def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=None):
