@@ -11,6 +11,8 @@ sums follow R's arithmetic (``_rstage.pxd``).
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, fabs, isnan
+from libc.stdlib cimport free, realloc
+from libc.string cimport memmove
 
 from pystagedtrees.kernels._limits cimport MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport join_stats, join_stats_with_terms, own_term, score_of
@@ -51,8 +53,13 @@ cdef class _ClassTable:
     cdef index_t[::1] free
     cdef Py_ssize_t n_free
     cdef Py_ssize_t hi
-    cdef double[:, ::1] dll
-    cdef double[:, ::1] gain
+    # pair tables (``stride`` x ``stride``, row-major), grown with ``hi``:
+    # sized by the classes in use, not by the stages (m x m), whose
+    # allocation alone cost more than the climb on tie-heavy variables
+    cdef double* dll
+    cdef double* gain
+    cdef Py_ssize_t stride
+    cdef bint out_of_memory
     cdef double[::1] own
     cdef double[::1] row_best
     cdef index_t[::1] row_arg
@@ -77,8 +84,10 @@ cdef class _ClassTable:
         self.free = np.empty(self.m, dtype=np.int64)
         self.n_free = 0
         self.hi = 0
-        self.dll = np.empty((self.m, self.m), dtype=np.float64)
-        self.gain = np.empty((self.m, self.m), dtype=np.float64)
+        self.dll = NULL
+        self.gain = NULL
+        self.stride = 0
+        self.out_of_memory = False
         self.own = np.empty(self.m, dtype=np.float64)
         self.row_best = np.full(self.m, -np.inf)
         self.row_arg = np.full(self.m, -1, dtype=np.int64)
@@ -89,8 +98,44 @@ cdef class _ClassTable:
             return self.count[c] >= 2
         return self.count[c] >= 1 and self.count[d] >= 1
 
+    cdef inline Py_ssize_t at(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
+        return c * self.stride + d
+
     cdef inline double delta(self, Py_ssize_t c, Py_ssize_t d) noexcept nogil:
-        return self.gain[c, d] - self.dll[c, d]
+        return self.gain[self.at(c, d)] - self.dll[self.at(c, d)]
+
+    def __dealloc__(self):
+        free(self.dll)
+        free(self.gain)
+
+    cdef bint raise_hi(self, Py_ssize_t hi) noexcept nogil:
+        """Let class ids reach ``hi - 1``, widening the pair tables (to twice
+        what is needed, at most ``m``) when they are too narrow; False, with
+        ``out_of_memory`` set, when the memory for that is not there."""
+        cdef Py_ssize_t r, wider
+        cdef double* grown
+        if hi > self.stride:
+            wider = min(self.m, max(64, 2 * hi))
+            grown = <double*>realloc(self.dll, wider * wider * sizeof(double))
+            if grown == NULL:
+                self.out_of_memory = True
+                return False
+            self.dll = grown
+            grown = <double*>realloc(self.gain, wider * wider * sizeof(double))
+            if grown == NULL:
+                self.out_of_memory = True
+                return False
+            self.gain = grown
+            # from the last row down: each row moves to higher addresses,
+            # past the rows below it, which are still to move
+            for r in range(self.hi - 1, -1, -1):
+                memmove(&self.dll[r * wider], &self.dll[r * self.stride], self.hi * sizeof(double))
+                memmove(&self.gain[r * wider], &self.gain[r * self.stride],
+                        self.hi * sizeof(double))
+            self.stride = wider
+        if hi > self.hi:
+            self.hi = hi
+        return True
 
     cdef void insert(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
         """Add stage ``s`` to class ``c``, keeping members by decreasing rank."""
@@ -127,23 +172,23 @@ cdef class _ClassTable:
         join_stats_with_terms(&self.prob[a, 0], self.n[a], self.own[c],
                               &self.prob[b, 0], self.n[b], self.own[d],
                               self.lam, self.k, new_p, &dll, &gain)
-        self.dll[c, d] = dll
-        self.dll[d, c] = dll
-        self.gain[c, d] = gain
-        self.gain[d, c] = gain
+        self.dll[self.at(c, d)] = dll
+        self.dll[self.at(d, c)] = dll
+        self.gain[self.at(c, d)] = gain
+        self.gain[self.at(d, c)] = gain
 
     cdef void pair(self, Py_ssize_t c, Py_ssize_t d, double* dll, double* gain) noexcept nogil:
         """The join of classes c and d, computed if not known yet (lazy table)."""
-        if isnan(self.dll[c, d]):
+        if isnan(self.dll[self.at(c, d)]):
             self.compute_pair(c, d)
-        dll[0] = self.dll[c, d]
-        gain[0] = self.gain[c, d]
+        dll[0] = self.dll[self.at(c, d)]
+        gain[0] = self.gain[self.at(c, d)]
 
     cdef void forget_pairs(self, Py_ssize_t c) noexcept nogil:
         cdef Py_ssize_t d
         for d in range(self.hi):
-            self.dll[c, d] = NAN
-            self.dll[d, c] = NAN
+            self.dll[self.at(c, d)] = NAN
+            self.dll[self.at(d, c)] = NAN
 
     cdef void set_own(self, Py_ssize_t c) noexcept nogil:
         cdef Py_ssize_t a = self.head[c]
@@ -166,8 +211,8 @@ cdef class _ClassTable:
         cdef Py_ssize_t s, c, d
         for s in range(self.m):
             self.insert(s, self.cls[s])
-            if self.cls[s] >= self.hi:
-                self.hi = self.cls[s] + 1
+            if self.cls[s] >= self.hi and not self.raise_hi(self.cls[s] + 1):
+                return
         for c in range(self.m - 1, -1, -1):  # the lowest unused id on top
             if self.count[c] == 0:
                 self.free[self.n_free] = c
@@ -261,8 +306,8 @@ cdef class _ClassTable:
         else:
             self.n_free -= 1
             c = self.free[self.n_free]
-            if c >= self.hi:
-                self.hi = c + 1
+            if c >= self.hi and not self.raise_hi(c + 1):
+                return
             self.head[c] = -1
             self.insert(keep, c)
             self.set_own(c)
@@ -312,16 +357,29 @@ cdef void _join_in_order(index_t[::1] order, Py_ssize_t n, Py_ssize_t late,
 
 cdef bint _first_keeping_join(_ClassTable t, const index_t[::1] order, Py_ssize_t n_active,
                               double ll, double df, double penalty, double now_score,
+                              Py_ssize_t merged_at, Py_ssize_t unvisited_from, bint* near,
                               Py_ssize_t* late, Py_ssize_t* early, double* new_ll,
                               double* new_score) noexcept nogil:
     """FBHC: the first join in R's visit order that does not lower the score
-    (its stages' places in ``order``)."""
-    cdef Py_ssize_t i, j, k = t.k
+    (its stages' places in ``order``).
+
+    Pairs the previous search rejected are not tried again: those of places
+    below ``merged_at`` (the place of the stage last joined; -1: none) and,
+    below ``unvisited_from``, those not with that stage.  A pair's test
+    depends on the model only through the rounding of the score, so a
+    rejected pair stays rejected unless its score came within ``band`` of
+    passing: ``near`` is set then, and the caller searches from the start.
+    """
+    cdef Py_ssize_t i, j, j_from, j_to, k = t.k
     cdef index_t a, b
     cdef double dll, gain, cand_ll, score
-    for i in range(1, n_active):
+    cdef double band = 1e-9 * (1.0 + fabs(now_score))
+    for i in range(max(1, merged_at), n_active):
         a = order[i]
-        for j in range(i):
+        j_from, j_to = 0, i
+        if i < unvisited_from and i != merged_at:  # only its pair with the joined stage
+            j_from, j_to = merged_at, merged_at + 1
+        for j in range(j_from, j_to):
             b = order[j]
             t.pair(t.cls[a], t.cls[b], &dll, &gain)
             cand_ll = (ll - dll) + gain
@@ -329,6 +387,8 @@ cdef bint _first_keeping_join(_ClassTable t, const index_t[::1] order, Py_ssize_
             if score >= now_score:
                 late[0], early[0], new_ll[0], new_score[0] = i, j, cand_ll, score
                 return True
+            if score >= now_score - band:
+                near[0] = True
     return False
 
 
@@ -353,7 +413,7 @@ cdef bint _best_join(_ClassTable t, const index_t[::1] first, double ll, double 
         for d in range(c + 1):
             if not t.valid(c, d) or t.delta(c, d) < level:
                 continue
-            cand_ll = (ll - t.dll[c, d]) + t.gain[c, d]
+            cand_ll = (ll - t.dll[t.at(c, d)]) + t.gain[t.at(c, d)]
             score = score_of(cand_ll, df - k + 1, penalty)
             t.representatives(c, d, &late, &early)
             # R keeps the last of equally good joins in its visit order
@@ -404,17 +464,23 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
     cdef _ClassTable t = _ClassTable(prob, n, first,
                                      np.asarray(stage_classes, dtype=np.int64).copy(), lam,
                                      first_improvement)
-    # the live stages in R's visit order (FBHC)
+    # the live stages in R's visit order (FBHC), and what its last search
+    # left to try (see _first_keeping_join)
     cdef index_t[::1] order = np.arange(m, dtype=np.int64)
+    cdef Py_ssize_t merged_at = -1, unvisited_from = 1
+    cdef bint near = False
     with nogil:
         if first_improvement:
             _sort_by_rank(order, m, first)
         t.fill()
         now_score = score_of(ll, df, penalty)
-        while n_joins < max_iter and n_active > 1:
+        while n_joins < max_iter and n_active > 1 and not t.out_of_memory:
             if first_improvement:
+                if near:  # a rejected pair came near passing: try every pair again
+                    merged_at, unvisited_from, near = -1, 1, False
                 found = _first_keeping_join(t, order, n_active, ll, df, penalty, now_score,
-                                            &late, &early, &new_ll, &new_score)
+                                            merged_at, unvisited_from, &near, &late, &early,
+                                            &new_ll, &new_score)
                 keep, drop = order[late], order[early]
             else:
                 found = _best_join(t, first, ll, df, penalty, now_score, &keep, &drop,
@@ -425,8 +491,13 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
             join_stats(&prob[keep, 0], n[keep], &prob[drop, 0], n[drop], lam, k, best_p,
                        &dll, &gain)
             t.join(keep, drop, best_p)  # keep takes drop's rank (``first`` is the table's)
+            if t.out_of_memory:
+                break
             if first_improvement:
                 _join_in_order(order, n_active, late, early)
+                # the joined stage now at ``early``; places from ``late`` on
+                # hold the stages the search did not reach
+                merged_at, unvisited_from = early, late
             n_active -= 1
             ll = new_ll
             df = df - k + 1
@@ -434,4 +505,6 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
             merges[n_joins, 0] = keep
             merges[n_joins, 1] = drop
             n_joins += 1
+    if t.out_of_memory:
+        raise MemoryError(f"no memory for the tables of joins of {m} stages")
     return n_joins, ll, df

@@ -22,18 +22,18 @@ from pystagedtrees.base._validation import (
 )
 from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.kernels._hclust import cut_rows
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
+from pystagedtrees.learners._hclust import METHOD_CODES, agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
-from pystagedtrees.learners._hclust import agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
 from pystagedtrees.learners._learners import (
     LEARNER_MEMORY_ADVICE,
     MEMORY_STEPS,
     STAGE_BYTES,
-    check_learner_memory,
     check_pair_tables,
-    free_stage_count,
     free_stage_mask,
+    learned_loglik,
     pair_tables_step,
     penalty_per_parameter,
     prepare,
@@ -60,17 +60,23 @@ def stage_distances(prob, distance):
     "totvar" is half the Manhattan distance and "hellinger" the Euclidean
     distance of square roots over sqrt(2), as ``stages_hclust`` defines them.
     """
-    if distance == "totvar":  # scaled in place: one n x n table, not two
-        out = stage_distances(prob, "manhattan")
-        out *= 0.5
-        return out
-    if distance == "hellinger":
-        out = stage_distances(np.sqrt(prob), "euclidean")
-        out /= np.sqrt(2.0)
-        return out
+    rows, method, divisor = _r_dist_of(prob, distance)
     out = np.empty((prob.shape[0], prob.shape[0]))
-    r_dist(np.ascontiguousarray(prob, dtype=np.float64), distance, out)
+    r_dist(rows, method, out)
+    if divisor != 1.0:  # in place: one n x n table, not two
+        out /= divisor
     return out
+
+
+def _r_dist_of(prob, distance):
+    """``(rows, method, divisor)``: ``distance`` between rows of ``prob`` is R's
+    ``dist(rows, method) / divisor`` (``rows`` C-contiguous float64)."""
+    rows = np.ascontiguousarray(prob, dtype=np.float64)
+    if distance == "totvar":
+        return rows, "manhattan", 2.0
+    if distance == "hellinger":
+        return np.sqrt(rows), "euclidean", float(np.sqrt(2.0))
+    return rows, distance, 1.0
 
 
 def _clusterable_probabilities(model, i, ids, learner):
@@ -101,12 +107,11 @@ def _relabel_by_groups(model, i, ids, groups):
     keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
     keys[ids] = group_keys
     appearance = model.stage_vector(i).first_appearance()  # old ids by first situation
-    _, first, inverse = np.unique(keys[appearance], return_index=True, return_inverse=True)
-    rank = np.empty(first.shape[0], dtype=np.int32)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0], dtype=np.int32)
+    # the keys' numbers in order of first appearance: a hash pass, not a sort
+    new_id, first = distinct_rows(keys[appearance].reshape(-1, 1), bitwise=True)
     mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
-    mapping[appearance] = rank[inverse.reshape(-1)]
-    first_old = appearance[np.sort(first)]  # the first old stage of each new one, in order
+    mapping[appearance] = new_id
+    first_old = appearance[first]  # the first old stage of each new one, in order
     unique = [str(key) if key >= 0 else labels[sid]
               for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
     model.replace_stages(i, model.stage_vector(i).remap(mapping), StageLabels.from_strings(unique))
@@ -209,19 +214,19 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     kind, score_fn = resolve_score(score)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     ks = _per_variable_k(k, positions, model)
-    # the steps' distinct rows, by variable (learning one leaves the others'),
-    # unless the memory is unknown and they are not read
-    distinct = {}
-    check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, distinct),
+    # the steps' free stages and distinct rows, by variable (learning one
+    # leaves the others'), unless the memory is unknown and they are not read
+    seen = {}
+    check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, seen),
                     LEARNER_MEMORY_ADVICE)
     for i in positions:
-        ids = _free_ids_in_prob_order(model, i, ignore)
+        ids, rows = seen[i] if i in seen else (_free_ids_in_prob_order(model, i, ignore), None)
         if len(ids) < 2:
             continue
         prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
         groups = None
         if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
-            rows = distinct[i] if i in distinct else distinct_rows(prob)  # (memory unknown)
+            rows = rows if rows is not None else distinct_rows(prob)  # (memory unknown)
             groups = _cut_distinct_rows(prob, rows, distance, method, min(ks[i], len(ids)))
         if groups is None:
             check_pair_tables(model, i, len(ids), 1, "stages_hclust")  # distances, merged in place
@@ -232,8 +237,8 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
                 groups = _best_cut(model, i, ids, agglomerate(diss, method).merge, kind, score_fn)
         _relabel_by_groups(model, i, ids, groups)
         if ks[i] is None:  # the next variable's best cut reads the model's score
-            model.ll = compute_loglik(model)
-    model.ll = compute_loglik(model)
+            model.ll = learned_loglik(model)
+    model.ll = learned_loglik(model)
     return model
 
 
@@ -264,10 +269,11 @@ def _cut_distinct_rows(prob, rows, distance, method, k):
         return None
     if n_distinct == 1:
         return np.ones(prob.shape[0], dtype=np.int64)
-    diss = stage_distances(prob[first], distance)
-    if np.count_nonzero(diss) != n_distinct * (n_distinct - 1):
-        return None
-    return agglomerate_and_cut(diss, method, k)[row_of]
+    x, r_method, divisor = _r_dist_of(prob[first], distance)
+    groups = np.empty(n_distinct, dtype=np.int64)
+    if not cut_rows(x, R_DIST_CODES[r_method], divisor, METHOD_CODES[method], k, groups):
+        return None  # distinct rows at dissimilarity 0
+    return groups[row_of]
 
 
 def _best_cut(model, i, ids, merge, kind, score_fn):
@@ -385,10 +391,11 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)
-    check_learner_memory(stages_kmeans, model, positions, ignore)
+    seen = {}  # the steps' free stages, by variable (unless the memory is unknown)
+    check_steps_fit(_kmeans_steps(model, positions, ignore, seen), LEARNER_MEMORY_ADVICE)
     for i in positions:
         k_i = ks[i]
-        ids = _free_ids_in_prob_order(model, i, ignore)
+        ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
             points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
             if transform is not None:
@@ -405,7 +412,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
             _relabel_by_groups(model, i, ids, groups)
         else:
             fit_variable(model, i)
-    model.ll = compute_loglik(model)
+    model.ll = learned_loglik(model)
     return model
 
 
@@ -415,34 +422,39 @@ def _kmeans_bytes(m, k):
     return 8 * m * (3 * k + 6)
 
 
-def _kmeans_steps(model, positions, ignore):
+def _kmeans_steps(model, positions, ignore, seen=None):
+    """What stages_kmeans allocates per variable; ``seen`` (a dict), if
+    given, gets each variable's free stage ids."""
     for i in positions:
-        m, k = free_stage_count(model, i, ignore), int(model.n_levels[i])
-        yield (f"stages_kmeans clusters the {m:,} free stages of {model.variables[i]!r}",
-               _kmeans_bytes(m, k))
+        ids = _free_ids_in_prob_order(model, i, ignore)
+        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {model.variables[i]!r}",
+               _kmeans_bytes(len(ids), int(model.n_levels[i])))
+        if seen is not None:
+            seen[i] = ids
 
 
-def _hclust_steps(model, positions, ignore, ks=None, method="complete", distinct=None):
+def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=None):
     """What stages_hclust allocates per variable: one table of distances,
     between the distinct probability rows where its cut into ``ks[i]``
     groups is made on them (see :func:`_cut_distinct_rows`), else between
     all the free stages.  Without ``ks`` (options not known: called by
     another learner) the distinct rows, a least need the loop's own check
-    completes.  The distinct rows go into ``distinct`` (by variable) if given."""
+    completes.  ``seen`` (a dict), if given, gets each variable's free stage
+    ids and distinct rows (None where not read)."""
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
-        if len(ids) < 2:
-            continue
-        k = None if ks is None else ks[i]
-        m, kind = len(ids), "free"
-        if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-            rows = distinct_rows(model.stage_probabilities(i)[ids])
-            if distinct is not None:
-                distinct[i] = rows
-            n_distinct = len(rows[1])
-            if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
-                m, kind = n_distinct, "distinct"
-        yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)
+        rows = None
+        if len(ids) >= 2:
+            k = None if ks is None else ks[i]
+            m, kind = len(ids), "free"
+            if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
+                rows = distinct_rows(model.stage_probabilities(i)[ids])
+                n_distinct = len(rows[1])
+                if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
+                    m, kind = n_distinct, "distinct"
+            yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)
+        if seen is not None:
+            seen[i] = ids, rows
 
 
 MEMORY_STEPS.update({stages_hclust: _hclust_steps, stages_kmeans: _kmeans_steps})

@@ -16,7 +16,7 @@ __all__ = ["HclustResult", "hclust", "cutree", "METHODS"]
 #: Agglomeration methods of R's hclust, in R's order.
 METHODS = ("ward.D", "single", "complete", "average", "mcquitty", "median", "centroid",
            "ward.D2")
-_METHOD_CODES = dict(zip(METHODS, (
+METHOD_CODES = dict(zip(METHODS, (
     _hclust_kernel.Method.WARD_D, _hclust_kernel.Method.SINGLE, _hclust_kernel.Method.COMPLETE,
     _hclust_kernel.Method.AVERAGE, _hclust_kernel.Method.MCQUITTY, _hclust_kernel.Method.MEDIAN,
     _hclust_kernel.Method.CENTROID, _hclust_kernel.Method.WARD_D2,
@@ -86,7 +86,7 @@ def hclust(d, method="complete"):
     >>> res.height.tolist()
     [1.0, 1.5, 5.25]
     """
-    if not isinstance(method, str) or method not in _METHOD_CODES:
+    if not isinstance(method, str) or method not in METHOD_CODES:
         raise ValueError(f"`method` must be one of {list(METHODS)}; got {method!r}.")
     return agglomerate(_check_dissimilarities(d), method)
 
@@ -121,7 +121,7 @@ def _merges(diss, method):
     left = np.empty(n - 1, dtype=np.int64)
     right = np.empty(n - 1, dtype=np.int64)
     height = np.empty(n - 1, dtype=np.float64)
-    _hclust_kernel.agglomerate(diss, _METHOD_CODES[method], left, right, height)
+    _hclust_kernel.agglomerate(diss, METHOD_CODES[method], left, right, height)
     return left, right, height
 
 

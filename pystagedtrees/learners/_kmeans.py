@@ -80,6 +80,9 @@ def _unique_rows(x):
 
 
 def _has_duplicate_rows(x):
+    """Whether two rows of ``x`` (finite, as ``as_matrix`` returns it) are equal."""
+    if x.shape[0] <= 16:  # a few centres: compared pairwise, by value as R compares them
+        return int(np.count_nonzero((x[:, None, :] == x[None, :, :]).all(axis=2))) > x.shape[0]
     return _unique_rows(x).shape[0] < x.shape[0]
 
 

@@ -134,6 +134,14 @@ def test_backward_join_is_r_stages_bhc_and_fbhc(seed, m, k, lam, ties, first_imp
     assert (got_ll, got_df) == (want[1], want[2])
 
 
+@settings(max_examples=3, deadline=None)
+@given(seeds, hst.integers(66, 80), hst.booleans())
+def test_backward_join_widens_its_tables_past_64_classes(seed, m, first_improvement):
+    # the pair tables start at 64 classes and grow as classes appear
+    test_backward_join_is_r_stages_bhc_and_fbhc.hypothesis.inner_test(
+        seed, m, 3, 1.0, False, first_improvement, 10**6)
+
+
 def r_backward_join_distance(prob, n, rank, lam, ll, df, distance, thr):
     """R's ``stages_bj`` over one variable: join the closest pair while closer than ``thr``."""
     prob, n = [row.copy() for row in prob], list(n)

@@ -47,7 +47,7 @@ TWINS = {
         "fill_norm")},
     # checked against R's recorded results through their learners
     "_hclust": {"Method": "learners/test_hclust.py", "agglomerate": "learners/test_hclust.py",
-                "cut_groups": HERE + "test_hclust_cut.py"},
+                "cut_groups": HERE + "test_hclust_cut.py", "cut_rows": HERE + "test_hclust_cut.py"},
     "_kmeans": {name: "learners/test_kmeans.py"
                 for name in ("hartigan_wong", "lloyd", "macqueen")},
     "_awnb": {"best_split": "bnc/test_bnc_awnb.py"},

@@ -15,13 +15,14 @@ import pystagedtrees.base._validation as validation
 from pystagedtrees.learners import _clustering, _learners
 
 # learner as called, its public function (the key of its memory steps), the
-# module and name of the kernel it calls once per variable learned
+# module and name of the kernel (or, for stages_hclust, the distance setup
+# before its kernels) it calls once per variable learned
 LEARNERS = [
     (st.stages_bhc, st.stages_bhc, _learners, "backward_join"),
     (st.stages_fbhc, st.stages_fbhc, _learners, "backward_join"),
     (lambda m: st.stages_bj(m, thr=0.3), st.stages_bj, _learners, "backward_join_distance"),
     (st.stages_hc, st.stages_hc, _learners, "move_situations"),
-    (lambda m: st.stages_hclust(m, k=2), st.stages_hclust, _clustering, "stage_distances"),
+    (lambda m: st.stages_hclust(m, k=2), st.stages_hclust, _clustering, "_r_dist_of"),
     (lambda m: st.stages_kmeans(m, k=2, seed=1), st.stages_kmeans, _clustering, "best_run"),
     (lambda m: st.stages_em(m, stages_alg=st.stages_bj, thr=0.3), st.stages_bj, _learners,
      "backward_join_distance"),
