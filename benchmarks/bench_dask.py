@@ -159,10 +159,24 @@ def run_dask(folder, out, levels, tree_variables, workers):
     return times, start_up, peak
 
 
+def step_columns(names, tree_variables):
+    """The columns each step reads (a Dask step reads them from the files)."""
+    return {"count (full)": tree_variables, "stages_fbhc": [],
+            "predict -> Parquet": tree_variables, "tan_cl fit": names,
+            "predict_proba -> Parquet": names[1:]}
+
+
 def run_pandas(folder, out, tree_variables):
+    """The pandas steps' times, each step's ``read`` (the CPU seconds of reading
+    the columns it uses from the files, as its Dask step does) and the peak memory."""
     times = {}
     data = timed("read Parquet", times, lambda: pd.read_parquet(folder))
     names = list(data.columns)
+    read = {}
+    for step, columns in step_columns(names, tree_variables).items():
+        if columns:
+            timed(f"read {step}", times, lambda c=columns: pd.read_parquet(folder, columns=c))
+        read[step] = times[f"read {step}"][1] if columns else 0.0
     model = timed("count (full)", times, lambda: st.full(data, order=tree_variables, lambda_=1))
     model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
     timed("predict -> Parquet", times, lambda: pd.DataFrame(
@@ -173,17 +187,22 @@ def run_pandas(folder, out, tree_variables):
     timed("predict_proba -> Parquet", times, lambda: pd.DataFrame(
         clf.predict_proba(data[names[1:]]), columns=[str(c) for c in clf.classes_]
     ).to_parquet(out / "tan.parquet", index=False))
-    return times, peak_memory_mb()
+    return times, read, peak_memory_mb()
 
 
-def report(rows, workers, times, pandas_times):
-    """The table of one size's steps (pandas columns when it was run in memory)."""
+def report(rows, workers, times, pandas_times, pandas_read):
+    """The table of one size's steps; when pandas ran, its CPU seconds from the frame
+    in memory, and with the read of the step's columns from the files (a Dask step
+    reads them), each with the ratio Dask / pandas."""
     print(f"\n{'step':<26}{'wall s':>8}{'CPU s':>8}{'rows/s/worker':>15}"
-          + (f"{'pandas CPU s':>14}{'ratio':>7}" if pandas_times else ""))
+          + (f"{'pandas CPU s':>14}{'ratio':>7}{'+ read':>8}{'ratio':>7}"
+             if pandas_times else ""))
     for step, (wall, cpu) in times.items():
         line = f"{step:<26}{wall:>8.2f}{cpu:>8.2f}{rows / wall / workers:>15,.0f}"
         if pandas_times:
-            line += f"{pandas_times[step][1]:>14.2f}{cpu / pandas_times[step][1]:>7.2f}"
+            alone = pandas_times[step][1]
+            with_read = alone + pandas_read[step]
+            line += f"{alone:>14.2f}{cpu / alone:>7.2f}{with_read:>8.2f}{cpu / with_read:>7.2f}"
         print(line)
 
 
@@ -219,15 +238,16 @@ def main(argv=None):
               f"{time.perf_counter() - start:.1f} s ({args.partition_rows:,} rows per file)")
         tree_variables = list(levels)[: args.tree_variables]
         times, start_up, peak = run_dask(folder, out, levels, tree_variables, args.workers)
-        pandas_times = None
+        pandas_times = pandas_read = None
         if args.pandas and rows == min(args.rows):
-            pandas_times, pandas_peak = run_pandas(folder, out, tree_variables)
-        report(rows, args.workers, times, pandas_times)
+            pandas_times, pandas_read, pandas_peak = run_pandas(folder, out, tree_variables)
+        report(rows, args.workers, times, pandas_times, pandas_read)
         memory[rows] = (start_up, peak)
         print("memory per worker (MB): at start-up " + ", ".join(f"{m:.0f}" for m in start_up)
               + "; peak " + ", ".join(f"{m:.0f}" for m in peak))
         if pandas_times:
-            print(f"pandas: read {pandas_times['read Parquet'][0]:.2f} s, "
+            print(f"pandas: read {pandas_times['read Parquet'][0]:.2f} s wall, "
+                  f"{pandas_times['read Parquet'][1]:.2f} s CPU (all columns); "
                   f"peak memory {pandas_peak:.0f} MB")
     print(f"\n{'rows':>14}  peak memory per worker above start-up (MB)")
     for rows, (start_up, peak) in memory.items():

@@ -18,6 +18,7 @@ from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tr
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels._counts import (
+    count_dense_variable,
     count_in_path_order,
     number_occupied_cells,
     occupied_situations,
@@ -267,13 +268,43 @@ def _count_partition(part, tree, name, complete_only, margins):
                      for start in range(0, len(part), ROWS_PER_BLOCK)])
 
 
+DENSE_CELLS = 1 << 20
+"""A block is counted into tables of every situation of its tree (see
+:func:`count_dense`) when they have at most this many cells in all (8 MB),
+else by the situations its rows reach (:func:`count_situations`)."""
+
+
+def count_dense(codes, n_levels):
+    """:func:`count_situations` of rows of weight one (``codes`` n x p, any
+    order), through a table of every situation of each variable: a pass over
+    each column, in row order, with no sorting of rows (the rows' situations
+    in mixed radix); for trees whose tables fit (:data:`DENSE_CELLS`)."""
+    situation = np.zeros(codes.shape[0], dtype=np.int64)
+    situations, counts, m = [], [], 1
+    for i, k in enumerate(n_levels):
+        table = np.zeros((m, int(k)))
+        count_dense_variable(np.ascontiguousarray(codes[:, i]), situation, table)
+        if i == 0:  # the root's one situation, counted or not
+            situations.append(np.zeros(1, dtype=np.int64))
+            counts.append(table)
+        else:
+            reached = np.flatnonzero(table.any(axis=1))
+            situations.append(reached)
+            counts.append(table[reached])
+        m *= int(k)
+    return situations, counts
+
+
 def _count_block(part, tree, name, complete_only, margins):
     """The tables of some rows of a partition (at least one), as ``_count_partition``'s."""
     codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name, order="F")
     if complete_only:
         codes = np.asfortranarray(codes[(codes >= 0).all(axis=1)])
     n_levels = [len(lev) for lev in tree.values()]
-    situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
+    if np.cumprod(n_levels, dtype=float).sum() <= DENSE_CELLS:
+        situations, counts = count_dense(codes, n_levels)
+    else:
+        situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
     return (situations, counts, column_margins(codes, n_levels) if margins else None,
             codes.shape[0])
 

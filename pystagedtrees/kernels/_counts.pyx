@@ -223,3 +223,31 @@ def split_by_level(const index_t[::1] row, const index_t[::1] group,
             written = total
             start = end
     return written
+
+
+def count_dense_variable(const code_t[::1] codes, index_t[::1] situation,
+                         float64_t[:, ::1] out):
+    """Count one variable's rows into a table of all its situations, and move them on.
+
+    For each row ``r`` still in the tree (``situation[r] >= 0``, its mixed-radix
+    situation among all of this variable's), add one to
+    ``out[situation[r], codes[r]]`` and set ``situation[r]`` to the row's
+    situation one variable further down, ``situation[r] * k + codes[r]``
+    (``k = out.shape[1]``); a row with a missing code leaves (-1).  The rows
+    are read in order, so the counts are those of any order (sums of ones).
+    The caller guarantees ``situation < out.shape[0]`` and ``codes < k``.
+    """
+    cdef Py_ssize_t r, n = codes.shape[0], k = out.shape[1]
+    cdef index_t s
+    cdef code_t c
+    with nogil:
+        for r in range(n):
+            s = situation[r]
+            if s < 0:
+                continue
+            c = codes[r]
+            if c < 0:
+                situation[r] = -1
+                continue
+            out[s, c] += 1.0
+            situation[r] = s * k + c

@@ -163,13 +163,16 @@ def test_parquet_string_columns_with_levels_match_pandas(frame, tmp_path):
 
 
 @settings(max_examples=15, deadline=None)
-@given(data=categorical_frames(max_rows=60), rows_per_block=hst.integers(1, 8))
-def test_partitions_counted_in_blocks_of_rows_give_the_pandas_model(data, rows_per_block):
+@given(data=categorical_frames(max_rows=60), rows_per_block=hst.integers(1, 8),
+       dense=hst.booleans())
+def test_partitions_counted_in_blocks_of_rows_give_the_pandas_model(data, rows_per_block, dense):
     from pystagedtrees.fitting import _counting
 
     ddf = split(data, partition_cuts(len(data), 3, seed=rows_per_block))
-    saved = _counting.ROWS_PER_BLOCK
+    saved = _counting.ROWS_PER_BLOCK, _counting.DENSE_CELLS
     _counting.ROWS_PER_BLOCK = rows_per_block  # the partitions' rows in several blocks
+    # tables of every situation, or of the situations reached (as past DENSE_CELLS)
+    _counting.DENSE_CELLS = saved[1] if dense else 0
     try:
         with dask.config.set(scheduler="sync"):
             assert_same_model(st.full(ddf, lambda_=1), st.full(data, lambda_=1))
@@ -180,4 +183,4 @@ def test_partitions_counted_in_blocks_of_rows_give_the_pandas_model(data, rows_p
                 for v in model.variables:
                     pd.testing.assert_frame_equal(got[v], expected[v])
     finally:
-        _counting.ROWS_PER_BLOCK = saved
+        _counting.ROWS_PER_BLOCK, _counting.DENSE_CELLS = saved

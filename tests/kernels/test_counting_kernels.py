@@ -12,6 +12,7 @@ from hypothesis import strategies as hst
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
 from pystagedtrees.kernels._counts import (
+    count_dense_variable,
     count_in_path_order,
     first_positions,
     ids_by_first_appearance,
@@ -56,6 +57,23 @@ def test_rows_counted_and_split_in_path_order(seed, n, n_groups, k):
     np.testing.assert_array_equal(next_row[:kept], row[order])
     np.testing.assert_array_equal(next_weight[:kept], weight[order])
     np.testing.assert_array_equal(next_group[:kept], cell_id[group[order] * k + code_of[order]])
+
+
+@given(seeds, hst.integers(0, 40), hst.integers(1, 5), hst.integers(1, 4))
+def test_rows_counted_into_every_situation_and_moved_on(seed, n, m, k):
+    rng = np.random.default_rng(seed)
+    situation = rng.integers(-1, m, size=n).astype(np.int64)  # -1: left the tree before
+    codes = rng.integers(-1, k, size=n).astype(np.int32)
+    out = np.zeros((m, k))
+    before = situation.copy()
+    count_dense_variable(codes, situation, out)
+    want, moved = np.zeros((m, k)), np.full(n, -1, dtype=np.int64)
+    for r in range(n):
+        if before[r] >= 0 and codes[r] >= 0:
+            want[before[r], codes[r]] += 1
+            moved[r] = before[r] * k + codes[r]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(situation, moved)
 
 
 @given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(1, 4))
