@@ -185,6 +185,8 @@ def count_paths(codes, n_levels, weights):
     variable is deep)."""
     p = codes.shape[1]
     n_levels = [int(k) for k in n_levels]
+    if fits_dense(n_levels):  # a small tree: no rows to put in path order
+        return (*count_dense(codes, n_levels, weights), None)
     first = first_deep_variable(n_levels)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     # the rows still in the tree, kept in the order of their situations
@@ -269,21 +271,30 @@ def _count_partition(part, tree, name, complete_only, margins):
 
 
 DENSE_CELLS = 1 << 20
-"""A block is counted into tables of every situation of its tree (see
-:func:`count_dense`) when they have at most this many cells in all (8 MB),
-else by the situations its rows reach (:func:`count_situations`)."""
+"""Rows are counted into tables of every situation of their tree (see
+:func:`count_dense`) when those have at most this many cells in all (8 MB),
+else by the situations the rows reach, in path order."""
 
 
-def count_dense(codes, n_levels):
-    """:func:`count_situations` of rows of weight one (``codes`` n x p, any
-    order), through a table of every situation of each variable: a pass over
-    each column, in row order, with no sorting of rows (the rows' situations
-    in mixed radix); for trees whose tables fit (:data:`DENSE_CELLS`)."""
+def fits_dense(n_levels):
+    """Whether the tables of every situation of a tree of these numbers of
+    levels have at most :data:`DENSE_CELLS` cells in all."""
+    return float(np.cumprod(np.asarray(n_levels, dtype=float)).sum()) <= DENSE_CELLS
+
+
+def count_dense(codes, n_levels, weights):
+    """:func:`count_situations` of a tree that :func:`fits_dense` (``codes``
+    n x p, any memory order), through a table of every situation of each
+    variable: a pass over each column in row order, with no sorting of rows
+    (the rows' situations in mixed radix).  Each cell adds its rows in their
+    order, as the path-order counting does: the same sums."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     situation = np.zeros(codes.shape[0], dtype=np.int64)
+    situation[weights <= 0] = -1  # rows of no weight are not in the tree
     situations, counts, m = [], [], 1
     for i, k in enumerate(n_levels):
         table = np.zeros((m, int(k)))
-        count_dense_variable(np.ascontiguousarray(codes[:, i]), situation, table)
+        count_dense_variable(np.ascontiguousarray(codes[:, i]), weights, situation, table)
         if i == 0:  # the root's one situation, counted or not
             situations.append(np.zeros(1, dtype=np.int64))
             counts.append(table)
@@ -301,10 +312,7 @@ def _count_block(part, tree, name, complete_only, margins):
     if complete_only:
         codes = np.asfortranarray(codes[(codes >= 0).all(axis=1)])
     n_levels = [len(lev) for lev in tree.values()]
-    if np.cumprod(n_levels, dtype=float).sum() <= DENSE_CELLS:
-        situations, counts = count_dense(codes, n_levels)
-    else:
-        situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
+    situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
     return (situations, counts, column_margins(codes, n_levels) if margins else None,
             codes.shape[0])
 

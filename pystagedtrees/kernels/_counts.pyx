@@ -225,16 +225,17 @@ def split_by_level(const index_t[::1] row, const index_t[::1] group,
     return written
 
 
-def count_dense_variable(const code_t[::1] codes, index_t[::1] situation,
-                         float64_t[:, ::1] out):
+def count_dense_variable(const code_t[::1] codes, const float64_t[::1] weight,
+                         index_t[::1] situation, float64_t[:, ::1] out):
     """Count one variable's rows into a table of all its situations, and move them on.
 
     For each row ``r`` still in the tree (``situation[r] >= 0``, its mixed-radix
-    situation among all of this variable's), add one to
+    situation among all of this variable's), add ``weight[r]`` to
     ``out[situation[r], codes[r]]`` and set ``situation[r]`` to the row's
     situation one variable further down, ``situation[r] * k + codes[r]``
     (``k = out.shape[1]``); a row with a missing code leaves (-1).  The rows
-    are read in order, so the counts are those of any order (sums of ones).
+    are read in order, so each cell adds its rows in their order: the sums
+    of the path-order counting, bit for bit.
     The caller guarantees ``situation < out.shape[0]`` and ``codes < k``.
     """
     cdef Py_ssize_t r, n = codes.shape[0], k = out.shape[1]
@@ -249,5 +250,5 @@ def count_dense_variable(const code_t[::1] codes, index_t[::1] situation,
             if c < 0:
                 situation[r] = -1
                 continue
-            out[s, c] += 1.0
+            out[s, c] += weight[r]
             situation[r] = s * k + c

@@ -64,13 +64,14 @@ def test_rows_counted_into_every_situation_and_moved_on(seed, n, m, k):
     rng = np.random.default_rng(seed)
     situation = rng.integers(-1, m, size=n).astype(np.int64)  # -1: left the tree before
     codes = rng.integers(-1, k, size=n).astype(np.int32)
+    weight = rng.random(n)
     out = np.zeros((m, k))
     before = situation.copy()
-    count_dense_variable(codes, situation, out)
+    count_dense_variable(codes, weight, situation, out)
     want, moved = np.zeros((m, k)), np.full(n, -1, dtype=np.int64)
-    for r in range(n):
+    for r in range(n):  # in row order, as the kernel adds
         if before[r] >= 0 and codes[r] >= 0:
-            want[before[r], codes[r]] += 1
+            want[before[r], codes[r]] += weight[r]
             moved[r] = before[r] * k + codes[r]
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(situation, moved)

@@ -1,0 +1,60 @@
+"""The two ways of counting rows into situation tables give the same tables,
+bit for bit: tables of every situation (small trees, ``count_dense``) and
+the situations the rows reach, in path order (past ``DENSE_CELLS``)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from pystagedtrees.fitting import _counting
+
+
+def counted_by_hand(codes, n_levels, weights):
+    """Each variable's table, summed row after row in a dict keyed by the path."""
+    situations, counts = [], []
+    for i, k in enumerate(n_levels):
+        cells = {}
+        for r in range(codes.shape[0]):
+            path = codes[r, :i + 1]
+            if weights[r] <= 0 or (path < 0).any():
+                continue
+            row = cells.setdefault(tuple(path[:-1]), np.zeros(k))
+            row[path[-1]] += weights[r]
+        radix = [int(np.prod(n_levels[j + 1:i])) for j in range(i)]  # mixed radix, first slowest
+        index = {sum(int(c) * w for c, w in zip(path, radix)): row for path, row in cells.items()}
+        if i == 0:  # the root's one situation, reached or not
+            index.setdefault(0, np.zeros(k))
+        keys = sorted(index)
+        situations.append(np.array(keys, dtype=np.int64))
+        counts.append(np.array([index[s] for s in keys]).reshape(len(keys), k))
+    return situations, counts
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=hst.integers(0, 2**32 - 1), n_rows=hst.integers(0, 60),
+       n_levels=hst.lists(hst.integers(1, 4), min_size=1, max_size=6))
+def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_levels):
+    rng = np.random.default_rng(seed)
+    codes = np.asfortranarray(
+        np.column_stack([rng.integers(-1, k, size=n_rows) for k in n_levels]).astype(np.int32)
+        .reshape(n_rows, len(n_levels)))
+    weights = rng.random(n_rows) * rng.integers(0, 3, size=n_rows)  # fractional, some zero
+    want_situations, want_counts = counted_by_hand(codes, n_levels, weights)
+    assert _counting.fits_dense(n_levels)
+    dense = _counting.count_paths(codes, n_levels, weights)
+    saved = _counting.DENSE_CELLS
+    try:
+        _counting.DENSE_CELLS = 0  # the path-order counting
+        path_order = _counting.count_paths(codes, n_levels, weights)
+    finally:
+        _counting.DENSE_CELLS = saved
+    for situations, counts, trie in (dense, path_order):
+        assert trie is None
+        for i in range(len(n_levels)):
+            np.testing.assert_array_equal(situations[i], want_situations[i])
+            np.testing.assert_array_equal(counts[i], want_counts[i])
+
+
+@pytest.mark.parametrize("n_levels, dense", [([2] * 19, True), ([2] * 20, False), ([1024, 1024], False)])
+def test_dense_counting_only_for_tables_within_dense_cells(n_levels, dense):
+    assert _counting.fits_dense(n_levels) == dense
