@@ -114,7 +114,9 @@ def _relabel_by_groups(model, i, ids, groups):
     first_old = appearance[first]  # the first old stage of each new one, in order
     unique = [str(key) if key >= 0 else labels[sid]
               for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
-    model.replace_stages(i, model.stage_vector(i).remap(mapping), StageLabels.from_strings(unique))
+    # every new id is some old stage's in use, so replace_stages need not look
+    model.replace_stages(i, model.stage_vector(i).remap(mapping),
+                         StageLabels.from_strings(unique), all_used=True)
     model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
 
 

@@ -465,25 +465,30 @@ class Sevt(SevtMethods):
             self._n[i] = self._n[i][ids]
 
     def assign_stages(self, i: int, vector: StageVector | ParentStageVector,
-                      labels: StageLabels) -> None:
+                      labels: StageLabels, all_used: bool = False) -> None:
         """Give variable ``i`` a new stage vector whose ids keep their meaning
-        (their probabilities stay); unused ids are dropped."""
+        (their probabilities stay); unused ids are dropped.  ``all_used``:
+        the caller knows every id is used, which spares a pass over the
+        situations."""
         self._stages[i] = vector
         self._labels[i] = labels
+        if all_used:
+            return
         used = vector.ids_in_use()
         if len(used) < len(labels):
             self.keep_stages(i, used)
 
     def replace_stages(self, i: int, vector: StageVector | ParentStageVector,
-                       labels: StageLabels) -> None:
+                       labels: StageLabels, all_used: bool = False) -> None:
         """Give variable ``i`` stages whose ids do not follow the old ones.
 
         Its probabilities belong to the old ids, so they are dropped: the
-        caller refits the variable (or erases the fit).
+        caller refits the variable (or erases the fit).  ``all_used`` as in
+        :meth:`assign_stages`.
         """
         if self._prob is not None:
             self._prob[i] = self._n[i] = None
-        self.assign_stages(i, vector, labels)
+        self.assign_stages(i, vector, labels, all_used)
 
     def merge_stage_ids(self, i: int, mapping: np.ndarray,
                         kept: Sequence[int] | np.ndarray) -> None:

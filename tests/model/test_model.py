@@ -355,6 +355,19 @@ def test_stages_set_by_hand_refit_from_the_counts():
     assert st.set_stages(model, "Age", "1", fit=False).ll is None
 
 
+def test_replacing_stages_drops_unused_ids_unless_told_all_are_used():
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    n = model.stage_vector(1).n_situations
+    vector = stagevec.StageVector(n, np.zeros(n, dtype=np.int32))  # id 1 unused
+    labels = stagevec.StageLabels.from_strings(["a", "b"])
+    checked, trusted = model.copy(), model.copy()
+    checked.replace_stages(1, vector, labels)
+    assert [checked.stage_labels(1)[j] for j in range(len(checked.stage_labels(1)))] == ["a"]
+    # all_used=True takes the caller's word: nothing is looked at or dropped
+    trusted.replace_stages(1, vector, labels, all_used=True)
+    assert len(trusted.stage_labels(1)) == 2
+
+
 def test_stage_context_selects_the_matching_paths():
     model = st.full(st.datasets.titanic_table())
     context = {"Class": ["2nd", "Crew"], "Age": "Adult"}
