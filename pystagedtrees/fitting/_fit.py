@@ -20,7 +20,7 @@ from pystagedtrees.base._validation import (
 )
 from pystagedtrees.fitting._counting import count_dask_frame, count_situations, read_data
 from pystagedtrees.fitting._scores import compute_loglik, observed_stage_ids, variable_loglik_of
-from pystagedtrees.kernels._counts import is_each_own_stage, smooth_rows, sum_rows_by_stage
+from pystagedtrees.kernels._counts import smooth_rows, sum_rows_by_stage
 from pystagedtrees.model._sevt import Sevt, check_sevt
 from pystagedtrees.model._stagevec import new_label
 
@@ -57,10 +57,7 @@ def stage_counts(model, i, stage_of_row=None):
     counts = np.ascontiguousarray(model.situation_counts(i))
     if stage_of_row is None:
         stage_of_row = observed_stage_ids(model, i)
-    n_stages = len(model.stage_labels(i))
-    if n_stages == len(stage_of_row) and is_each_own_stage(stage_of_row):
-        return counts.copy()  # a full tree's: the sums are the rows
-    by_stage = np.zeros((n_stages, int(model.n_levels[i])))
+    by_stage = np.zeros((len(model.stage_labels(i)), int(model.n_levels[i])))
     sum_rows_by_stage(counts, stage_of_row, by_stage)
     return by_stage
 

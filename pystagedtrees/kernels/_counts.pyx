@@ -88,19 +88,6 @@ def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
                 out[stage[r], a] += counts[r, a]
 
 
-def is_each_own_stage(const stage_t[::1] stage):
-    """Whether ``stage[r] == r`` for every ``r``: each row its own stage, in
-    order (a full tree's), when the sums by stage are the rows themselves."""
-    cdef Py_ssize_t r, n = stage.shape[0]
-    cdef bint same = True
-    with nogil:
-        for r in range(n):
-            if stage[r] != r:
-                same = False
-                break
-    return same
-
-
 def smooth_rows(float64_t[:, ::1] table, double lam, float64_t[::1] sizes):
     """Stage counts into probabilities, in place: ``sizes[r]`` the row's sum,
     then ``(table[r] + lam) / sum(table[r] + lam)``.

@@ -16,7 +16,6 @@ from pystagedtrees.kernels._counts import (
     count_in_path_order,
     first_positions,
     ids_by_first_appearance,
-    is_each_own_stage,
     number_occupied_cells,
     occupied_situations,
     smooth_rows,
@@ -120,14 +119,6 @@ def test_occupied_cells_numbered_in_row_major_order(seed, m, k, empty_last):
     assert n_cells == number
     np.testing.assert_array_equal(cell_id[:m * k], want)
     np.testing.assert_array_equal(cell_id[m * k:], [99, 99])
-
-
-@given(seeds, hst.integers(0, 30), hst.booleans())
-def test_each_own_stage_only_for_the_ids_in_order(seed, n, shuffled):
-    stage = np.arange(n, dtype=np.int32)
-    if shuffled:
-        stage = np.random.default_rng(seed).integers(0, n + 1, size=n).astype(np.int32)
-    assert is_each_own_stage(stage) == all(stage[r] == r for r in range(n))
 
 
 @given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(-1, 31))
