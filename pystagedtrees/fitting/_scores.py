@@ -75,20 +75,23 @@ def sevt_varnames(object: Sevt) -> list[str]:
     return list(object.variables)
 
 
-def compute_loglik(model, per_variable=None):
+def compute_loglik(model, per_variable=None, checked=False):
     """The log-likelihood recomputed from the counts and probabilities.
 
     ``per_variable``: each variable's :func:`variable_loglik_of`, from a
-    learner that keeps them while it changes one variable of its own fitted
-    copy at a time (the checks of the model are then its business).
+    caller that has them (a fit, or a learner that keeps them while it
+    changes one variable of its own fitted copy at a time).  ``checked``:
+    the caller has made sure the model is fitted with counts (a learner's
+    ``prepare``), so the checks are not made again.
     """
     if per_variable is None:
-        if not model.has_counts:
-            raise ValueError(
-                "`object` has no contingency tables: fit it with data "
-                "(sevt_fit(object, data)) before asking for its log-likelihood."
-            )
-        check_sevt(model, fitted=True)
+        if not checked:
+            if not model.has_counts:
+                raise ValueError(
+                    "`object` has no contingency tables: fit it with data "
+                    "(sevt_fit(object, data)) before asking for its log-likelihood."
+                )
+            check_sevt(model, fitted=True)
         per_variable = [variable_loglik_of(model, i) for i in range(len(model.variables))]
     total = rsum(np.asarray(per_variable, dtype=np.float64))
     nobs = float(model.situation_counts(0).sum())

@@ -33,7 +33,6 @@ from pystagedtrees.learners._learners import (
     STAGE_BYTES,
     check_pair_tables,
     free_stage_mask,
-    learned_loglik,
     pair_tables_step,
     penalty_per_parameter,
     prepare,
@@ -239,8 +238,8 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
                 groups = _best_cut(model, i, ids, agglomerate(diss, method).merge, kind, score_fn)
         _relabel_by_groups(model, i, ids, groups)
         if ks[i] is None:  # the next variable's best cut reads the model's score
-            model.ll = learned_loglik(model)
-    model.ll = learned_loglik(model)
+            model.ll = compute_loglik(model, checked=True)
+    model.ll = compute_loglik(model, checked=True)
     return model
 
 
@@ -414,7 +413,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
             _relabel_by_groups(model, i, ids, groups)
         else:
             fit_variable(model, i)
-    model.ll = learned_loglik(model)
+    model.ll = compute_loglik(model, checked=True)
     return model
 
 

@@ -106,12 +106,6 @@ def prepare(object, scope, ignore):
     return model, positions, check_ignore(ignore, model.name_unobserved)
 
 
-def learned_loglik(model):
-    """The log-likelihood of a learner's fitted copy, recomputed without
-    :func:`compute_loglik`'s checks of the model, which :func:`prepare` made."""
-    return compute_loglik(model, [variable_loglik_of(model, j) for j in range(len(model.variables))])
-
-
 def free_stage_mask(model, i, ignore):
     """Whether each stage id of variable ``i`` has a label outside ``ignore``."""
     return model.stage_labels(i).mask_without(ignore)
