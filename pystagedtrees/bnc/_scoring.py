@@ -19,6 +19,7 @@ from pystagedtrees.bnc._predict import _model_log_joint
 from pystagedtrees.kernels._bnc_counts import col_means, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_cells,
     fold_family_counts,
     fold_hits,
     fold_log_joint,
@@ -32,48 +33,6 @@ __all__ = ["FoldScorer"]
 # (a pass over the cells) when proposed again, and the candidates of a step
 # are scored in chunks whose new tables fit in half of it.
 POOL_BUDGET = min(2**30, (_physical_memory() or 2**33) // 8)
-
-
-def _row_keys(fold, codes, n_levels):
-    """Integer keys equal exactly for equal (fold, row) pairs, fold-major.
-
-    Mixed-radix when it fits in int64 (missing codes shifted to 0), else the
-    row position, which leaves every row its own cell.
-    """
-    radix = [n + 1 for n in n_levels]
-    if np.sum(np.log2(radix)) + np.log2(fold.max() + 2) >= 62:
-        return fold.astype(np.int64) * len(fold) + np.arange(len(fold))
-    # place values of the columns, the last one the units (no term overflows)
-    place = np.cumprod([1] + radix[:0:-1], dtype=np.int64)[::-1]
-    # the codes shifted by 1 (missing -1 to 0): the shift's share added once
-    if np.sum(np.log2(radix)) < 52:  # exact in doubles: a BLAS product, not numpy's int loop
-        digits = (codes.astype(np.float64) @ place.astype(np.float64)).astype(np.int64)
-    else:
-        digits = codes.astype(np.int64) @ place
-    digits += place.sum()
-    return fold.astype(np.int64) * (place[0] * radix[0]) + digits
-
-
-def _cells(keys):
-    """``np.unique(keys)``'s index, inverse and counts: the distinct keys
-    ascending, the first row of each, each row's cell, each cell's rows.
-
-    A stable order; where keys and row numbers fit in one int64 together,
-    by a plain sort of the pairs (several times quicker than an argsort).
-    """
-    n = len(keys)
-    shift = max(n - 1, 1).bit_length()
-    if keys.min() >= 0 and keys.max() < 2 ** (62 - shift):
-        pairs = np.sort((keys << shift) | np.arange(n))
-        order, ordered = pairs & ((1 << shift) - 1), pairs >> shift
-    else:
-        order = np.argsort(keys, kind="stable")
-        ordered = keys[order]
-    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
-    counts = np.diff(np.append(starts, n))
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.repeat(np.arange(len(starts)), counts)
-    return order[starts], inverse, counts
 
 
 class _Family:
@@ -120,10 +79,13 @@ class FoldScorer:
         self.row_fold = np.repeat(np.arange(len(folds), dtype=np.intp), sizes)
         pooled = np.concatenate(folds)  # the data's row of each pool row
         self.row_truth = enc.codes[pooled, enc.class_index]
-        fold_of_row = np.full(len(enc.codes), -1, dtype=np.intp)  # -1: in no fold
-        fold_of_row[pooled] = self.row_fold
-        keys = _row_keys(fold_of_row, enc.codes, [len(enc.levels[c]) for c in enc.columns])
-        first, self.row_cell, self.multiplicity = _cells(keys[pooled])
+        # equal rows of a fold make one cell: its cells follow those of the
+        # folds before (the pool is fold-major), and their order within a fold
+        # changes no score (hits and counts are sums of whole numbers)
+        self.row_cell, first = np.empty((2, len(pooled)), dtype=np.int64)
+        first = first[:fold_cells(np.ascontiguousarray(enc.codes, dtype=np.int32), pooled,
+                                  self.row_fold, self.row_cell, first)]
+        self.multiplicity = np.bincount(self.row_cell, minlength=len(first))
         self.weight = self.multiplicity.astype(float)
         self.fold_of = np.ascontiguousarray(self.row_fold[first])
         self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))

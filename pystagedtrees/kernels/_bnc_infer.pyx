@@ -7,7 +7,7 @@ import numpy as np
 from libc.math cimport exp, fabs, isfinite, isnan, log1p
 from libc.stdlib cimport free, malloc
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
@@ -372,6 +372,70 @@ cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
             raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
 
 
+def fold_cells(const code_t[:, ::1] codes, const index_t[::1] pooled,
+               const index_t[::1] fold, index_t[::1] cell, index_t[::1] first):
+    """Number the pool rows by cell: equal codes in the same fold.
+
+    Pool row ``i`` is row ``pooled[i]`` of ``codes``, in fold ``fold[i]``;
+    ``cell[i]`` gets its cell (0, 1, ... in order of first appearance) and
+    ``first[c]`` the first pool row of cell ``c``.  Returns the number of
+    cells.  Rows are found by a hash table of the cells' first rows and
+    compared code for code (one pass, no sort).
+    """
+    cdef Py_ssize_t n = pooled.shape[0], p = codes.shape[1], i, j, slot, size = 16
+    cdef Py_ssize_t n_cells = 0, row, other, at
+    cdef uint64_t h
+    cdef bint same
+    if fold.shape[0] != n or cell.shape[0] != n or first.shape[0] < n:
+        raise ValueError("fold, cell and first need one entry per pool row")
+    for i in range(n):
+        if not 0 <= pooled[i] < codes.shape[0]:
+            raise ValueError(f"pool row {i} names row {pooled[i]}, not among the "
+                             f"{codes.shape[0]} of codes")
+    while size < 2 * n:
+        size *= 2
+    table_array = np.full(size, -1, dtype=np.int64)  # each slot: a cell, or -1
+    cdef index_t[::1] table = table_array
+    # each column's multiplier: odd, its bits spread (splitmix64's sequence)
+    weights_array = np.empty(max(p, 1), dtype=np.uint64)
+    cdef uint64_t[::1] weights = weights_array
+    h = 0
+    for j in range(p):
+        h += <uint64_t>0x9e3779b97f4a7c15
+        weights[j] = ((h ^ (h >> 30)) * <uint64_t>0xbf58476d1ce4e5b9) | 1
+    with nogil:
+        for i in range(n):
+            row = pooled[i]
+            # a sum of products by a distinct odd number per column: products
+            # independent of each other (no chain of multiplications), mixed once
+            h = <uint64_t>fold[i] * <uint64_t>0x9e3779b97f4a7c15
+            for j in range(p):
+                h += <uint64_t><uint32_t>codes[row, j] * weights[j]
+            h ^= h >> 31
+            h *= <uint64_t>0xbf58476d1ce4e5b9
+            h ^= h >> 29
+            slot = <Py_ssize_t>(h & <uint64_t>(size - 1))
+            while True:
+                at = table[slot]
+                if at < 0:
+                    table[slot] = n_cells
+                    cell[i] = n_cells
+                    first[n_cells] = i
+                    n_cells += 1
+                    break
+                other = pooled[first[at]]
+                same = fold[first[at]] == fold[i]
+                j = 0
+                while same and j < p:
+                    same = codes[other, j] == codes[row, j]
+                    j += 1
+                if same:
+                    cell[i] = at
+                    break
+                slot = (slot + 1) & (size - 1)
+    return n_cells
+
+
 def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
                        const index_t[::1] fold, const float64_t[::1] weight,
                        const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
@@ -491,35 +555,51 @@ cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code
     cdef index_t events = 0, draws, tie, acc = 0
     cdef const double *row
     cdef const double *value
-    cdef double x0, x1, d
+    # locals, not the module's globals: the stores to correct[] could alias those
+    cdef double x0, x1, d, log_tie = LOG_TIE, log_normal = LOG_NORMAL
+    # x - v is x + (-1.0 * v) bit for bit, and x + 0.0 decides as x: one
+    # branch-free sum whatever the sign or a missing value
+    cdef double sign = 1.0 if add else -1.0
+    cdef double nothing[2]
+    nothing[0] = nothing[1] = 0.0
+    if m == 2:
+        for i in range(n):
+            if fold[i] != k:  # a run of one fold's rows: its count kept in a register
+                if k >= 0:
+                    correct[k] += acc  # whole numbers: the sum of a run is exact
+                k = fold[i]
+                acc = 0
+            row = prefix + 2 * i
+            value = table + entry[i] if table != NULL and entry[i] >= 0 else nothing
+            x0 = row[0] + sign * value[0]
+            x1 = row[1] + sign * value[1]
+            if not isnan(x0) and not isnan(x1) and (x0 > log_normal or x1 > log_normal):
+                # _map_class's two-class test, without branches on the data
+                d = x1 - x0
+                tie = fabs(d) <= log_tie
+                events += tie
+                acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
+                continue
+            lj[0], lj[1] = x0, x1
+            if _map_class(lj, m, spare, &draws) == truth[i]:
+                acc += weight[i]
+            else:
+                events += draws
+        if k >= 0:
+            correct[k] += acc
+        return events
     for i in range(n):
-        if fold[i] != k:  # a run of one fold's rows: its count kept in a register
+        if fold[i] != k:
             if k >= 0:
-                correct[k] += acc  # whole numbers: the sum of a run is exact
+                correct[k] += acc
             k = fold[i]
             acc = 0
         row = prefix + i * m
         at = entry[i] if table != NULL else -1
         value = table + at if at >= 0 else NULL
-        if m == 2:
-            x0, x1 = row[0], row[1]
-            if value != NULL:
-                if add:
-                    x0, x1 = x0 + value[0], x1 + value[1]
-                else:
-                    x0, x1 = x0 - value[0], x1 - value[1]
-            if not isnan(x0) and not isnan(x1) and (x0 > LOG_NORMAL or x1 > LOG_NORMAL):
-                # _map_class's two-class test, without branches on the data
-                d = x1 - x0
-                tie = fabs(d) <= LOG_TIE
-                events += tie
-                acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
-                continue
-            lj[0], lj[1] = x0, x1
-        else:
-            for c in range(m):
-                lj[c] = row[c] if value == NULL else (
-                    row[c] + value[c] if add else row[c] - value[c])
+        for c in range(m):
+            lj[c] = row[c] if value == NULL else (
+                row[c] + value[c] if add else row[c] - value[c])
         if _map_class(lj, m, spare, &draws) == truth[i]:
             acc += weight[i]
         else:

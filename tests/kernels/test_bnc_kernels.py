@@ -2,7 +2,7 @@
 
 Twins: ``_bnc_counts`` (``family_counts``, ``class_family_counts``, ``entropy_ml``, ``col_means``,
 ``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
-``map_hits``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
+``map_hits``, ``fold_cells``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
 ``posteriors``).
 """
 import math
@@ -23,6 +23,7 @@ from pystagedtrees.kernels._bnc_counts import (
 )
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_cells,
     fold_family_counts,
     fold_hits,
     fold_log_joint,
@@ -292,6 +293,23 @@ _fold_args = (seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size
               hst.integers(1, 3), hst.integers(1, 3))
 
 
+@given(seeds, hst.integers(0, 40), hst.lists(hst.integers(1, 3), min_size=0, max_size=4),
+       hst.integers(1, 4))
+def test_fold_cells_number_equal_rows_of_a_fold_by_first_appearance(seed, n, dims, n_folds):
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims, missing=0.2) if dims else np.zeros((n, 0), dtype=np.int32)
+    pooled = rng.integers(0, n, size=rng.integers(0, 2 * n + 1)) if n else np.zeros(0, np.int64)
+    fold = np.sort(rng.integers(0, n_folds, size=len(pooled)))
+    cell, first = np.empty((2, len(pooled)), dtype=np.int64)
+    n_cells = fold_cells(codes, pooled, fold, cell, first)
+    seen = {}  # (fold, codes) -> cell, numbered as first met
+    want = [seen.setdefault((int(f), tuple(codes[r].tolist())), len(seen))
+            for r, f in zip(pooled.tolist(), fold)]
+    assert n_cells == len(seen)
+    np.testing.assert_array_equal(cell, want)
+    np.testing.assert_array_equal(first[:n_cells], [want.index(c) for c in range(n_cells)])
+
+
 @given(*_fold_args, hst.integers(0, 3))
 def test_fold_family_counts_add_each_row_to_its_fold(seed, n, dims, n_class, n_folds, n_fam):
     rng = np.random.default_rng(seed)
@@ -409,6 +427,8 @@ def test_fold_kernels_refuse_inconsistent_layouts():
     out = np.empty((2, 2))
     table, entries = np.zeros((1, 4)), np.array([0, 2], dtype=np.int32)
     args = (np.array([0], np.int64), np.array([1], np.uint8))
+    with pytest.raises(ValueError, match="names row 2"):
+        fold_cells(codes, np.array([2], np.int64), fold[:1], fold[:1].copy(), fold[:1].copy())
     with pytest.raises(ValueError, match="column 5"):
         fold_family_counts(codes, truth, fold, weight, one, np.array([5]), one[1:], [table],
                            [entries])

@@ -30,7 +30,8 @@ TWINS = {
                     for name in ("family_counts", "class_family_counts", "entropy_ml",
                                  "col_means", "fold_cpts")},
     "_bnc_infer": {name: HERE + "test_bnc_kernels.py" for name in (
-        "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_family_counts",
+        "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_cells",
+        "fold_family_counts",
         "fold_log_joint", "fold_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
         "max_levels", "variable_loglik", "rsum", "join_probabilities")},
