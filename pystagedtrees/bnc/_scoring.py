@@ -91,6 +91,7 @@ class FoldScorer:
         self.cell_bounds = np.searchsorted(self.fold_of, np.arange(len(folds) + 1))
         self.codes = np.ascontiguousarray(enc.codes[pooled[first]], dtype=np.int32)
         self.truth = np.ascontiguousarray(self.codes[:, enc.class_index])
+        self.by_column = np.ascontiguousarray(self.codes.T)  # what the counting reads
         features = [self.col[f] for f in enc.features]
         # Cells with missing feature values need inference (per fold): every
         # candidate's log-joint is then built and overwritten there.
@@ -124,7 +125,7 @@ class FoldScorer:
         counts = [np.zeros((self.n_folds, size)) for size in sizes]
         for fam in made:
             fam.entries = np.empty(len(self.truth), dtype=np.int32)
-        fold_family_counts(self.codes, self.truth, self.fold_of, self.weight, *_layout(made),
+        fold_family_counts(self.by_column, self.truth, self.fold_of, self.weight, *_layout(made),
                            counts, [fam.entries for fam in made])
         # A training fold is every other fold.
         for fam, size in zip(made, sizes):
@@ -165,16 +166,18 @@ class FoldScorer:
         """
         cur, cls = self.current, self.class_var
         if cur is not None and dag.origin is cur and len(dag.features) > 1:
-            # one family changed (most candidates): its current one was fitted
+            # one family changed or added (most candidates): a current one was fitted
             child = dag.child
-            family = self.current_families[child]
+            family = self.current_families.get(child)
             parents = dag.parents[child]
+            if family is None:
+                return [(child, *parents, cls)], _ONE_ADDED, True
             if parents != cur.parents[child] and self.fitted[family].finite:
                 return [family, (child, *parents, cls)], _ONE_CHANGE, True
         if cur is not None:
-            changed = dag.changed_since(cur)  # the common case: some parents added
+            changed = dag.changed_since(cur)  # the common case: some parents or features added
             if changed is not None:
-                minus = [(f, *cur.parents[f], cls) for f in changed]
+                minus = [(f, *cur.parents[f], cls) for f in changed if f in cur.parents]
                 plus = [(f, *dag.parents[f], cls) for f in changed]
             else:
                 minus = [(f, *ps, cls) for f, ps in cur.parents.items()
@@ -332,8 +335,9 @@ class FoldScorer:
         self.current_families = {fam[0]: fam for fam in fams[1:]}
 
 
-# the signs of a candidate's terms when one family changed: out, then in
-_ONE_CHANGE = (0, 1)
+# the signs of a candidate's terms when one family changed: out, then in;
+# when one was added: in
+_ONE_CHANGE, _ONE_ADDED = (0, 1), (1,)
 
 
 def _layout(fams):

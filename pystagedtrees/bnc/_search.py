@@ -43,21 +43,25 @@ class _Dag:
         return dag
 
     def changed_since(self, other):
-        """The features whose parents differ from ``other``'s, in feature
-        order, when this structure is ``other`` with parents added; else None."""
+        """The features whose parents differ from ``other``'s (or that it
+        lacks), in feature order, when this structure is ``other`` with
+        parents or features added; else None."""
         if self.origin is other:  # one step away: most candidates
             child = self.child
-            return [child] if self.parents[child] != other.parents[child] else []
+            return [child] if self.parents[child] != other.parents.get(child) else []
         touched, dag = set(), self
         while dag is not other:
             if dag.origin is None:
                 return None
             touched.add(dag.child)
             dag = dag.origin
-        return [f for f in self.features if f in touched and self.parents[f] != other.parents[f]]
+        return [f for f in self.features
+                if f in touched and self.parents[f] != other.parents.get(f)]
 
     def with_feature(self, feature, parents=()):
-        return _Dag(self.features + (feature,), {**self.parents, feature: tuple(parents)})
+        dag = _Dag(self.features + (feature,), {**self.parents, feature: tuple(parents)})
+        dag.origin, dag.child = self, feature  # one family added, for changed_since
+        return dag
 
     def without_feature(self, feature):
         # bnclassify rebuilds the arcs when it removes a node, grouped by parent

@@ -436,20 +436,25 @@ def fold_cells(const code_t[:, ::1] codes, const index_t[::1] pooled,
     return n_cells
 
 
-def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
+def fold_family_counts(const code_t[:, ::1] by_column, const code_t[::1] truth,
                        const index_t[::1] fold, const float64_t[::1] weight,
                        const index_t[::1] fam_ptr, const index_t[::1] fam_cols,
                        const index_t[::1] fam_strides, list counts, list entries):
     """Each family's entry at every row, and its counts per fold.
 
-    Family ``f`` reads the code columns ``fam_cols[fam_ptr[f]:fam_ptr[f+1]]``
-    with the matching ``fam_strides`` (C order of its table, the class
-    last).  ``entries[f]`` (int32, one per row) receives the row's entry
-    (see above), and ``counts[f]``, a (folds, width) table, the row's
-    ``weight`` at its entry plus its class ``truth``.  Codes, classes and
-    folds within range are the caller's guarantee.
+    ``by_column`` holds the codes a column after another, shape (columns,
+    rows).  Family ``f`` reads the columns
+    ``fam_cols[fam_ptr[f]:fam_ptr[f+1]]`` with the matching ``fam_strides``
+    (C order of its table, the class last).  ``entries[f]`` (int32, one per
+    row) receives the row's entry (see above), and ``counts[f]``, a (folds,
+    width) table, the row's ``weight`` at its entry plus its class
+    ``truth``.  Codes, classes and folds within range are the caller's
+    guarantee.
     """
-    cdef Py_ssize_t n = codes.shape[0], n_fam = fam_ptr.shape[0] - 1, f, i, v, at, code
+    cdef Py_ssize_t n = by_column.shape[1], n_fam = fam_ptr.shape[0] - 1, f, i, v
+    cdef int32_t stride, at, width
+    cdef const code_t *column
+    cdef float64_t *cells
     cdef float64_t[:, ::1] table
     cdef int32_t[::1] entry
     if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n:
@@ -463,26 +468,31 @@ def fold_family_counts(const code_t[:, ::1] codes, const code_t[::1] truth,
         if fam_ptr[f + 1] < fam_ptr[f]:
             raise ValueError("fam_ptr must not decrease")
     for v in range(fam_cols.shape[0]):
-        if not 0 <= fam_cols[v] < codes.shape[1]:
-            raise ValueError(f"column {fam_cols[v]} is not among the {codes.shape[1]} of codes")
+        if not 0 <= fam_cols[v] < by_column.shape[0]:
+            raise ValueError(f"column {fam_cols[v]} is not among the {by_column.shape[0]} of codes")
     for f in range(n_fam):
         table, entry = counts[f], entries[f]
         if entry.shape[0] != n:
             raise ValueError(f"entries[{f}] needs one entry per row of codes")
         if table.shape[0] * table.shape[1] > 2**31 - 1:
             raise ValueError(f"counts[{f}] is too large for int32 entries")
+        if n == 0:
+            continue
+        width, cells = table.shape[1], &table[0, 0]
         with nogil:
+            # a column at a time, each a sequential pass (the compiler's
+            # vector loops); a missing code makes the entry -1 for good
             for i in range(n):
-                at = fold[i] * table.shape[1]
-                for v in range(fam_ptr[f], fam_ptr[f + 1]):
-                    code = codes[i, fam_cols[v]]
-                    if code < 0:
-                        at = -1
-                        break
-                    at += code * fam_strides[v]
-                entry[i] = at
-                if at >= 0:
-                    (&table[0, 0])[at + truth[i]] += weight[i]
+                entry[i] = fold[i] * width
+            for v in range(fam_ptr[f], fam_ptr[f + 1]):
+                column, stride = &by_column[fam_cols[v], 0], fam_strides[v]
+                for i in range(n):
+                    at = entry[i]
+                    # either negative: their bitwise or is
+                    entry[i] = -1 if (at | column[i]) < 0 else at + column[i] * stride
+            for i in range(n):
+                if entry[i] >= 0:
+                    cells[entry[i] + truth[i]] += weight[i]
 
 
 cdef void _apply_terms(Py_ssize_t n, Py_ssize_t m, const double *start, Py_ssize_t t0,

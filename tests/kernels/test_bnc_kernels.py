@@ -320,7 +320,8 @@ def test_fold_family_counts_add_each_row_to_its_fold(seed, n, dims, n_class, n_f
     ptr, cols, strides, tables = _fold_families(rng, len(dims), dims, n_class, n_folds, n_fam)
     counts = [np.zeros_like(t) for t in tables]
     entries = [np.empty(n, dtype=np.int32) for _ in tables]
-    fold_family_counts(codes, truth, fold, weight, ptr, cols, strides, counts, entries)
+    fold_family_counts(np.ascontiguousarray(codes.T), truth, fold, weight, ptr, cols, strides,
+                       counts, entries)
     want_entries = _entries(codes, fold, ptr, cols, strides, tables)
     for f in range(n_fam):
         np.testing.assert_array_equal(entries[f], want_entries[f])
