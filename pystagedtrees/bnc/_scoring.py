@@ -129,7 +129,7 @@ class FoldScorer:
                            counts, [fam.entries for fam in made])
         # A training fold is every other fold.
         for fam, size in zip(made, sizes):
-            fam.tables, fam.log_tables = np.empty((2, self.n_folds, size))
+            fam.tables, fam.log_tables = np.empty((self.n_folds, size)), np.empty((self.n_folds, size))
         has_zero = np.empty(len(made), dtype=np.uint8)
         fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
                   [fam.tables for fam in made], [fam.log_tables for fam in made], has_zero)
@@ -238,23 +238,13 @@ class FoldScorer:
         events = np.zeros((k, n_cand), dtype=np.intp)
         unsettled = []
         self.clock += 1
-        # chunks of candidates whose new tables fit in half the budget
-        chunk, chunk_new, chunk_bytes = [], {}, 0
         fitted = self.fitted
-        for j, dag in enumerate(dags):
-            terms, adds, from_base = self._terms(dag)
-            new = [f for f in terms if f not in fitted and f not in chunk_new]
-            size = sum(map(self._table_bytes, new)) if new else 0
-            if chunk and chunk_bytes + size > POOL_BUDGET // 2:
-                self._score_chunk(chunk, chunk_new, correct, events, unsettled)
-                chunk, chunk_new, chunk_bytes = [], {}, 0
-                new = [f for f in terms if f not in fitted]
-                size = sum(map(self._table_bytes, new))
-            chunk_new.update(dict.fromkeys(new))
-            chunk_bytes += size
-            chunk.append((j, dag, terms, adds, from_base))
-        if chunk:
-            self._score_chunk(chunk, chunk_new, correct, events, unsettled)
+        cands = [(j, dag, *self._terms(dag)) for j, dag in enumerate(dags)]
+        new = dict.fromkeys(f for cand in cands for f in cand[2] if f not in fitted)
+        if sum(map(self._table_bytes, new)) <= POOL_BUDGET // 2:  # the common case
+            self._score_chunk(cands, new, correct, events, unsettled)
+        else:
+            self._score_in_chunks(cands, correct, events, unsettled)
         if unsettled:
             uniforms = np.ascontiguousarray(draws.runif(int(events.sum())), dtype=np.float64)
             start = np.concatenate([[0], np.cumsum(events.ravel())])
@@ -269,6 +259,26 @@ class FoldScorer:
                 hits = pred == self.row_truth[tied]
                 correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
         return col_means(correct.T / self.fold_sizes[:, None])
+
+    def _score_in_chunks(self, cands, correct, events, unsettled):
+        """:meth:`_score_chunk` of chunks of ``cands`` whose new tables fit in
+        half the budget (each fitted when its chunk is scored)."""
+        chunk, chunk_new, chunk_bytes = [], {}, 0
+        fitted = self.fitted
+        for cand in cands:
+            terms = cand[2]
+            new = [f for f in terms if f not in fitted and f not in chunk_new]
+            size = sum(map(self._table_bytes, new)) if new else 0
+            if chunk and chunk_bytes + size > POOL_BUDGET // 2:
+                self._score_chunk(chunk, chunk_new, correct, events, unsettled)
+                chunk, chunk_new, chunk_bytes = [], {}, 0
+                new = [f for f in terms if f not in fitted]
+                size = sum(map(self._table_bytes, new))
+            chunk_new.update(dict.fromkeys(new))
+            chunk_bytes += size
+            chunk.append(cand)
+        if chunk:
+            self._score_chunk(chunk, chunk_new, correct, events, unsettled)
 
     def _score_chunk(self, chunk, new, correct, events, unsettled):
         """Settle the candidates of ``chunk`` (``new``: the families they
