@@ -568,51 +568,40 @@ cdef index_t _decide(Py_ssize_t n, Py_ssize_t m, const index_t *fold, const code
     # locals, not the module's globals: the stores to correct[] could alias those
     cdef double x0, x1, d, log_tie = LOG_TIE, log_normal = LOG_NORMAL
     # x - v is x + (-1.0 * v) bit for bit, and x + 0.0 decides as x: one
-    # branch-free sum whatever the sign or a missing value
+    # branch-free sum whatever the sign or (two classes) a missing value
     cdef double sign = 1.0 if add else -1.0
     cdef double nothing[2]
     nothing[0] = nothing[1] = 0.0
-    if m == 2:
+    if m != 2:
         for i in range(n):
-            if fold[i] != k:  # a run of one fold's rows: its count kept in a register
-                if k >= 0:
-                    correct[k] += acc  # whole numbers: the sum of a run is exact
-                k = fold[i]
-                acc = 0
-            row = prefix + 2 * i
-            value = table + entry[i] if table != NULL and entry[i] >= 0 else nothing
-            x0 = row[0] + sign * value[0]
-            x1 = row[1] + sign * value[1]
-            if not isnan(x0) and not isnan(x1) and (x0 > log_normal or x1 > log_normal):
-                # _map_class's two-class test, without branches on the data
-                d = x1 - x0
-                tie = fabs(d) <= log_tie
-                events += tie
-                acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
-                continue
-            lj[0], lj[1] = x0, x1
+            row = prefix + i * m
+            at = entry[i] if table != NULL else -1
+            for c in range(m):
+                lj[c] = row[c] + sign * table[at + c] if at >= 0 else row[c]
             if _map_class(lj, m, spare, &draws) == truth[i]:
-                acc += weight[i]
+                correct[fold[i]] += weight[i]  # whole numbers: exact in any order
             else:
                 events += draws
-        if k >= 0:
-            correct[k] += acc
         return events
     for i in range(n):
-        if fold[i] != k:
+        if fold[i] != k:  # a run of one fold's rows: its count kept in a register
             if k >= 0:
                 correct[k] += acc
             k = fold[i]
             acc = 0
-        row = prefix + i * m
-        at = entry[i] if table != NULL else -1
-        value = table + at if at >= 0 else NULL
-        for c in range(m):
-            lj[c] = row[c] if value == NULL else (
-                row[c] + value[c] if add else row[c] - value[c])
-        if _map_class(lj, m, spare, &draws) == truth[i]:
-            acc += weight[i]
+        value = table + entry[i] if table != NULL and entry[i] >= 0 else nothing
+        x0 = prefix[2 * i] + sign * value[0]
+        x1 = prefix[2 * i + 1] + sign * value[1]
+        if not isnan(x0) and not isnan(x1) and (x0 > log_normal or x1 > log_normal):
+            # _map_class's two-class test, without branches on the data
+            d = x1 - x0
+            tie = fabs(d) <= log_tie
+            events += tie
+            acc += weight[i] * ((1 - tie) & ((d > 0) == truth[i]))
         else:
+            lj[0], lj[1] = x0, x1
+            # (a row with draws is never counted right: its class is -1)
+            acc += weight[i] * (_map_class(lj, 2, spare, &draws) == truth[i])
             events += draws
     if k >= 0:
         correct[k] += acc
