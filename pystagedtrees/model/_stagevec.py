@@ -50,6 +50,20 @@ def ids_in_order_of_appearance(stage, default_at=-1, default=0):
     return out[:n]
 
 
+def first_gap(sorted_distinct):
+    """Smallest non-negative integer not in ``sorted_distinct`` (sorted,
+    distinct, non-negative).  Entries equal their positions exactly before
+    the first gap, so it is found by bisection, not a pass."""
+    lo, hi = 0, len(sorted_distinct)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_distinct[mid] > mid:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 class StageVector:
     """Stage id of every situation of one variable (dense or sparse).
 
@@ -127,19 +141,9 @@ class StageVector:
 
     def first_situation_of_default(self):
         """Smallest situation index that is not listed (sparse), or None."""
-        n_listed = len(self.sit)
-        if n_listed == self.n_situations:
+        if len(self.sit) == self.n_situations:
             return None
-        # sorted distinct indices: sit[j] == j exactly before the first gap,
-        # so the gap is found by bisection
-        lo, hi = 0, n_listed
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.sit[mid] > mid:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        return first_gap(self.sit)
 
     def _first_positions(self):
         """Per id, the index (into ``stage``) of its first listed situation, or -1."""
@@ -501,8 +505,13 @@ class StageLabels:
 
     def append(self, label):
         """Copy with one more stage, labelled ``label`` (one copy of the numbers)."""
+        return self.insert(len(self), label)
+
+    def insert(self, i, label):
+        """Copy with one more stage, labelled ``label``, at id ``i`` (the ids from
+        ``i`` on move up by one; one copy of the numbers)."""
         value, names = self._code_of(label)
-        return StageLabels(np.append(self._num, value), names)
+        return StageLabels(np.insert(self._num, i, value), names)
 
 
 def new_label(labels):
