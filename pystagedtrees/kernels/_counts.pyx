@@ -11,6 +11,15 @@ written in order and every sum adds a cell's rows as they came.
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 
+cdef extern from *:  # the compiler's (GCC, Clang)
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+cdef enum:
+    # rows in path order are scattered over the column: each code is
+    # fetched this many rows before it is read
+    CODES_AHEAD = 16
+
+
 def number_occupied_cells(const float64_t[:, ::1] table, index_t[::1] cell_id,
                           bint empty_last, flag_t[::1] reached):
     """Number the cells of ``table`` that hold weight, in row-major order.
@@ -141,6 +150,8 @@ def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
     cdef code_t c
     with nogil:
         for j in range(n):
+            if j + CODES_AHEAD < n:
+                __builtin_prefetch(&codes[row[j + CODES_AHEAD]])
             c = codes[row[j]]
             code_of[j] = c
             if c >= 0:
