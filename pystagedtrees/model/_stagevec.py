@@ -177,7 +177,8 @@ class StageVector:
         )
 
     def assign(self, situations, stage_id):
-        """New vector where the given situations carry ``stage_id``."""
+        """New vector where the given situations carry ``stage_id`` (one id,
+        or one per situation when they are ascending)."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             dense = self.stage.copy()

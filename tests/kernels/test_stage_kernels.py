@@ -328,8 +328,11 @@ def test_move_situations_is_r_stages_hc(seed, n_sit, k, lam, max_iter, repeated)
                                          max_iter)
     sit_stage = stage.copy()
     moves = np.empty((max_iter, 3), dtype=np.int64)
+    # any numbering of the distinct rows of counts: here numpy's sorted one
+    sit_class = np.unique(counts, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
     n_moves, got_df = move_situations(
-        counts, sit_stage, np.arange(n_stages, dtype=np.int64), n_stages, lam, other_ll, start,
+        counts, sit_class, sit_stage, np.arange(n_stages, dtype=np.int64), n_stages, lam,
+        other_ll, start,
         df, penalty, max_iter, moves, counts, np.arange(n_sit, dtype=np.int64),
         np.zeros_like(counts), var_lls, 1)
     assert [tuple(row) for row in moves[:n_moves].tolist()] == want_moves
