@@ -451,7 +451,8 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join_distance(
-            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
+            prob, n, distinct_rows(prob, bitwise=True)[0], rank, model.lambda_ or 0.0, ll, df,
+            distance, thr, merges
         )
         if trace > 1:  # R's words
             labels = model.stage_labels(i)

@@ -171,7 +171,7 @@ class StageVector:
         default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
         return StageVector(
             self.n_situations,
-            mapping[self.stage],
+            mapping.take(self.stage),  # about twice as fast as mapping[self.stage]
             None if self.sit is None else self.sit.copy(),
             default,
         )
