@@ -22,6 +22,14 @@ DISTANCE_CODES = {
 }
 
 
+cdef _filled(shape, value, dtype):
+    """``numpy.full``, without its Python-level overhead (a few microseconds
+    a call, and the kernel makes several a variable)."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 cdef double probdist(int code, const double* x, const double* y, const double* tx,
                      const double* ty, Py_ssize_t k) noexcept nogil:
     """R's ``probdist.*(x, y)``: same operations, long-double sums.
@@ -176,7 +184,7 @@ cdef class _Memo:
     def __init__(self, _Stages stages):
         self.stages = stages
         self.value = np.zeros((stages.row_prob.shape[0], 2))
-        self.stamp = np.full((stages.row_prob.shape[0], 2), -1, dtype=np.int64)
+        self.stamp = _filled((stages.row_prob.shape[0], 2), -1, np.int64)
         self.call = 0
         self.origin = -1
 
@@ -239,16 +247,16 @@ cdef class _Nearest:
         self.rank = rank
         self.order = order
         self.position = position
-        self.active = np.ones(m, dtype=np.uint8)
+        self.active = _filled(m, 1, np.uint8)
         self.version = np.zeros(m, dtype=np.int64)
-        self.nn_dist = np.full(m, INFINITY)
-        self.nn_arg = np.full(m, -1, dtype=np.int64)
+        self.nn_dist = _filled(m, INFINITY, np.float64)
+        self.nn_arg = _filled(m, -1, np.int64)
         self.partners = np.empty((m, NEAREST_LISTED), dtype=np.int32)
         self.partner_dist = np.empty((m, NEAREST_LISTED))
         self.partner_version = np.empty((m, NEAREST_LISTED), dtype=np.int64)
         self.n_listed = np.zeros(m, dtype=np.int64)
-        self.bound_dist = np.full(m, INFINITY)
-        self.bound_rank = np.full(m, -1, dtype=np.int64)
+        self.bound_dist = _filled(m, INFINITY, np.float64)
+        self.bound_rank = _filled(m, -1, np.int64)
 
     cdef inline bint is_live(self, Py_ssize_t a, Py_ssize_t j) noexcept nogil:
         """Whether the ``j``-th listed entry of ``a`` still holds."""
