@@ -490,6 +490,8 @@ class StageLabels:
             return StageLabels(nums)
         present = np.zeros(len(self._names), dtype=bool)  # a mask: cheaper than np.unique
         present[-nums[named] - 1] = True
+        if present.all():  # every name kept (a tree's one unobserved stage): codes as they are
+            return StageLabels(nums, self._names)
         used = np.flatnonzero(present)
         new_code = np.zeros(len(self._names), dtype=np.int64)
         new_code[used] = -(np.arange(len(used)) + 1)
