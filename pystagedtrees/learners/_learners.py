@@ -116,12 +116,13 @@ def free_stage_ids(model, i, ignore):
     return free_stages_ranked(model, i, ignore)[0].tolist()
 
 
-def free_stages_ranked(model, i, ignore):
+def free_stages_ranked(model, i, ignore, free=None):
     """:func:`free_stage_ids` (an array) and each one's rank among all the
     stages in order of first appearance (R's ``unique()`` order), from one
-    pass over the situations."""
+    pass over the situations.  ``free``: the :func:`free_stage_mask`, when
+    the caller has it."""
     order = model.stage_vector(i).first_appearance()
-    free = free_stage_mask(model, i, ignore)[order]
+    free = (free_stage_mask(model, i, ignore) if free is None else free)[order]
     return order[free].astype(np.int64), np.flatnonzero(free)
 
 
@@ -134,14 +135,13 @@ def identical_stage_classes(prob, n):
 def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
+    # each dropped stage ends where its keeper ends; a stage is dropped once
+    # and keeps only before, so a backward pass finds every keeper settled
+    final = list(range(len(ids)))
+    for keep, drop in reversed(merges.tolist()):
+        final[drop] = final[keep]
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    mapping[ids[merges[:, 1]]] = ids[merges[:, 0]]  # a later row wins, as in a loop
-    # a kept stage may be dropped later: follow the chains
-    while True:
-        chained = mapping[mapping]
-        if np.array_equal(chained, mapping):
-            break
-        mapping = chained
+    mapping[ids] = ids[final]
     all_prob, all_n = model.stage_probabilities(i).copy(), model.stage_sizes(i).copy()
     all_prob[ids] = prob
     all_n[ids] = n
@@ -440,9 +440,11 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     trace = check_trace(trace)
     model, positions, ignore = prepare(object, scope, ignore)
     ll, df = float(model.ll), float(model.ll.df)
-    check_learner_memory(stages_bj, model, positions, ignore)
-    for i in positions:
-        ids, rank = free_stages_ranked(model, i, ignore)
+    # the free stages found once, for the memory check and the joins
+    masks = [free_stage_mask(model, i, ignore) for i in positions]
+    check_steps_fit(_bj_steps(model, positions, ignore, masks), LEARNER_MEMORY_ADVICE)
+    for i, free in zip(positions, masks):
+        ids, rank = free_stages_ranked(model, i, ignore, free)
         if len(ids) < 2:
             if trace > 0:
                 print(f"backward join over {model.variables[i]} done.")
@@ -474,10 +476,12 @@ def _bj_bytes(m, k):
     return m * (BJ_BYTES_PER_STAGE + BJ_BYTES_PER_STAGE_LEVEL * k)
 
 
-def _bj_steps(model, positions, ignore):
-    for i in positions:
+def _bj_steps(model, positions, ignore, masks=None):
+    """``masks``: each variable's :func:`free_stage_mask`, when the caller has them."""
+    for at, i in enumerate(positions):
         _check_levels(model, i)
-        m = free_stage_count(model, i, ignore)
+        m = (free_stage_count(model, i, ignore) if masks is None
+             else int(np.count_nonzero(masks[at])))
         if m >= 2:
             yield (f"stages_bj lists the closest partners of the {m:,} free stages of "
                    f"{model.variables[i]!r}", _bj_bytes(m, int(model.n_levels[i])))
