@@ -134,6 +134,26 @@ def first_positions(const stage_t[::1] stage, index_t[::1] out):
                 out[stage[r]] = r
 
 
+def map_ids(const stage_t[::1] ids, const stage_t[::1] mapping, stage_t[::1] out):
+    """``out[r] = mapping[ids[r]]``: a stage vector's ids renumbered in one
+    pass (numpy's ``take`` first widens int32 ids to int64, a copy twice the
+    size).  The caller sizes ``out`` like ``ids``.
+
+    Returns -1, or the first entry whose id is outside ``mapping`` (``out``
+    is then written only before it).
+    """
+    cdef Py_ssize_t r, n = ids.shape[0], n_map = mapping.shape[0], bad = -1
+    cdef stage_t s
+    with nogil:
+        for r in range(n):
+            s = ids[r]
+            if s < 0 or s >= n_map:
+                bad = r
+                break
+            out[r] = mapping[s]
+    return bad
+
+
 def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
                         const code_t[::1] codes, const float64_t[::1] weight,
                         float64_t[:, ::1] out, code_t[::1] code_of):

@@ -19,7 +19,7 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 import numpy as np
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
-from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance
+from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance, map_ids
 
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
@@ -36,6 +36,15 @@ def first_position_by_id(ids, n_ids=0):
     ids = np.ascontiguousarray(ids, dtype=np.int32)
     out = np.full(max(int(ids.max()) + 1 if len(ids) else 0, n_ids), -1, dtype=np.int64)
     first_positions(ids, out)
+    return out
+
+
+def mapped_ids(ids, mapping):
+    """``mapping[ids]`` for int32 ids and mapping, in one compiled pass."""
+    out = np.empty(len(ids), dtype=np.int32)
+    bad = map_ids(ids, mapping, out)
+    if bad >= 0:
+        raise IndexError(f"stage id {ids[bad]} is outside a mapping of {len(mapping)} ids.")
     return out
 
 
@@ -171,17 +180,18 @@ class StageVector:
 
     def remap(self, mapping):
         """New vector with every id ``s`` replaced by ``mapping[s]``."""
-        mapping = np.asarray(mapping, dtype=np.int32)
+        mapping = np.ascontiguousarray(mapping, dtype=np.int32)
         default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
         return StageVector(
             self.n_situations,
-            mapping[self.stage],
+            mapped_ids(self.stage, mapping),
             None if self.sit is None else self.sit.copy(),
             default,
         )
 
     def assign(self, situations, stage_id):
-        """New vector where the given situations carry ``stage_id``."""
+        """New vector where the given situations carry ``stage_id`` (one id,
+        or one per situation when they are ascending)."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             dense = self.stage.copy()
@@ -308,7 +318,8 @@ class ParentStageVector:
     def remap(self, mapping):
         mapping = np.asarray(mapping, dtype=np.int32)
         return ParentStageVector(
-            self.n_situations, self.lags, self.strides, self.radices, mapping[self.table]
+            self.n_situations, self.lags, self.strides, self.radices,
+            mapped_ids(self.table, mapping)
         )
 
     def assign(self, situations, stage_id):
@@ -481,7 +492,11 @@ class StageLabels:
         named = nums < 0
         if not named.any():
             return StageLabels(nums)
-        used = np.unique(-nums[named] - 1)
+        present = np.zeros(len(self._names), dtype=bool)  # a mask: cheaper than np.unique
+        present[-nums[named] - 1] = True
+        if present.all():  # every name kept (a tree's one unobserved stage): codes as they are
+            return StageLabels(nums, self._names)
+        used = np.flatnonzero(present)
         new_code = np.zeros(len(self._names), dtype=np.int64)
         new_code[used] = -(np.arange(len(used)) + 1)
         nums[named] = new_code[-nums[named] - 1]
