@@ -454,12 +454,13 @@ class Sevt(SevtMethods):
         ``through``: every situation's id ``s`` is first sent to
         ``through[s]``, in the same pass over the situations.
         """
-        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.asarray(ids)  # (a million int32 ids widened only if they move)
         n_ids = len(self._labels[i])
         if through is None and len(ids) == n_ids and (
                 n_ids == 0 or (ids[0] == 0 and ids[-1] == n_ids - 1
                                and np.all(ids[1:] > ids[:-1]))):
             return  # every stage, in its order (a refit of a full tree): nothing moves
+        ids = ids.astype(np.int64, copy=False)
         mapping = np.full(n_ids, -1, dtype=np.int32)
         mapping[ids] = np.arange(len(ids), dtype=np.int32)
         self._stages[i] = self._stages[i].remap(mapping if through is None else mapping[through])

@@ -123,14 +123,20 @@ class StageVector:
             self.default,
         )
 
-    def lookup(self, situations):
-        """Stage ids of the given situation indices."""
+    def lookup(self, situations, copy=True):
+        """Stage ids of the given situation indices.  ``copy=False``: the
+        listed situations' ids may come as the vector holds them (read-only),
+        for a caller that only reads them."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             return self.stage[situations]
         if situations is self.sit or (  # the listed ones (a model's own counts): no search
                 situations.shape == self.sit.shape and np.array_equal(situations, self.sit)):
-            return self.stage.copy()
+            if copy:
+                return self.stage.copy()
+            held = self.stage.view()
+            held.flags.writeable = False
+            return held
         pos = np.searchsorted(self.sit, situations)
         pos_clipped = np.minimum(pos, len(self.sit) - 1) if len(self.sit) else pos
         if len(self.sit) == 0:
@@ -276,8 +282,9 @@ class ParentStageVector:
             self.radices.copy(), self.table.copy(),
         )
 
-    def lookup(self, situations):
-        """Stage ids of the given situation indices."""
+    def lookup(self, situations, copy=True):
+        """Stage ids of the given situation indices (computed afresh: ``copy``
+        as :meth:`StageVector.lookup` takes it changes nothing)."""
         situations = np.ascontiguousarray(situations, dtype=np.int64)
         flat = situations.ravel()
         out = np.empty(flat.shape[0], dtype=np.int32)
