@@ -78,6 +78,42 @@ def ids_by_first_appearance(const stage_t[::1] stage, Py_ssize_t default_at,
     return m
 
 
+def number_groups_by_appearance(const stage_t[::1] appearance, const index_t[::1] keys,
+                                stage_t[::1] new_of_group, stage_t[::1] mapping,
+                                stage_t[::1] first_old):
+    """Number the stages ``appearance`` lists (old ids, in order of first
+    appearance) after a clustering: the old ids whose key is a group
+    ``1..len(new_of_group) - 1`` share that group's new id, and every other
+    old id (keys are distinct outside the groups) gets one of its own.
+
+    New ids are 0, 1, ... in order of first appearance: ``mapping[old]``
+    gets the new id of each listed old id and ``first_old[new]`` the first
+    old id numbered ``new``.  ``new_of_group`` is scratch, filled with -1 by
+    the caller, who checks the ids against ``keys`` and ``mapping`` and
+    sizes ``first_old`` like ``appearance``.  Returns the number of new ids.
+    """
+    cdef Py_ssize_t r, old, n_groups = new_of_group.shape[0] - 1
+    cdef index_t key
+    cdef stage_t n_new = 0, new
+    with nogil:
+        for r in range(appearance.shape[0]):
+            old = appearance[r]
+            key = keys[old]
+            if 1 <= key <= n_groups:
+                new = new_of_group[key]
+                if new < 0:
+                    new = n_new
+                    new_of_group[key] = new
+                    first_old[new] = old
+                    n_new += 1
+            else:
+                new = n_new
+                first_old[new] = old
+                n_new += 1
+            mapping[old] = new
+    return n_new
+
+
 def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
                       float64_t[:, ::1] out):
     """``out[stage[r], :] += counts[r, :]``; the caller checks the stage ids."""

@@ -15,18 +15,18 @@ import numpy as np
 
 from pystagedtrees.base._validation import (
     as_numbers,
-    check_choice,
     check_int,
     check_steps_fit,
     scalar_of_0d,
 )
 from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
 from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.kernels._counts import number_groups_by_appearance
 from pystagedtrees.kernels._hclust import cut_rows
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.learners._hclust import METHOD_CODES, agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
-from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
+from pystagedtrees.learners._kmeans import as_matrix, best_of_starts, run_options
 from pystagedtrees.learners._learners import (
     LEARNER_MEMORY_ADVICE,
     MEMORY_STEPS,
@@ -40,7 +40,6 @@ from pystagedtrees.learners._learners import (
 )
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["stages_hclust", "stages_kmeans"]
@@ -95,27 +94,27 @@ def _clusterable_probabilities(model, i, ids, learner):
 
 
 def _relabel_by_groups(model, i, ids, groups):
-    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels.
+    """Stages ``ids[j]`` become the stage ``str(groups[j])`` (groups numbered
+    from 1); the others keep their labels.
 
     The new stages are numbered in order of first appearance along the
     situations, as :func:`fit_variable` numbers them: a new stage first
-    appears where the first of the old stages it gathers does.
+    appears where the first of the old stages it gathers does.  A stage left
+    out whose label is a group's number joins that group (R joins them by
+    name).
     """
     labels = model.stage_labels(i)
-    # integer keys, equal where the labels are: numbers as themselves, names negative
-    keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
-    keys[ids] = group_keys
-    appearance = model.stage_vector(i).first_appearance()  # old ids by first situation
-    # the keys' numbers in order of first appearance: a hash pass, not a sort
-    new_id, first = distinct_rows(keys[appearance].reshape(-1, 1), bitwise=True)
+    keys = labels.keys()  # numbers as themselves, names negative
+    keys[ids] = groups
+    vector = model.stage_vector(i)
+    appearance = vector.first_appearance()  # old ids by first situation
     mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
-    mapping[appearance] = new_id
-    first_old = appearance[first]  # the first old stage of each new one, in order
-    unique = [str(key) if key >= 0 else labels[sid]
-              for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
+    first_old = np.empty(len(appearance), dtype=np.int32)
+    n_new = number_groups_by_appearance(
+        appearance, keys, np.full(int(groups.max()) + 1, -1, dtype=np.int32), mapping, first_old)
     # every new id is some old stage's in use, so replace_stages need not look
-    model.replace_stages(i, model.stage_vector(i).remap(mapping),
-                         StageLabels.from_strings(unique), all_used=True)
+    model.replace_stages(i, vector.remap(mapping), labels.keyed(keys, first_old[:n_new]),
+                         all_used=True)
     model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
 
 
@@ -387,7 +386,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     """
     if transform is not None and not callable(transform):
         raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
-    check_choice(algorithm, "algorithm", ALGORITHMS)
+    options = run_options(10, nstart, algorithm)  # kmeans' own iter.max, as in R
     source = resolve_source(seed, rng)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
@@ -406,8 +405,8 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
                                      f"{points.shape}; got {moved.shape}.")
                 points = moved
             try:
-                groups = best_run(as_matrix(points, "x"), min(k_i, len(ids) - 1),
-                                  nstart=nstart, algorithm=algorithm, rng=source)[0]
+                groups = best_of_starts(as_matrix(points, "x"), min(k_i, len(ids) - 1),
+                                        options, source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             _relabel_by_groups(model, i, ids, groups)

@@ -457,6 +457,16 @@ class StageLabels:
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
         return np.flatnonzero(self.mask_without(labels)).tolist()
 
+    def keys(self):
+        """Integer key of each label (a copy): the label's number, or a
+        negative code for a name; equal exactly where the labels are."""
+        return self._num.copy()
+
+    def keyed(self, keys, ids):
+        """The labels of stages ``ids``, where stage ``s`` is labelled by
+        ``keys[s]``: a key of :meth:`keys`, or another non-negative number."""
+        return StageLabels(keys, self._names).take(ids)
+
     def keys_with(self, other):
         """Integer keys of these labels and of ``other``'s, equal exactly
         where the labels are (numbers as themselves, names negative)."""

@@ -16,6 +16,7 @@ from pystagedtrees.kernels._counts import (
     count_in_path_order,
     first_positions,
     ids_by_first_appearance,
+    number_groups_by_appearance,
     number_occupied_cells,
     occupied_situations,
     smooth_rows,
@@ -134,6 +135,32 @@ def test_ids_listed_in_order_of_first_appearance(seed, n, m, default_at):
     out = np.empty(m + 1, dtype=np.int32)
     got = ids_by_first_appearance(stage, default_at, default, np.zeros(m + 1, dtype=np.uint8), out)
     assert out[:got].tolist() == want
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 5))
+def test_groups_numbered_by_appearance_as_a_dict_numbers_them(seed, n_old, n_groups):
+    rng = np.random.default_rng(seed)
+    appearance = rng.permutation(n_old + 3)[:n_old].astype(np.int32)  # some ids unused
+    # group numbers, and distinct other keys: names (negative), 0 and numbers past the groups
+    others = np.concatenate([np.arange(-n_old - 3, 1), np.arange(n_groups + 1, n_groups + 9)])
+    keys = np.where(rng.random(n_old + 3) < 0.6, rng.integers(1, n_groups + 1, n_old + 3),
+                    rng.choice(others, n_old + 3, replace=False)).astype(np.int64)
+    mapping = np.full(n_old + 3, -1, dtype=np.int32)
+    first_old = np.full(n_old, -9, dtype=np.int32)
+    n_new = number_groups_by_appearance(appearance, keys, np.full(n_groups + 1, -1, dtype=np.int32),
+                                        mapping, first_old)
+    new_of = {}  # a group's number, or the old id itself for a stage of its own
+    want_first = []
+    for old in appearance.tolist():
+        key = ("group", keys[old]) if 1 <= keys[old] <= n_groups else ("own", old)
+        if key not in new_of:
+            new_of[key] = len(new_of)
+            want_first.append(old)
+        assert mapping[old] == new_of[key]
+    assert n_new == len(new_of)
+    assert first_old[:n_new].tolist() == want_first
+    unused = np.setdiff1d(np.arange(n_old + 3), appearance)
+    assert (mapping[unused] == -1).all()
 
 
 @given(seeds, hst.integers(0, 12), hst.integers(1, 7), hst.sampled_from([0.0, 0.5, 1.0, 1e-9]))
