@@ -77,13 +77,15 @@ def _r_dist_of(prob, distance):
     return rows, distance, 1.0
 
 
-def _clusterable_probabilities(model, i, ids, learner):
-    """The probabilities of stages ``ids`` of variable ``i``, checked to be finite.
+def _clusterable_probabilities(model, i, ids, learner, prob=None):
+    """The probabilities of stages ``ids`` of variable ``i`` (``prob``, when
+    the caller has read them), checked to be finite.
 
     Stages never observed have NaN probabilities when fitted with
     ``lambda_ = 0``; R's clustering stops on them too.
     """
-    prob = model.stage_probabilities(i)[ids]
+    if prob is None:
+        prob = model.stage_probabilities(i)[ids]
     if not np.isfinite(prob).all():
         raise ValueError(
             f"{learner}: variable {model.variables[i]!r} has stages that were never "
@@ -220,10 +222,11 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, seen),
                     LEARNER_MEMORY_ADVICE)
     for i in positions:
-        ids, rows = seen[i] if i in seen else (_free_ids_in_prob_order(model, i, ignore), None)
+        ids, rows, prob = seen[i] if i in seen else (
+            _free_ids_in_prob_order(model, i, ignore), None, None)
         if len(ids) < 2:
             continue
-        prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
+        prob = _clusterable_probabilities(model, i, ids, "stages_hclust", prob)
         groups = None
         if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
             rows = rows if rows is not None else distinct_rows(prob)  # (memory unknown)
@@ -440,21 +443,23 @@ def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=Non
     all the free stages.  Without ``ks`` (options not known: called by
     another learner) the distinct rows, a least need the loop's own check
     completes.  ``seen`` (a dict), if given, gets each variable's free stage
-    ids and distinct rows (None where not read)."""
+    ids, distinct rows and the free stages' probabilities (None where not
+    read)."""
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
-        rows = None
+        rows = prob = None
         if len(ids) >= 2:
             k = None if ks is None else ks[i]
             m, kind = len(ids), "free"
             if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-                rows = distinct_rows(model.stage_probabilities(i)[ids])
+                prob = model.stage_probabilities(i)[ids]
+                rows = distinct_rows(prob)
                 n_distinct = len(rows[1])
                 if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
                     m, kind = n_distinct, "distinct"
             yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)
         if seen is not None:
-            seen[i] = ids, rows
+            seen[i] = ids, rows, prob
 
 
 MEMORY_STEPS.update({stages_hclust: _hclust_steps, stages_kmeans: _kmeans_steps})

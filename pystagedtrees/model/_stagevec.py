@@ -487,7 +487,8 @@ class StageLabels:
         named = nums < 0
         if not named.any():
             return StageLabels(nums)
-        used = np.unique(-nums[named] - 1)
+        # the names in use, in their order: a count per name, no sort
+        used = np.flatnonzero(np.bincount(-nums[named] - 1, minlength=len(self._names)))
         new_code = np.zeros(len(self._names), dtype=np.int64)
         new_code[used] = -(np.arange(len(used)) + 1)
         nums[named] = new_code[-nums[named] - 1]
