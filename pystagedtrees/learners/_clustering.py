@@ -19,9 +19,14 @@ from pystagedtrees.base._validation import (
     check_steps_fit,
     scalar_of_0d,
 )
-from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
-from pystagedtrees.fitting._scores import compute_loglik, sevt_df
-from pystagedtrees.kernels._counts import number_groups_by_appearance
+from pystagedtrees.fitting._fit import fit_variable, smoothed_stage_prob, stage_counts
+from pystagedtrees.fitting._scores import (
+    compute_loglik,
+    observed_stage_ids,
+    sevt_df,
+    variable_loglik_of,
+)
+from pystagedtrees.kernels._counts import regroup_stages
 from pystagedtrees.kernels._hclust import cut_rows
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.learners._hclust import METHOD_CODES, agglomerate, agglomerate_and_cut, cutree
@@ -97,7 +102,8 @@ def _clusterable_probabilities(model, i, ids, learner, prob=None):
 
 def _relabel_by_groups(model, i, ids, groups):
     """Stages ``ids[j]`` become the stage ``str(groups[j])`` (groups numbered
-    from 1); the others keep their labels.
+    from 1), refitted; the others keep their labels.  Returns the new stage
+    id of each observed situation (a row of the counts).
 
     The new stages are numbered in order of first appearance along the
     situations, as :func:`fit_variable` numbers them: a new stage first
@@ -105,19 +111,31 @@ def _relabel_by_groups(model, i, ids, groups):
     out whose label is a group's number joins that group (R joins them by
     name).
     """
-    labels = model.stage_labels(i)
+    labels, vector = model.stage_labels(i), model.stage_vector(i)
     keys = labels.keys()  # numbers as themselves, names negative
     keys[ids] = groups
-    vector = model.stage_vector(i)
-    appearance = vector.first_appearance()  # old ids by first situation
+    n_groups = int(groups.max())
+    stored, default_at, default = vector.stored_ids()
+    counts = np.ascontiguousarray(model.situation_counts(i))
     mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
-    first_old = np.empty(len(appearance), dtype=np.int32)
-    n_new = number_groups_by_appearance(
-        appearance, keys, np.full(int(groups.max()) + 1, -1, dtype=np.int32), mapping, first_old)
+    n_bound = n_groups + len(labels) - len(ids)  # the groups and the stages left out, at most
+    first_old, by_stage = np.empty(n_bound, dtype=np.int32), np.zeros((n_bound, counts.shape[1]))
+    new_stored, row_stage = np.empty_like(stored), np.empty(counts.shape[0], dtype=np.int32)
+    n_new = regroup_stages(stored, default_at, default, keys,
+                           np.full(n_groups + 1, -1, dtype=np.int32), mapping, first_old,
+                           new_stored, counts, observed_stage_ids(model, i), row_stage, by_stage)
     # every new id is some old stage's in use, so replace_stages need not look
-    model.replace_stages(i, vector.remap(mapping), labels.keyed(keys, first_old[:n_new]),
-                         all_used=True)
-    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
+    model.replace_stages(i, vector.with_stored_ids(new_stored, mapping),
+                         labels.keyed(keys, first_old[:n_new]), all_used=True)
+    model.set_stage_probabilities(i, *smoothed_stage_prob(by_stage[:n_new], model.lambda_ or 0.0))
+    return row_stage
+
+
+def _loglik_reusing(model, known):
+    """``compute_loglik(model)``, reusing the variables' terms in ``known``
+    (by position), which the learner computed as it learned them."""
+    return compute_loglik(model, [known[i] if i in known else variable_loglik_of(model, i)
+                                  for i in range(len(model.variables))])
 
 
 def _per_variable_k(k, positions, model, default=None):
@@ -221,6 +239,7 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     seen = {}
     check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, seen),
                     LEARNER_MEMORY_ADVICE)
+    loglik = {}  # the learned variables' log-likelihoods
     for i in positions:
         ids, rows, prob = seen[i] if i in seen else (
             _free_ids_in_prob_order(model, i, ignore), None, None)
@@ -238,10 +257,10 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
                 groups = agglomerate_and_cut(diss, method, min(ks[i], len(ids)))
             else:
                 groups = _best_cut(model, i, ids, agglomerate(diss, method).merge, kind, score_fn)
-        _relabel_by_groups(model, i, ids, groups)
+        loglik[i] = variable_loglik_of(model, i, _relabel_by_groups(model, i, ids, groups))
         if ks[i] is None:  # the next variable's best cut reads the model's score
-            model.ll = compute_loglik(model, checked=True)
-    model.ll = compute_loglik(model, checked=True)
+            model.ll = _loglik_reusing(model, loglik)
+    model.ll = _loglik_reusing(model, loglik)
     return model
 
 
@@ -396,6 +415,7 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     ks = _per_variable_k(k, positions, model, default_k)
     seen = {}  # the steps' free stages, by variable (unless the memory is unknown)
     check_steps_fit(_kmeans_steps(model, positions, ignore, seen), LEARNER_MEMORY_ADVICE)
+    loglik = {}  # the learned variables' log-likelihoods
     for i in positions:
         k_i = ks[i]
         ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
@@ -412,10 +432,11 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
                                         options, source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
-            _relabel_by_groups(model, i, ids, groups)
+            stage_of_row = _relabel_by_groups(model, i, ids, groups)
         else:
-            fit_variable(model, i)
-    model.ll = compute_loglik(model, checked=True)
+            stage_of_row = fit_variable(model, i)
+        loglik[i] = variable_loglik_of(model, i, stage_of_row)
+    model.ll = _loglik_reusing(model, loglik)
     return model
 
 
