@@ -62,7 +62,7 @@ def as_matrix(x, name):
     if hasattr(x, "to_numpy"):
         x = x.to_numpy()
     try:
-        arr = np.array(x, dtype=np.float64)
+        arr = np.asarray(x, dtype=np.float64)  # read only: no copy needed
     except (TypeError, ValueError) as exc:
         raise TypeError(f"`{name}` must be numeric: {exc}") from None
     if arr.ndim == 1:
@@ -81,8 +81,8 @@ def _unique_rows(x):
 
 def _has_duplicate_rows(x):
     """Whether two rows of ``x`` (finite, as ``as_matrix`` returns it) are equal."""
-    if x.shape[0] <= 16:  # a few centres: compared pairwise, by value as R compares them
-        return int(np.count_nonzero((x[:, None, :] == x[None, :, :]).all(axis=2))) > x.shape[0]
+    if x.shape[0] <= 16:  # a few centres: Python's floats compare by value, as R's (-0.0 is 0.0)
+        return len(set(map(tuple, x.tolist()))) < x.shape[0]
     return _unique_rows(x).shape[0] < x.shape[0]
 
 

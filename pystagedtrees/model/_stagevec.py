@@ -488,6 +488,9 @@ class StageLabels:
     def keyed(self, keys, ids):
         """The labels of stages ``ids``, where stage ``s`` is labelled by
         ``keys[s]``: a key of :meth:`keys`, or another non-negative number."""
+        if len(self._names) <= 1:  # (as most variables: at most "UNOBSERVED") nothing to recode
+            nums = keys[np.asarray(ids, dtype=np.int64)]
+            return StageLabels(nums, self._names if (nums < 0).any() else ())
         return StageLabels(keys, self._names).take(ids)
 
     def keys_with(self, other):
