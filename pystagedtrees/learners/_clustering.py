@@ -127,7 +127,7 @@ def _relabel_by_groups(model, i, ids, groups):
     # every new id is some old stage's in use, so replace_stages need not look
     model.replace_stages(i, vector.with_stored_ids(new_stored, mapping),
                          labels.keyed(keys, first_old[:n_new]), all_used=True)
-    model.set_stage_probabilities(i, *smoothed_stage_prob(by_stage[:n_new], model.lambda_ or 0.0))
+    model.set_stage_probabilities(i, *smoothed_stage_prob(model, by_stage[:n_new]))
     return row_stage
 
 
