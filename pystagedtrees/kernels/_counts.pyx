@@ -11,6 +11,15 @@ written in order and every sum adds a cell's rows as they came.
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 
+cdef extern from *:  # the compiler's (GCC, Clang)
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+cdef enum:
+    # rows in path order are scattered over the column: each code is
+    # fetched this many rows before it is read
+    CODES_AHEAD = 16
+
+
 def number_occupied_cells(const float64_t[:, ::1] table, index_t[::1] cell_id,
                           bint empty_last, flag_t[::1] reached):
     """Number the cells of ``table`` that hold weight, in row-major order.
@@ -185,6 +194,26 @@ def first_positions(const stage_t[::1] stage, index_t[::1] out):
                 out[stage[r]] = r
 
 
+def map_ids(const stage_t[::1] ids, const stage_t[::1] mapping, stage_t[::1] out):
+    """``out[r] = mapping[ids[r]]``: a stage vector's ids renumbered in one
+    pass (numpy's ``take`` first widens int32 ids to int64, a copy twice the
+    size).  The caller sizes ``out`` like ``ids``.
+
+    Returns -1, or the first entry whose id is outside ``mapping`` (``out``
+    is then written only before it).
+    """
+    cdef Py_ssize_t r, n = ids.shape[0], n_map = mapping.shape[0], bad = -1
+    cdef stage_t s
+    with nogil:
+        for r in range(n):
+            s = ids[r]
+            if s < 0 or s >= n_map:
+                bad = r
+                break
+            out[r] = mapping[s]
+    return bad
+
+
 def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
                         const code_t[::1] codes, const float64_t[::1] weight,
                         float64_t[:, ::1] out, code_t[::1] code_of):
@@ -201,6 +230,8 @@ def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
     cdef code_t c
     with nogil:
         for j in range(n):
+            if j + CODES_AHEAD < n:
+                __builtin_prefetch(&codes[row[j + CODES_AHEAD]])
             c = codes[row[j]]
             code_of[j] = c
             if c >= 0:

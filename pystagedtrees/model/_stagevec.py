@@ -19,7 +19,7 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 import numpy as np
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
-from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance
+from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance, map_ids
 
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
@@ -39,6 +39,15 @@ def first_position_by_id(ids, n_ids=0):
     return out
 
 
+def mapped_ids(ids, mapping):
+    """``mapping[ids]`` for int32 ids and mapping, in one compiled pass."""
+    out = np.empty(len(ids), dtype=np.int32)
+    bad = map_ids(ids, mapping, out)
+    if bad >= 0:
+        raise IndexError(f"stage id {ids[bad]} is outside a mapping of {len(mapping)} ids.")
+    return out
+
+
 def ids_in_order_of_appearance(stage, default_at=-1, default=0):
     """The distinct ids of ``stage`` (int32) in order of first appearance, with
     ``default`` appearing just before entry ``default_at`` too (-1: nowhere):
@@ -48,6 +57,20 @@ def ids_in_order_of_appearance(stage, default_at=-1, default=0):
     out = np.empty(n_ids, dtype=np.int32)
     n = ids_by_first_appearance(stage, default_at, default, np.zeros(n_ids, dtype=np.uint8), out)
     return out[:n]
+
+
+def first_gap(sorted_distinct):
+    """Smallest non-negative integer not in ``sorted_distinct`` (sorted,
+    distinct, non-negative).  Entries equal their positions exactly before
+    the first gap, so it is found by bisection, not a pass."""
+    lo, hi = 0, len(sorted_distinct)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_distinct[mid] > mid:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 class StageVector:
@@ -127,19 +150,9 @@ class StageVector:
 
     def first_situation_of_default(self):
         """Smallest situation index that is not listed (sparse), or None."""
-        n_listed = len(self.sit)
-        if n_listed == self.n_situations:
+        if len(self.sit) == self.n_situations:
             return None
-        # sorted distinct indices: sit[j] == j exactly before the first gap,
-        # so the gap is found by bisection
-        lo, hi = 0, n_listed
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.sit[mid] > mid:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        return first_gap(self.sit)
 
     def _first_positions(self):
         """Per id, the index (into ``stage``) of its first listed situation, or -1."""
@@ -181,17 +194,18 @@ class StageVector:
 
     def remap(self, mapping):
         """New vector with every id ``s`` replaced by ``mapping[s]``."""
-        mapping = np.asarray(mapping, dtype=np.int32)
+        mapping = np.ascontiguousarray(mapping, dtype=np.int32)
         default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
         return StageVector(
             self.n_situations,
-            mapping[self.stage],
+            mapped_ids(self.stage, mapping),
             None if self.sit is None else self.sit.copy(),
             default,
         )
 
     def assign(self, situations, stage_id):
-        """New vector where the given situations carry ``stage_id``."""
+        """New vector where the given situations carry ``stage_id`` (one id,
+        or one per situation when they are ascending)."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             dense = self.stage.copy()
@@ -327,7 +341,8 @@ class ParentStageVector:
     def remap(self, mapping):
         mapping = np.asarray(mapping, dtype=np.int32)
         return ParentStageVector(
-            self.n_situations, self.lags, self.strides, self.radices, mapping[self.table]
+            self.n_situations, self.lags, self.strides, self.radices,
+            mapped_ids(self.table, mapping)
         )
 
     def assign(self, situations, stage_id):
@@ -488,9 +503,6 @@ class StageLabels:
     def keyed(self, keys, ids):
         """The labels of stages ``ids``, where stage ``s`` is labelled by
         ``keys[s]``: a key of :meth:`keys`, or another non-negative number."""
-        if len(self._names) <= 1:  # (as most variables: at most "UNOBSERVED") nothing to recode
-            nums = keys[np.asarray(ids, dtype=np.int64)]
-            return StageLabels(nums, self._names if (nums < 0).any() else ())
         return StageLabels(keys, self._names).take(ids)
 
     def keys_with(self, other):
@@ -513,8 +525,11 @@ class StageLabels:
         named = nums < 0
         if not named.any():
             return StageLabels(nums)
-        # the names in use, in their order: a count per name, no sort
-        used = np.flatnonzero(np.bincount(-nums[named] - 1, minlength=len(self._names)))
+        present = np.zeros(len(self._names), dtype=bool)  # a mask: cheaper than np.unique
+        present[-nums[named] - 1] = True
+        if present.all():  # every name kept (a tree's one unobserved stage): codes as they are
+            return StageLabels(nums, self._names)
+        used = np.flatnonzero(present)
         new_code = np.zeros(len(self._names), dtype=np.int64)
         new_code[used] = -(np.arange(len(used)) + 1)
         nums[named] = new_code[-nums[named] - 1]
@@ -538,8 +553,13 @@ class StageLabels:
 
     def append(self, label):
         """Copy with one more stage, labelled ``label`` (one copy of the numbers)."""
+        return self.insert(len(self), label)
+
+    def insert(self, i, label):
+        """Copy with one more stage, labelled ``label``, at id ``i`` (the ids from
+        ``i`` on move up by one; one copy of the numbers)."""
         value, names = self._code_of(label)
-        return StageLabels(np.append(self._num, value), names)
+        return StageLabels(np.insert(self._num, i, value), names)
 
 
 def new_label(labels):

@@ -1,6 +1,6 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all nine), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all ten), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
@@ -16,6 +16,7 @@ from pystagedtrees.kernels._counts import (
     count_in_path_order,
     first_positions,
     ids_by_first_appearance,
+    map_ids,
     number_occupied_cells,
     occupied_situations,
     regroup_stages,
@@ -93,6 +94,21 @@ def test_rows_summed_by_stage_and_first_positions(seed, n, m, k):
     first_positions(stage, first)
     np.testing.assert_array_equal(
         first, [stage.tolist().index(s) if s in stage else -1 for s in range(m)])
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.booleans())
+def test_map_ids_is_numpy_indexing(seed, n, m, outside):
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, m, size=n).astype(np.int32)
+    mapping = rng.integers(-1, 2 * m, size=m).astype(np.int32)
+    bad = -1
+    if outside and n:  # an id past the mapping (or negative) is reported, not read
+        bad = int(rng.integers(0, n))
+        ids[bad] = rng.choice([-1, m])
+    out = np.full(n, 7, dtype=np.int32)
+    assert map_ids(ids, mapping, out) == bad
+    upto = n if bad < 0 else bad
+    np.testing.assert_array_equal(out[:upto], [mapping[s] for s in ids[:upto]])
 
 
 @given(seeds, hst.integers(0, 8), hst.integers(1, 4), hst.booleans())
