@@ -168,13 +168,27 @@ class StageVector:
 
     def first_appearance(self):
         """Stage ids in order of first appearance along the situations."""
+        return ids_in_order_of_appearance(*self.stored_ids())
+
+    def stored_ids(self):
+        """``(ids, default_at, default)``: the ids stored, in the order of their
+        situations, and the default id, which appears just before entry
+        ``default_at`` too (-1: nowhere) (see :meth:`with_stored_ids`)."""
         gap = None
         if self.sit is not None and self.default >= 0:
             gap = self.first_situation_of_default()
         if gap is None:
-            return ids_in_order_of_appearance(self.stage)
+            return self.stage, -1, 0
         # the listed situations before the first unlisted one are 0..gap-1
-        return ids_in_order_of_appearance(self.stage, gap, self.default)
+        return self.stage, gap, self.default
+
+    def with_stored_ids(self, ids, mapping):
+        """New vector storing ``ids`` in place of :meth:`stored_ids`' (the same
+        situations), its default id sent to ``mapping[default]``."""
+        if self.sit is None:
+            return StageVector(self.n_situations, ids)
+        default = int(mapping[self.default]) if self.default >= 0 else -1
+        return StageVector(self.n_situations, ids, self.sit, default)  # sit: never edited
 
     def ids_in_use(self):
         """Sorted distinct ids used by some situation."""
@@ -316,7 +330,16 @@ class ParentStageVector:
         earliest parent is the slowest digit of both), so the order of the
         table is the order of the situations.
         """
-        return ids_in_order_of_appearance(self.table)
+        return ids_in_order_of_appearance(*self.stored_ids())
+
+    def stored_ids(self):
+        """``(table, -1, 0)``: the ids stored, in the order of their first
+        situations (see :meth:`first_appearance`), and no default id."""
+        return self.table, -1, 0
+
+    def with_stored_ids(self, ids, mapping):
+        """New vector with ``ids`` as its table (``mapping`` is not needed)."""
+        return ParentStageVector(self.n_situations, self.lags, self.strides, self.radices, ids)
 
     def ids_in_use(self):
         """Sorted distinct ids of the table."""
@@ -478,6 +501,16 @@ class StageLabels:
     def ids_without(self, labels):
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
         return np.flatnonzero(self.mask_without(labels)).tolist()
+
+    def keys(self):
+        """Integer key of each label (a copy): the label's number, or a
+        negative code for a name; equal exactly where the labels are."""
+        return self._num.copy()
+
+    def keyed(self, keys, ids):
+        """The labels of stages ``ids``, where stage ``s`` is labelled by
+        ``keys[s]``: a key of :meth:`keys`, or another non-negative number."""
+        return StageLabels(keys, self._names).take(ids)
 
     def keys_with(self, other):
         """Integer keys of these labels and of ``other``'s, equal exactly

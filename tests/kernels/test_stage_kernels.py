@@ -42,18 +42,20 @@ def test_rsum_is_r_sum(values):
     assert rsum(np.array(values, dtype=float)) == r_sum(values)
 
 
-@given(seeds, hst.integers(1, 8), hst.integers(1, 4))
-def test_variable_loglik_sums_the_cells_column_by_column(seed, m, k):
+@given(seeds, hst.integers(1, 40), hst.integers(1, 4), hst.booleans())
+def test_variable_loglik_sums_the_cells_column_by_column(seed, m, k, few_stages):
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 4, size=(m, k)).astype(float)
-    prob = rng.dirichlet(np.ones(k), size=m)
-    prob[rng.random((m, k)) < 0.1] = 0.0
-    prob[rng.random(m) < 0.1] = np.nan
-    stage = rng.integers(0, m, size=m).astype(np.int32)  # situations sharing stages
+    # few stages (a learned model's: a log per stage cell) or about a row's each
+    n_stages = int(rng.integers(1, 4)) if few_stages else m
+    prob = rng.dirichlet(np.ones(k), size=n_stages)
+    prob[rng.random((n_stages, k)) < 0.1] = 0.0
+    prob[rng.random(n_stages) < 0.1] = np.nan
+    stage = rng.integers(0, n_stages, size=m).astype(np.int32)  # situations sharing stages
     got = variable_loglik(counts, np.ascontiguousarray(prob), stage)
     want = r_variable_loglik(counts, prob[stage])
     assert got == want or (math.isnan(got) and math.isnan(want))
-    stage[0] = m  # no such stage: refused, not read past the table
+    stage[0] = n_stages  # no such stage: refused, not read past the table
     with pytest.raises(ValueError, match="stage ids"):
         variable_loglik(counts, np.ascontiguousarray(prob), stage)
 
