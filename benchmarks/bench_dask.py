@@ -15,12 +15,17 @@ Reports each step's wall seconds and CPU seconds (this process and the
 workers together), rows per second per worker, and each worker's memory at
 start-up (after importing the package) and its peak during the steps (the
 peak resident set of its process), so that memory flat in the number of rows
-shows.  With ``--pandas``, the same steps on the smallest size's data in
-memory, and the ratio of CPU seconds.
+shows.  Per worker: its CPU seconds, the share of the step's wall time it had
+a task running (from Dask's task stream) and the rows it counts per second
+of its CPU; and the CPU seconds other processes took from the machine during
+the step (its load), which the wall-clock rates do not tell apart.  With
+``--pandas``, the same steps on the smallest size's data in memory, and the
+ratio of CPU seconds.
 
     python benchmarks/bench_dask.py --rows 10_000_000 100_000_000 --pandas [--repeat 2]
 """
 import argparse
+import os
 import resource
 import shutil
 import sys
@@ -85,6 +90,29 @@ def _import_package():
     import pystagedtrees  # noqa: F401
 
 
+def _read_once(path, dtypes):
+    """Read one Parquet file as the steps do, in this process (a worker): its first
+    read imports and sets up Dask's and Arrow's Parquet readers (some 0.7 s), which
+    would otherwise fall in the first timed step of every worker but the one that
+    read a partition before."""
+    import dask
+    import dask.dataframe as dd
+
+    with dask.config.set(scheduler="sync"):
+        return len(dd.read_parquet(path).astype(dtypes))
+
+
+def machine_cpu_seconds():
+    """CPU seconds all processes of the machine have used (Linux's /proc/stat: every
+    state but idle and waiting for I/O), or NaN where it cannot be read."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:]]
+    except OSError:
+        return float("nan")
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 REPEAT = 1  # best of this many runs of each step (--repeat)
 CLIENT = None  # the Dask client while the Dask steps run
 
@@ -102,24 +130,54 @@ def wait_until_forgotten():
         time.sleep(0.01)
 
 
-def all_cpu_seconds():
-    """CPU seconds of this process and, while a cluster runs, of its workers."""
-    workers = sum(CLIENT.run(cpu_seconds).values()) if CLIENT is not None else 0.0
-    return cpu_seconds() + workers
+def worker_cpu_seconds():
+    """CPU seconds of each worker of the running cluster (none without one), by address."""
+    return dict(sorted(CLIENT.run(cpu_seconds).items())) if CLIENT is not None else {}
+
+
+def busy_seconds(task_stream, workers):
+    """Seconds each worker (by address) spent running tasks, from Dask's task stream:
+    a worker of one thread runs one task at a time."""
+    busy = dict.fromkeys(workers, 0.0)
+    for task in task_stream:
+        busy[task["worker"]] = busy.get(task["worker"], 0.0) + sum(
+            s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
+    return busy
+
+
+class Step:
+    """One run of a step: wall and CPU seconds (this process and the workers), and
+    per worker its CPU seconds and its seconds running tasks; the CPU seconds the
+    machine's other processes took meanwhile."""
+
+    def __init__(self, function):
+        wait_until_forgotten()
+        workers_start, machine_start = worker_cpu_seconds(), machine_cpu_seconds()
+        own_start, start = cpu_seconds(), time.perf_counter()
+        self.busy = []
+        if CLIENT is None:
+            self.out = function()
+        else:
+            from distributed import get_task_stream
+
+            with get_task_stream(client=CLIENT) as stream:
+                self.out = function()
+            self.busy = list(busy_seconds(stream.data, workers_start).values())
+        self.wall = time.perf_counter() - start
+        own = cpu_seconds() - own_start
+        self.workers = [c - workers_start[w] for w, c in worker_cpu_seconds().items()]
+        self.cpu = own + sum(self.workers)
+        self.others = max(machine_cpu_seconds() - machine_start - self.cpu, 0.0)
 
 
 def timed(label, results, function):
-    """``function()``; the best wall and the best CPU seconds of ``REPEAT`` runs
-    recorded under ``label``."""
-    wall = cpu = np.inf
-    for _ in range(REPEAT):
-        wait_until_forgotten()
-        cpu_start, start = all_cpu_seconds(), time.perf_counter()
-        out = function()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, all_cpu_seconds() - cpu_start)
-    results[label] = (wall, cpu)
-    return out
+    """``function()``; its fastest of ``REPEAT`` runs (wall) recorded under ``label``
+    as a :class:`Step`, with the least CPU seconds of the runs."""
+    runs = [Step(function) for _ in range(REPEAT)]
+    fastest = min(runs, key=lambda run: run.wall)
+    fastest.cpu = min(run.cpu for run in runs)
+    results[label] = fastest
+    return fastest.out
 
 
 def run_dask(folder, out, levels, tree_variables, workers):
@@ -132,16 +190,16 @@ def run_dask(folder, out, levels, tree_variables, workers):
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         client.run(_import_package)  # as in the pandas process: imported before timing
-        start_up = list(client.run(peak_memory_mb).values())
-        CLIENT = client
         # the levels are known (the writer's): no pass over the data to find them;
         # the files' dictionary columns read as categoricals, whose codes the
         # dtype keeps (the same categories)
-        ddf = dd.read_parquet(folder).astype({v: pd.CategoricalDtype(lev)
-                                              for v, lev in levels.items()})
+        dtypes = {v: pd.CategoricalDtype(lev) for v, lev in levels.items()}
+        start_up = list(client.run(peak_memory_mb).values())
+        # each worker's first read of Parquet sets up its readers: not the counting's time
+        client.run(_read_once, str(min(folder.glob("*.parquet"))), dtypes)
+        CLIENT = client
+        ddf = dd.read_parquet(folder).astype(dtypes)
         names = list(levels)
-        # the workers' first read of Parquet loads its readers: not the counting's time
-        ddf.get_partition(0).map_partitions(len).compute()
         model = timed("count (full)", times, lambda: st.full(ddf, order=tree_variables,
                                                              lambda_=1))
         model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
@@ -176,7 +234,7 @@ def run_pandas(folder, out, tree_variables):
     for step, columns in step_columns(names, tree_variables).items():
         if columns:
             timed(f"read {step}", times, lambda c=columns: pd.read_parquet(folder, columns=c))
-        read[step] = times[f"read {step}"][1] if columns else 0.0
+        read[step] = times[f"read {step}"].cpu if columns else 0.0
     model = timed("count (full)", times, lambda: st.full(data, order=tree_variables, lambda_=1))
     model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
     timed("predict -> Parquet", times, lambda: pd.DataFrame(
@@ -193,17 +251,27 @@ def run_pandas(folder, out, tree_variables):
 def report(rows, workers, times, pandas_times, pandas_read):
     """The table of one size's steps; when pandas ran, its CPU seconds from the frame
     in memory, and with the read of the step's columns from the files (a Dask step
-    reads them), each with the ratio Dask / pandas."""
+    reads them), each with the ratio Dask / pandas.  Then per worker its CPU seconds
+    and the share of the wall time it ran tasks, the rows per CPU second of a worker
+    (the rows over the workers' CPU seconds together), and the CPU seconds the
+    machine's other processes took during the step."""
     print(f"\n{'step':<26}{'wall s':>8}{'CPU s':>8}{'rows/s/worker':>15}"
           + (f"{'pandas CPU s':>14}{'ratio':>7}{'+ read':>8}{'ratio':>7}"
              if pandas_times else ""))
-    for step, (wall, cpu) in times.items():
-        line = f"{step:<26}{wall:>8.2f}{cpu:>8.2f}{rows / wall / workers:>15,.0f}"
+    for step, run in times.items():
+        line = f"{step:<26}{run.wall:>8.2f}{run.cpu:>8.2f}{rows / run.wall / workers:>15,.0f}"
         if pandas_times:
-            alone = pandas_times[step][1]
+            alone = pandas_times[step].cpu
             with_read = alone + pandas_read[step]
-            line += f"{alone:>14.2f}{cpu / alone:>7.2f}{with_read:>8.2f}{cpu / with_read:>7.2f}"
+            line += (f"{alone:>14.2f}{run.cpu / alone:>7.2f}{with_read:>8.2f}"
+                     f"{run.cpu / with_read:>7.2f}")
         print(line)
+    print(f"\n{'step':<26}{'worker CPU s':>14}{'busy % of wall':>16}"
+          f"{'rows/CPU s/worker':>19}{'others CPU s':>14}")
+    for step, run in times.items():
+        print(f"{step:<26}{', '.join(f'{c:.2f}' for c in run.workers):>14}"
+              f"{', '.join(f'{100 * b / run.wall:.0f}' for b in run.busy):>16}"
+              f"{rows / max(sum(run.workers), 1e-9):>19,.0f}{run.others:>14.2f}")
 
 
 def main(argv=None):
@@ -246,8 +314,8 @@ def main(argv=None):
         print("memory per worker (MB): at start-up " + ", ".join(f"{m:.0f}" for m in start_up)
               + "; peak " + ", ".join(f"{m:.0f}" for m in peak))
         if pandas_times:
-            print(f"pandas: read {pandas_times['read Parquet'][0]:.2f} s wall, "
-                  f"{pandas_times['read Parquet'][1]:.2f} s CPU (all columns); "
+            print(f"pandas: read {pandas_times['read Parquet'].wall:.2f} s wall, "
+                  f"{pandas_times['read Parquet'].cpu:.2f} s CPU (all columns); "
                   f"peak memory {pandas_peak:.0f} MB")
     print(f"\n{'rows':>14}  peak memory per worker above start-up (MB)")
     for rows, (start_up, peak) in memory.items():

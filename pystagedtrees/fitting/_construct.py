@@ -40,6 +40,7 @@ from pystagedtrees.model._stagevec import (
     StageLabels,
     StageVector,
     dense_too_large,
+    first_gap,
 )
 from pystagedtrees.model._trie import MAX_SITUATIONS, first_deep_variable
 
@@ -82,7 +83,7 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
     ``new_label`` of the unjoined stages: one past the last situation, or "2".
     """
     if observed is not None:
-        own = np.arange(len(observed)) if full else np.zeros(len(observed))
+        own = np.arange(len(observed)) if full else np.zeros(len(observed), dtype=np.int64)
         # the situations of a deep variable are numbered in the trie, in path
         # order: their stages are numbered by their place among the observed
         numbers = observed + 1 if n_sit <= MAX_SITUATIONS else np.arange(1, len(observed) + 1)
@@ -90,9 +91,17 @@ def _variable_stages(var, n_sit, full, observed=None, name_unobserved=None):
         if name_unobserved is None:
             name_unobserved = str(n_sit + 1) if full else "2"
         unobserved_id = labels.index(name_unobserved)
-        if unobserved_id < 0:
-            unobserved_id, labels = len(labels), labels.append(name_unobserved)
-        elif len(observed) < n_sit:
+        if len(observed) == n_sit:  # no situation is unobserved: no such stage
+            unobserved_id = -1
+        elif unobserved_id < 0:
+            # ids in order of first appearance along the situations, as the fit
+            # numbers them (R's unique(stages)), so that it moves nothing: the
+            # unobserved stage comes in where its first situation does
+            gap = first_gap(observed)
+            unobserved_id = gap if full else min(gap, 1)
+            own += own >= unobserved_id
+            labels = labels.insert(unobserved_id, name_unobserved)
+        else:
             warn_unobserved_name_taken(var, name_unobserved)
         return StageVector.build(n_sit, observed, own, unobserved_id), labels
     if full:

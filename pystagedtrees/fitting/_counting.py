@@ -189,19 +189,24 @@ def count_paths(codes, n_levels, weights):
         return (*count_dense(codes, n_levels, weights), None)
     first = first_deep_variable(n_levels)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    # the variables whose tables fit dense are counted so (a pass over each
+    # column, no splitting of rows); the rows then start in the order of
+    # their situation at the next one, where the path-order counting goes on
+    start = dense_prefix(n_levels)
+    situations, counts, key = _count_dense(codes[:, :start], n_levels[:start], weights)
     # the rows still in the tree, kept in the order of their situations
     # (group): the tables are then written in order, not at random
-    row = np.flatnonzero(weights > 0).astype(np.int64, copy=False)
+    row, group, sit = _rows_by_situation(key)
+    if start == 0:  # the root's one situation, reached or not
+        sit = np.zeros(1, dtype=np.int64)
     n_in = len(row)
     # each variable's split is written into the other of two sets of arrays
     # (fresh memory for every variable would cost its page faults)
-    current = (row, np.zeros(n_in, dtype=np.int64), weights[row])
+    current = (row, group, weights[row])
     spare = tuple(np.empty_like(a) for a in current)
     code_buffer, level_start = np.empty(n_in, dtype=np.int32), np.empty(0, dtype=np.int64)
-    sit = np.zeros(1, dtype=np.int64)
-    situations, counts = [], []
     anchor, children = None, []
-    for i in range(p):
+    for i in range(start, p):
         k = n_levels[i]
         column = np.ascontiguousarray(codes[:, i])
         table = np.zeros((len(sit), k))
@@ -279,7 +284,14 @@ else by the situations the rows reach, in path order."""
 def fits_dense(n_levels):
     """Whether the tables of every situation of a tree of these numbers of
     levels have at most :data:`DENSE_CELLS` cells in all."""
-    return float(np.cumprod(np.asarray(n_levels, dtype=float)).sum()) <= DENSE_CELLS
+    return dense_prefix(n_levels) == len(n_levels)
+
+
+def dense_prefix(n_levels):
+    """How many of the first variables' tables of every situation have at
+    most :data:`DENSE_CELLS` cells in all."""
+    cells = np.cumsum(np.cumprod(np.asarray(n_levels, dtype=float)))
+    return int(np.searchsorted(cells, DENSE_CELLS, side="right"))
 
 
 def count_dense(codes, n_levels, weights):
@@ -288,7 +300,13 @@ def count_dense(codes, n_levels, weights):
     variable: a pass over each column in row order, with no sorting of rows
     (the rows' situations in mixed radix).  Each cell adds its rows in their
     order, as the path-order counting does: the same sums."""
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    return _count_dense(codes, n_levels, np.ascontiguousarray(weights, dtype=np.float64))[:2]
+
+
+def _count_dense(codes, n_levels, weights):
+    """:func:`count_dense` of the first ``len(n_levels)`` columns of ``codes``,
+    and each row's situation one variable further down (mixed radix; -1 for
+    a row that left the tree: a missing value, or no weight)."""
     situation = np.zeros(codes.shape[0], dtype=np.int64)
     situation[weights <= 0] = -1  # rows of no weight are not in the tree
     situations, counts, m = [], [], 1
@@ -303,7 +321,27 @@ def count_dense(codes, n_levels, weights):
             situations.append(reached)
             counts.append(table[reached])
         m *= int(k)
-    return situations, counts
+    return situations, counts, situation
+
+
+def _rows_by_situation(situation):
+    """The rows still in the tree (``situation >= 0``) in the order of their
+    situation, each situation's in their own order; each row's group (the
+    situation's place among those reached) and the situations reached."""
+    inside = np.flatnonzero(situation >= 0)
+    bits = max(1, int(len(situation)).bit_length())
+    # a row's situation above its position: sorting the keys (far faster
+    # than a stable arg-sort) orders the rows by situation, then position
+    key = situation[inside] << bits
+    key |= inside
+    key.sort()
+    row = key & ((1 << bits) - 1)
+    key >>= bits
+    new = np.empty(len(key), dtype=bool)
+    new[:1] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    group = np.cumsum(new) - 1
+    return row, group, key[new]
 
 
 def _count_block(part, tree, name, complete_only, margins):

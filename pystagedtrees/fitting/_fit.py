@@ -65,7 +65,12 @@ def stage_counts(model, i, stage_of_row=None):
 def refitted_stage_prob(model, i, stage_of_row=None):
     """Probabilities and sample sizes of the stages of variable ``i``
     estimated from the stored counts (by stage id), leaving the model as it is."""
-    prob = stage_counts(model, i, stage_of_row)  # smoothed and divided in place: the counts are not kept
+    return smoothed_stage_prob(model, stage_counts(model, i, stage_of_row))
+
+
+def smoothed_stage_prob(model, prob):
+    """:func:`refitted_stage_prob` from the stage counts ``prob`` (stages x
+    levels, C-contiguous), smoothed and divided in place: the counts are not kept."""
     lambda_ = model.lambda_ or 0.0  # unset (copy_sevt without it): none, as the learners
     if 0 < prob.shape[1] < SEQUENTIAL_BELOW:  # one pass, the numbers of the lines below
         sizes = np.empty(prob.shape[0])

@@ -20,8 +20,9 @@ __all__ = ["logLik", "AIC", "BIC", "sevt_df", "sevt_nvar", "sevt_varnames", "com
 
 
 def observed_stage_ids(model, i):
-    """The stage id of each observed situation of variable ``i`` (a row of its counts)."""
-    return model.stage_vector(i).lookup(model.observed_situations(i))
+    """The stage id of each observed situation of variable ``i`` (a row of its
+    counts), to be read only (they may be the model's own)."""
+    return model.stage_vector(i).lookup(model.observed_situations(i), copy=False)
 
 
 def variable_loglik_of(model, i, stage_of_row=None):

@@ -22,6 +22,14 @@ DISTANCE_CODES = {
 }
 
 
+cdef _filled(shape, value, dtype):
+    """``numpy.full``, without its Python-level overhead (a few microseconds
+    a call, and the kernel makes several a variable)."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 cdef double probdist(int code, const double* x, const double* y, const double* tx,
                      const double* ty, Py_ssize_t k) noexcept nogil:
     """R's ``probdist.*(x, y)``: same operations, long-double sums.
@@ -108,25 +116,27 @@ cdef class _Stages:
     cdef const index_t[::1] rank
     cdef int code
 
-    def __init__(self, float64_t[:, ::1] prob, const index_t[::1] rank, int code):
-        cdef Py_ssize_t r, m = prob.shape[0], k = prob.shape[1]
+    def __init__(self, float64_t[:, ::1] prob, const index_t[::1] row_of, const index_t[::1] rank,
+                 int code):
+        cdef Py_ssize_t a, c, r, m = prob.shape[0], k = prob.shape[1]
         self.prob = prob
         self.rank = rank
         self.code = code
-        # equal bytes, not equal values: the same distances to everything
-        as_bytes = np.asarray(prob).view(np.dtype((np.void, 8 * k))).ravel()
-        _, first, row_of = np.unique(as_bytes, return_index=True, return_inverse=True)
-        self.n_rows = len(first)
-        row_of = np.ascontiguousarray(row_of.reshape(-1), dtype=np.int64)
+        self.n_rows = 0
+        for a in range(m):
+            self.n_rows = max(self.n_rows, row_of[a] + 1)
         # room for every join to make a new row
-        row_prob = np.zeros((self.n_rows + m, k))
-        row_prob[:self.n_rows] = np.asarray(prob)[first]
-        self.row_prob = row_prob
+        self.row_prob = np.zeros((self.n_rows + m, k))
         self.row_tr = np.zeros((self.n_rows + m, k))
-        self.row_of = row_of
-        self.row_users = np.bincount(row_of, minlength=self.n_rows + m).astype(np.int64)
-        for r in range(self.n_rows):
-            transform_stage(code, self.row_prob, self.row_tr, r)
+        self.row_of = np.array(row_of)  # a copy: joins change it
+        self.row_users = np.zeros(self.n_rows + m, dtype=np.int64)
+        for a in range(m):
+            r = row_of[a]
+            if self.row_users[r] == 0:
+                for c in range(k):
+                    self.row_prob[r, c] = prob[a, c]
+                transform_stage(code, self.row_prob, self.row_tr, r)
+            self.row_users[r] += 1
 
     cdef inline double distance(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
         """R's distance between stages ``a`` and ``b``, the later one first (R
@@ -174,7 +184,7 @@ cdef class _Memo:
     def __init__(self, _Stages stages):
         self.stages = stages
         self.value = np.zeros((stages.row_prob.shape[0], 2))
-        self.stamp = np.full((stages.row_prob.shape[0], 2), -1, dtype=np.int64)
+        self.stamp = _filled((stages.row_prob.shape[0], 2), -1, np.int64)
         self.call = 0
         self.origin = -1
 
@@ -237,16 +247,16 @@ cdef class _Nearest:
         self.rank = rank
         self.order = order
         self.position = position
-        self.active = np.ones(m, dtype=np.uint8)
+        self.active = _filled(m, 1, np.uint8)
         self.version = np.zeros(m, dtype=np.int64)
-        self.nn_dist = np.full(m, INFINITY)
-        self.nn_arg = np.full(m, -1, dtype=np.int64)
+        self.nn_dist = _filled(m, INFINITY, np.float64)
+        self.nn_arg = _filled(m, -1, np.int64)
         self.partners = np.empty((m, NEAREST_LISTED), dtype=np.int32)
         self.partner_dist = np.empty((m, NEAREST_LISTED))
         self.partner_version = np.empty((m, NEAREST_LISTED), dtype=np.int64)
         self.n_listed = np.zeros(m, dtype=np.int64)
-        self.bound_dist = np.full(m, INFINITY)
-        self.bound_rank = np.full(m, -1, dtype=np.int64)
+        self.bound_dist = _filled(m, INFINITY, np.float64)
+        self.bound_rank = _filled(m, -1, np.int64)
 
     cdef inline bint is_live(self, Py_ssize_t a, Py_ssize_t j) noexcept nogil:
         """Whether the ``j``-th listed entry of ``a`` still holds."""
@@ -331,11 +341,13 @@ cdef class _Nearest:
             self.refresh(a)
 
 
-def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index_t[::1] rank,
-                           double lam, double ll, double df, str distance, double thr,
-                           index_t[:, ::1] merges):
+def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index_t[::1] row_of,
+                           const index_t[::1] rank, double lam, double ll, double df,
+                           str distance, double thr, index_t[:, ::1] merges):
     """Backward joining of the two closest stages while closer than ``thr`` (R: ``stages_bj``).
 
+    ``row_of`` numbers the stages' rows of probabilities (``0..n_rows-1``),
+    equal for rows equal bit for bit (the same distances to everything), and
     ``rank`` orders the stages as R's ``unique()``; the closest pair is the
     first minimum of R's distance matrix in column-major order, and the
     join keeps the earlier stage.  Probabilities, sample sizes and the
@@ -357,7 +369,7 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     cdef double new_p[MAX_LEVELS]
     if m < 2:
         return 0, ll, df
-    cdef _Stages stages = _Stages(prob, rank, DISTANCE_CODES[distance])
+    cdef _Stages stages = _Stages(prob, row_of, rank, DISTANCE_CODES[distance])
     order_arr = np.argsort(np.asarray(rank), kind="stable")
     position_arr = np.empty(m, dtype=np.int64)
     position_arr[order_arr] = np.arange(m)

@@ -11,6 +11,15 @@ written in order and every sum adds a cell's rows as they came.
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
 
 
+cdef extern from *:  # the compiler's (GCC, Clang)
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+cdef enum:
+    # rows in path order are scattered over the column: each code is
+    # fetched this many rows before it is read
+    CODES_AHEAD = 16
+
+
 def number_occupied_cells(const float64_t[:, ::1] table, index_t[::1] cell_id,
                           bint empty_last, flag_t[::1] reached):
     """Number the cells of ``table`` that hold weight, in row-major order.
@@ -78,14 +87,74 @@ def ids_by_first_appearance(const stage_t[::1] stage, Py_ssize_t default_at,
     return m
 
 
+def regroup_stages(const stage_t[::1] stage, Py_ssize_t default_at, stage_t default,
+                   const index_t[::1] keys, stage_t[::1] new_of_group, stage_t[::1] mapping,
+                   stage_t[::1] first_old, stage_t[::1] new_stage,
+                   const float64_t[:, ::1] counts, const stage_t[::1] row_stage,
+                   stage_t[::1] new_row_stage, float64_t[:, ::1] by_stage):
+    """Renumber a variable's stages after a clustering, in one pass over its ids.
+
+    ``stage`` holds the old ids as a stage vector stores them, with the id
+    ``default`` appearing just before entry ``default_at`` too (-1: nowhere),
+    as for :func:`ids_by_first_appearance`.  Old ids whose key is a group
+    ``1..len(new_of_group) - 1`` share that group's new id, and every other
+    old id (keys are distinct outside the groups) gets one of its own; new
+    ids are 0, 1, ... in order of first appearance.  Writes ``mapping[old]``
+    (the new id of each old id in use; the caller fills it with -1, which
+    the ids not in use keep), ``first_old[new]`` (the first old id numbered
+    ``new``), ``new_stage`` (``stage`` renumbered), and, for the counts' rows
+    (old ids ``row_stage``, all in use), ``new_row_stage`` and their sums by
+    new id added to ``by_stage`` (as :func:`sum_rows_by_stage`).
+    ``new_of_group`` is scratch filled with -1.  The caller checks the ids
+    and sizes: ``keys`` and ``mapping`` one per old id, ``first_old`` and
+    ``by_stage`` at least one per new id.  Returns the number of new ids.
+    """
+    cdef Py_ssize_t r, n = stage.shape[0], n_groups = new_of_group.shape[0] - 1
+    cdef stage_t old, n_new = 0
+    with nogil:
+        for r in range(n + 1):
+            if r == default_at and mapping[default] < 0:
+                n_new = _number_stage(default, keys, new_of_group, n_groups, mapping, first_old,
+                                      n_new)
+            if r < n and mapping[stage[r]] < 0:
+                n_new = _number_stage(stage[r], keys, new_of_group, n_groups, mapping, first_old,
+                                      n_new)
+        for r in range(n):
+            new_stage[r] = mapping[stage[r]]
+        for r in range(row_stage.shape[0]):
+            new_row_stage[r] = mapping[row_stage[r]]
+        _sum_rows_by_stage(counts, new_row_stage, by_stage)
+    return n_new
+
+
+cdef inline stage_t _number_stage(stage_t old, const index_t[::1] keys, stage_t[::1] new_of_group,
+                                  Py_ssize_t n_groups, stage_t[::1] mapping,
+                                  stage_t[::1] first_old, stage_t n_new) noexcept nogil:
+    """Give ``old`` (met for the first time) its new id; returns the number of new ids."""
+    cdef index_t key = keys[old]
+    if 1 <= key <= n_groups and new_of_group[key] >= 0:
+        mapping[old] = new_of_group[key]
+        return n_new
+    if 1 <= key <= n_groups:
+        new_of_group[key] = n_new
+    mapping[old] = n_new
+    first_old[n_new] = old
+    return n_new + 1
+
+
 def sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
                       float64_t[:, ::1] out):
     """``out[stage[r], :] += counts[r, :]``; the caller checks the stage ids."""
-    cdef Py_ssize_t r, a, n = counts.shape[0], k = counts.shape[1]
     with nogil:
-        for r in range(n):
-            for a in range(k):
-                out[stage[r], a] += counts[r, a]
+        _sum_rows_by_stage(counts, stage, out)
+
+
+cdef void _sum_rows_by_stage(const float64_t[:, ::1] counts, const stage_t[::1] stage,
+                             float64_t[:, ::1] out) noexcept nogil:
+    cdef Py_ssize_t r, a, n = counts.shape[0], k = counts.shape[1]
+    for r in range(n):
+        for a in range(k):
+            out[stage[r], a] += counts[r, a]
 
 
 def smooth_rows(float64_t[:, ::1] table, double lam, float64_t[::1] sizes):
@@ -125,6 +194,26 @@ def first_positions(const stage_t[::1] stage, index_t[::1] out):
                 out[stage[r]] = r
 
 
+def map_ids(const stage_t[::1] ids, const stage_t[::1] mapping, stage_t[::1] out):
+    """``out[r] = mapping[ids[r]]``: a stage vector's ids renumbered in one
+    pass (numpy's ``take`` first widens int32 ids to int64, a copy twice the
+    size).  The caller sizes ``out`` like ``ids``.
+
+    Returns -1, or the first entry whose id is outside ``mapping`` (``out``
+    is then written only before it).
+    """
+    cdef Py_ssize_t r, n = ids.shape[0], n_map = mapping.shape[0], bad = -1
+    cdef stage_t s
+    with nogil:
+        for r in range(n):
+            s = ids[r]
+            if s < 0 or s >= n_map:
+                bad = r
+                break
+            out[r] = mapping[s]
+    return bad
+
+
 def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
                         const code_t[::1] codes, const float64_t[::1] weight,
                         float64_t[:, ::1] out, code_t[::1] code_of):
@@ -141,6 +230,8 @@ def count_in_path_order(const index_t[::1] row, const index_t[::1] group,
     cdef code_t c
     with nogil:
         for j in range(n):
+            if j + CODES_AHEAD < n:
+                __builtin_prefetch(&codes[row[j + CODES_AHEAD]])
             c = codes[row[j]]
             code_of[j] = c
             if c >= 0:

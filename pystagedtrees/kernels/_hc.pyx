@@ -168,17 +168,15 @@ cdef class _Climb:
     cdef bint overflow
     cdef double top
 
-    def __init__(self, const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
-                 const index_t[::1] stage_order, Py_ssize_t max_stages, double lam):
+    def __init__(self, const float64_t[:, ::1] sit_counts, const index_t[::1] sit_class,
+                 index_t[::1] sit_stage, const index_t[::1] stage_order, Py_ssize_t max_stages,
+                 double lam):
         cdef Py_ssize_t j, n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
         cdef Py_ssize_t n_classes = 1
         self.sit_counts = sit_counts
-        if n_sit:
-            classes, sit_class = np.unique(np.asarray(sit_counts), axis=0, return_inverse=True)
-            n_classes = len(classes)
-            self.sit_class = np.ascontiguousarray(sit_class.reshape(-1), dtype=np.int64)
-        else:
-            self.sit_class = np.zeros(0, dtype=np.int64)
+        self.sit_class = sit_class
+        for j in range(n_sit):
+            n_classes = max(n_classes, sit_class[j] + 1)
         self.sit_stage = sit_stage
         self.n_sit = n_sit
         self.k = k
@@ -437,7 +435,8 @@ cdef double _settle_as_r(_Climb climb, _RScorer scorer, double staying, double d
     return best_exact
 
 
-def move_situations(const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
+def move_situations(const float64_t[:, ::1] sit_counts, const index_t[::1] sit_class,
+                    index_t[::1] sit_stage,
                     const index_t[::1] stage_order, Py_ssize_t n_stages,
                     double lam, double other_ll, double start_score, double df, double penalty,
                     long max_iter, index_t[:, ::1] moves, const float64_t[:, ::1] row_counts,
@@ -448,6 +447,9 @@ def move_situations(const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
     Parameters
     ----------
     sit_counts : counts of the movable situations (ascending situation order).
+    sit_class : per situation, a number in ``0..n_classes-1`` equal for
+        situations of equal counts (any numbering of distinct rows: they
+        share cached terms).
     sit_stage : their stage ids (0..n_stages-1); updated in place.  A move to
         a new stage uses the lowest id that holds no situation.
     stage_order : the stage ids in R's ``unique()`` order.
@@ -476,7 +478,8 @@ def move_situations(const float64_t[:, ::1] sit_counts, index_t[::1] sit_stage,
     """
     # every live stage holds a situation, and emptied ids are reused
     cdef Py_ssize_t max_stages = n_stages + sit_counts.shape[0] + 1
-    cdef _Climb climb = _Climb(sit_counts, sit_stage, stage_order, max_stages, lam)
+    cdef _Climb climb = _Climb(sit_counts, sit_class, sit_stage, stage_order, max_stages,
+                                 lam)
     cdef _RScorer scorer = _RScorer(row_counts, row_sit, row_prob, var_lls, var_pos,
                                     max_stages, lam, penalty)
     cdef Py_ssize_t n_moves = 0, best_i, best_s2

@@ -165,13 +165,16 @@ def hartigan_wong(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[
                   index_t[::1] size, float64_t[::1] wss, int iter_max, index_t max_quick_steps):
     """Hartigan-Wong (AS 136); requires 2 <= k < m (checked by the caller)."""
     cdef Py_ssize_t m = x.shape[0], p = x.shape[1], k = centers.shape[0], i, j, l
-    cdef index_t[::1] ic2 = np.empty(m, dtype=np.int64)
-    cdef float64_t[::1] d = np.zeros(m, dtype=np.float64)
-    cdef float64_t[::1] an1 = np.empty(k, dtype=np.float64)
-    cdef float64_t[::1] an2 = np.empty(k, dtype=np.float64)
-    cdef index_t[::1] ncp = np.empty(k, dtype=np.int64)
-    cdef index_t[::1] itran = np.empty(k, dtype=np.int64)
-    cdef index_t[::1] live = np.zeros(k, dtype=np.int64)
+    # the scratch, in two zeroed blocks (an allocation costs more than a small run)
+    cdef index_t[::1] integers = np.zeros(m + 3 * k, dtype=np.int64)
+    cdef float64_t[::1] reals = np.zeros(m + 2 * k, dtype=np.float64)
+    cdef index_t[::1] ic2 = integers[:m]
+    cdef index_t[::1] ncp = integers[m:m + k]
+    cdef index_t[::1] itran = integers[m + k:m + 2 * k]
+    cdef index_t[::1] live = integers[m + 2 * k:]
+    cdef float64_t[::1] d = reals[:m]
+    cdef float64_t[::1] an1 = reals[m:m + k]
+    cdef float64_t[::1] an2 = reals[m + k:]
     cdef index_t quiet_steps = 0, iteration
     cdef double first, second, dist, count
     cdef int fault = NOT_CONVERGED

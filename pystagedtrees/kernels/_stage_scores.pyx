@@ -41,11 +41,23 @@ def variable_loglik(const float64_t[:, ::1] counts, const float64_t[:, ::1] prob
     if bad:
         raise ValueError(f"stage ids must be in 0..{n_stages - 1}")
     cdef double p, c, last_p = NAN, last_log = 0.0
+    cdef Py_ssize_t s
+    # far fewer stages than rows (a learned model): a log per stage cell,
+    # looked up, instead of one per change of probability along the rows
+    cdef bint by_stage = 4 * n_stages <= m
+    cdef float64_t[:, ::1] logs = np.empty((n_stages if by_stage else 0, k))
     with nogil:
+        if by_stage:
+            for s in range(n_stages):
+                for a in range(k):
+                    logs[s, a] = log(prob[s, a]) if prob[s, a] > 0 else 0.0
         for a in range(k):
             for r in range(m):
                 p, c = prob[stage[r], a], counts[r, a]
                 if c != 0 and p > 0:
+                    if by_stage:
+                        acc += logs[stage[r], a] * c
+                        continue
                     # neighbouring situations often share a probability (a full
                     # tree's single-row situations all do): one log for a run
                     if p != last_p:

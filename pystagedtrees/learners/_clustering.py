@@ -15,18 +15,23 @@ import numpy as np
 
 from pystagedtrees.base._validation import (
     as_numbers,
-    check_choice,
     check_int,
     check_steps_fit,
     scalar_of_0d,
 )
-from pystagedtrees.fitting._fit import fit_variable, refitted_stage_prob, stage_counts
-from pystagedtrees.fitting._scores import compute_loglik, sevt_df
+from pystagedtrees.fitting._fit import fit_variable, smoothed_stage_prob, stage_counts
+from pystagedtrees.fitting._scores import (
+    compute_loglik,
+    observed_stage_ids,
+    sevt_df,
+    variable_loglik_of,
+)
+from pystagedtrees.kernels._counts import regroup_stages
 from pystagedtrees.kernels._hclust import cut_rows
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.learners._hclust import METHOD_CODES, agglomerate, agglomerate_and_cut, cutree
 from pystagedtrees.learners._hclust import METHODS as HCLUST_METHODS
-from pystagedtrees.learners._kmeans import ALGORITHMS, as_matrix, best_run
+from pystagedtrees.learners._kmeans import as_matrix, best_of_starts, run_options
 from pystagedtrees.learners._learners import (
     LEARNER_MEMORY_ADVICE,
     MEMORY_STEPS,
@@ -40,7 +45,6 @@ from pystagedtrees.learners._learners import (
 )
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.model._sevt import Sevt, check_sevt
-from pystagedtrees.model._stagevec import StageLabels
 from pystagedtrees.rng import Rng, Seed, resolve_source
 
 __all__ = ["stages_hclust", "stages_kmeans"]
@@ -78,13 +82,15 @@ def _r_dist_of(prob, distance):
     return rows, distance, 1.0
 
 
-def _clusterable_probabilities(model, i, ids, learner):
-    """The probabilities of stages ``ids`` of variable ``i``, checked to be finite.
+def _clusterable_probabilities(model, i, ids, learner, prob=None):
+    """The probabilities of stages ``ids`` of variable ``i`` (``prob``, when
+    the caller has read them), checked to be finite.
 
     Stages never observed have NaN probabilities when fitted with
     ``lambda_ = 0``; R's clustering stops on them too.
     """
-    prob = model.stage_probabilities(i)[ids]
+    if prob is None:
+        prob = model.stage_probabilities(i)[ids]
     if not np.isfinite(prob).all():
         raise ValueError(
             f"{learner}: variable {model.variables[i]!r} has stages that were never "
@@ -95,28 +101,41 @@ def _clusterable_probabilities(model, i, ids, learner):
 
 
 def _relabel_by_groups(model, i, ids, groups):
-    """Stages ``ids[j]`` become the stage ``str(groups[j])``; the others keep their labels.
+    """Stages ``ids[j]`` become the stage ``str(groups[j])`` (groups numbered
+    from 1), refitted; the others keep their labels.  Returns the new stage
+    id of each observed situation (a row of the counts).
 
     The new stages are numbered in order of first appearance along the
     situations, as :func:`fit_variable` numbers them: a new stage first
-    appears where the first of the old stages it gathers does.
+    appears where the first of the old stages it gathers does.  A stage left
+    out whose label is a group's number joins that group (R joins them by
+    name).
     """
-    labels = model.stage_labels(i)
-    # integer keys, equal where the labels are: numbers as themselves, names negative
-    keys, group_keys = labels.keys_with(StageLabels.numbered(groups))
-    keys[ids] = group_keys
-    appearance = model.stage_vector(i).first_appearance()  # old ids by first situation
-    # the keys' numbers in order of first appearance: a hash pass, not a sort
-    new_id, first = distinct_rows(keys[appearance].reshape(-1, 1), bitwise=True)
+    labels, vector = model.stage_labels(i), model.stage_vector(i)
+    keys = labels.keys()  # numbers as themselves, names negative
+    keys[ids] = groups
+    n_groups = int(groups.max())
+    stored, default_at, default = vector.stored_ids()
+    counts = np.ascontiguousarray(model.situation_counts(i))
     mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
-    mapping[appearance] = new_id
-    first_old = appearance[first]  # the first old stage of each new one, in order
-    unique = [str(key) if key >= 0 else labels[sid]
-              for key, sid in zip(keys[first_old].tolist(), first_old.tolist())]
+    n_bound = n_groups + len(labels) - len(ids)  # the groups and the stages left out, at most
+    first_old, by_stage = np.empty(n_bound, dtype=np.int32), np.zeros((n_bound, counts.shape[1]))
+    new_stored, row_stage = np.empty_like(stored), np.empty(counts.shape[0], dtype=np.int32)
+    n_new = regroup_stages(stored, default_at, default, keys,
+                           np.full(n_groups + 1, -1, dtype=np.int32), mapping, first_old,
+                           new_stored, counts, observed_stage_ids(model, i), row_stage, by_stage)
     # every new id is some old stage's in use, so replace_stages need not look
-    model.replace_stages(i, model.stage_vector(i).remap(mapping),
-                         StageLabels.from_strings(unique), all_used=True)
-    model.set_stage_probabilities(i, *refitted_stage_prob(model, i))
+    model.replace_stages(i, vector.with_stored_ids(new_stored, mapping),
+                         labels.keyed(keys, first_old[:n_new]), all_used=True)
+    model.set_stage_probabilities(i, *smoothed_stage_prob(model, by_stage[:n_new]))
+    return row_stage
+
+
+def _loglik_reusing(model, known):
+    """``compute_loglik(model)``, reusing the variables' terms in ``known``
+    (by position), which the learner computed as it learned them."""
+    return compute_loglik(model, [known[i] if i in known else variable_loglik_of(model, i)
+                                  for i in range(len(model.variables))])
 
 
 def _per_variable_k(k, positions, model, default=None):
@@ -220,11 +239,13 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
     seen = {}
     check_steps_fit(_hclust_steps(model, positions, ignore, ks, method, seen),
                     LEARNER_MEMORY_ADVICE)
+    loglik = {}  # the learned variables' log-likelihoods
     for i in positions:
-        ids, rows = seen[i] if i in seen else (_free_ids_in_prob_order(model, i, ignore), None)
+        ids, rows, prob = seen[i] if i in seen else (
+            _free_ids_in_prob_order(model, i, ignore), None, None)
         if len(ids) < 2:
             continue
-        prob = _clusterable_probabilities(model, i, ids, "stages_hclust")
+        prob = _clusterable_probabilities(model, i, ids, "stages_hclust", prob)
         groups = None
         if ks[i] is not None and method in _DUPLICATE_BLIND_METHODS:
             rows = rows if rows is not None else distinct_rows(prob)  # (memory unknown)
@@ -236,10 +257,10 @@ def stages_hclust(object: Sevt, distance: str = "totvar",
                 groups = agglomerate_and_cut(diss, method, min(ks[i], len(ids)))
             else:
                 groups = _best_cut(model, i, ids, agglomerate(diss, method).merge, kind, score_fn)
-        _relabel_by_groups(model, i, ids, groups)
+        loglik[i] = variable_loglik_of(model, i, _relabel_by_groups(model, i, ids, groups))
         if ks[i] is None:  # the next variable's best cut reads the model's score
-            model.ll = compute_loglik(model, checked=True)
-    model.ll = compute_loglik(model, checked=True)
+            model.ll = _loglik_reusing(model, loglik)
+    model.ll = _loglik_reusing(model, loglik)
     return model
 
 
@@ -387,13 +408,14 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
     """
     if transform is not None and not callable(transform):
         raise TypeError(f"`transform` must be a callable or None; got {transform!r}.")
-    check_choice(algorithm, "algorithm", ALGORITHMS)
+    options = run_options(10, nstart, algorithm)  # kmeans' own iter.max, as in R
     source = resolve_source(seed, rng)
     model, positions, ignore = prepare(object, _learning_scope(object, scope, limit), ignore)
     default_k = len(model.tree[model.variables[0]])
     ks = _per_variable_k(k, positions, model, default_k)
     seen = {}  # the steps' free stages, by variable (unless the memory is unknown)
     check_steps_fit(_kmeans_steps(model, positions, ignore, seen), LEARNER_MEMORY_ADVICE)
+    loglik = {}  # the learned variables' log-likelihoods
     for i in positions:
         k_i = ks[i]
         ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
@@ -406,14 +428,15 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
                                      f"{points.shape}; got {moved.shape}.")
                 points = moved
             try:
-                groups = best_run(as_matrix(points, "x"), min(k_i, len(ids) - 1),
-                                  nstart=nstart, algorithm=algorithm, rng=source)[0]
+                groups = best_of_starts(as_matrix(points, "x"), min(k_i, len(ids) - 1),
+                                        options, source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
-            _relabel_by_groups(model, i, ids, groups)
+            stage_of_row = _relabel_by_groups(model, i, ids, groups)
         else:
-            fit_variable(model, i)
-    model.ll = compute_loglik(model, checked=True)
+            stage_of_row = fit_variable(model, i)
+        loglik[i] = variable_loglik_of(model, i, stage_of_row)
+    model.ll = _loglik_reusing(model, loglik)
     return model
 
 
@@ -441,21 +464,23 @@ def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=Non
     all the free stages.  Without ``ks`` (options not known: called by
     another learner) the distinct rows, a least need the loop's own check
     completes.  ``seen`` (a dict), if given, gets each variable's free stage
-    ids and distinct rows (None where not read)."""
+    ids, distinct rows and the free stages' probabilities (None where not
+    read)."""
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
-        rows = None
+        rows = prob = None
         if len(ids) >= 2:
             k = None if ks is None else ks[i]
             m, kind = len(ids), "free"
             if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-                rows = distinct_rows(model.stage_probabilities(i)[ids])
+                prob = model.stage_probabilities(i)[ids]
+                rows = distinct_rows(prob)
                 n_distinct = len(rows[1])
                 if n_distinct < m and (ks is None or min(k, m) <= n_distinct):
                     m, kind = n_distinct, "distinct"
             yield pair_tables_step(model, i, m, 1, "stages_hclust", kind)
         if seen is not None:
-            seen[i] = ids, rows
+            seen[i] = ids, rows, prob
 
 
 MEMORY_STEPS.update({stages_hclust: _hclust_steps, stages_kmeans: _kmeans_steps})

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pystagedtrees.base._validation import check_choice
+from pystagedtrees.base._validation import check_choice, user_stacklevel
 from pystagedtrees.kernels import _kmeans as _kmeans_kernel
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.rng import RandomSource, resolve_source
@@ -62,7 +62,7 @@ def as_matrix(x, name):
     if hasattr(x, "to_numpy"):
         x = x.to_numpy()
     try:
-        arr = np.array(x, dtype=np.float64)
+        arr = np.asarray(x, dtype=np.float64)  # read only: no copy needed
     except (TypeError, ValueError) as exc:
         raise TypeError(f"`{name}` must be numeric: {exc}") from None
     if arr.ndim == 1:
@@ -81,8 +81,8 @@ def _unique_rows(x):
 
 def _has_duplicate_rows(x):
     """Whether two rows of ``x`` (finite, as ``as_matrix`` returns it) are equal."""
-    if x.shape[0] <= 16:  # a few centres: compared pairwise, by value as R compares them
-        return int(np.count_nonzero((x[:, None, :] == x[None, :, :]).all(axis=2))) > x.shape[0]
+    if x.shape[0] <= 16:  # a few centres: Python's floats compare by value, as R's (-0.0 is 0.0)
+        return len(set(map(tuple, x.tolist()))) < x.shape[0]
     return _unique_rows(x).shape[0] < x.shape[0]
 
 
@@ -117,16 +117,16 @@ def _run(x, initial, method, iter_max):
         elif fault == _FAULT_QUICK_TRANSFER:
             warnings.warn(
                 f"Quick-TRANSfer stage steps exceeded maximum (= {min(2**31 - 1, 50 * m)})",
-                RuntimeWarning, stacklevel=3)
+                RuntimeWarning, stacklevel=user_stacklevel())
     else:
         kernel = _kmeans_kernel.macqueen if method == "MacQueen" else _kmeans_kernel.lloyd
         iterations, fault = kernel(x, centers, cluster, size, wss, iter_max)
     if iterations > iter_max:
         warnings.warn(f"did not converge in {iter_max} iteration{'s' if iter_max > 1 else ''}",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=user_stacklevel())
     if method != "Hartigan-Wong" and np.any(size == 0):
         warnings.warn("empty cluster: try a better set of initial centers",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=user_stacklevel())
     return cluster + 1, centers, wss, size, int(iterations), int(fault)
 
 
@@ -198,48 +198,63 @@ def best_run(x, centers, iter_max=10, nstart=1, algorithm="Hartigan-Wong", rng=N
     """:func:`kmeans` without the total sum of squares, which clustering alone
     does not need: ``(cluster, centers, withinss, size, iter, ifault,
     tot_withinss)`` of the kept run; ``x`` as ``as_matrix`` returns it."""
-    m = x.shape[0]
-    check_choice(algorithm, "algorithm", ALGORITHMS)
-    method = "Lloyd" if algorithm == "Forgy" else algorithm
-    iter_max = _count(iter_max, "iter_max")
-    nstart = _count(nstart, "nstart")
-    candidates = None
+    options = run_options(iter_max, nstart, algorithm)
     if isinstance(centers, numbers.Real) and not isinstance(centers, (bool, np.bool_)):
-        k = _count(centers, "centers")
-        if k > m:
-            raise ValueError(f"more cluster centers (k = {k}) than data points ({m}).")
-        source = resolve_source(None, rng, kinds=())
-        if nstart == 1:
-            initial = x[source.sample_int(m, k)]
-        if nstart >= 2 or _has_duplicate_rows(initial):
-            candidates = _unique_rows(x)
-            if candidates.shape[0] < k:
-                raise ValueError(
-                    f"more cluster centers (k = {k}) than distinct data points "
-                    f"({candidates.shape[0]})."
-                )
-            initial = candidates[source.sample_int(candidates.shape[0], k)]
-    else:
-        initial = as_matrix(centers, "centers")
-        if _has_duplicate_rows(initial):
-            raise ValueError("initial centers are not distinct: `centers` has duplicated rows.")
-        k = initial.shape[0]
-        if m < k:
-            raise ValueError(f"more cluster centers (k = {k}) than data points ({m}).")
-        if initial.shape[1] != x.shape[1]:
+        run = best_of_starts(x, _count(centers, "centers"), options, rng)
+        return (*run, _long_double_sum(run[2]))
+    m = x.shape[0]
+    initial = as_matrix(centers, "centers")
+    if _has_duplicate_rows(initial):
+        raise ValueError("initial centers are not distinct: `centers` has duplicated rows.")
+    k = initial.shape[0]
+    if m < k:
+        raise ValueError(f"more cluster centers (k = {k}) than data points ({m}).")
+    if initial.shape[1] != x.shape[1]:
+        raise ValueError(
+            f"`x` and `centers` must have the same number of columns; got "
+            f"{x.shape[1]} and {initial.shape[1]}."
+        )
+    run = _run(x, initial, "MacQueen" if k == 1 else options[0], options[1])
+    return (*run, _long_double_sum(run[2]))
+
+
+def run_options(iter_max, nstart, algorithm):
+    """The checked ``(method, iter_max, nstart)`` of :func:`best_of_starts`."""
+    check_choice(algorithm, "algorithm", ALGORITHMS)
+    return ("Lloyd" if algorithm == "Forgy" else algorithm, _count(iter_max, "iter_max"),
+            _count(nstart, "nstart"))
+
+
+def best_of_starts(x, k, options, rng):
+    """The kept run ``(cluster, centers, withinss, size, iter, ifault)`` of
+    ``k`` clusters from initial centres drawn as R draws them (``rng`` as
+    :func:`kmeans` takes it); ``x`` as ``as_matrix`` returns it, ``options``
+    :func:`run_options`'."""
+    method, iter_max, nstart = options
+    m = x.shape[0]
+    if k > m:
+        raise ValueError(f"more cluster centers (k = {k}) than data points ({m}).")
+    source = resolve_source(None, rng, kinds=())
+    candidates = None
+    if nstart == 1:
+        initial = x[source.sample_int(m, k)]
+    if nstart >= 2 or _has_duplicate_rows(initial):
+        candidates = _unique_rows(x)
+        if candidates.shape[0] < k:
             raise ValueError(
-                f"`x` and `centers` must have the same number of columns; got "
-                f"{x.shape[1]} and {initial.shape[1]}."
+                f"more cluster centers (k = {k}) than distinct data points "
+                f"({candidates.shape[0]})."
             )
+        initial = candidates[source.sample_int(candidates.shape[0], k)]
     if k == 1:
         method = "MacQueen"
     best = _run(x, initial, method, iter_max)
-    best_total = _long_double_sum(best[2])
-    if candidates is not None:
+    if candidates is not None and nstart >= 2:
+        best_total = _long_double_sum(best[2])
         for _ in range(1, nstart):
             initial = candidates[source.sample_int(candidates.shape[0], k)]
             run = _run(x, initial, method, iter_max)
             total = _long_double_sum(run[2])
             if total < best_total:
                 best, best_total = run, total
-    return (*best, best_total)
+    return best

@@ -116,12 +116,13 @@ def free_stage_ids(model, i, ignore):
     return free_stages_ranked(model, i, ignore)[0].tolist()
 
 
-def free_stages_ranked(model, i, ignore):
+def free_stages_ranked(model, i, ignore, free=None):
     """:func:`free_stage_ids` (an array) and each one's rank among all the
     stages in order of first appearance (R's ``unique()`` order), from one
-    pass over the situations."""
+    pass over the situations.  ``free``: the :func:`free_stage_mask`, when
+    the caller has it."""
     order = model.stage_vector(i).first_appearance()
-    free = free_stage_mask(model, i, ignore)[order]
+    free = (free_stage_mask(model, i, ignore) if free is None else free)[order]
     return order[free].astype(np.int64), np.flatnonzero(free)
 
 
@@ -134,14 +135,13 @@ def identical_stage_classes(prob, n):
 def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
+    # each dropped stage ends where its keeper ends; a stage is dropped once
+    # and keeps only before, so a backward pass finds every keeper settled
+    final = list(range(len(ids)))
+    for keep, drop in reversed(merges.tolist()):
+        final[drop] = final[keep]
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    mapping[ids[merges[:, 1]]] = ids[merges[:, 0]]  # a later row wins, as in a loop
-    # a kept stage may be dropped later: follow the chains
-    while True:
-        chained = mapping[mapping]
-        if np.array_equal(chained, mapping):
-            break
-        mapping = chained
+    mapping[ids] = ids[final]
     all_prob, all_n = model.stage_probabilities(i).copy(), model.stage_sizes(i).copy()
     all_prob[ids] = prob
     all_n[ids] = n
@@ -440,9 +440,11 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
     trace = check_trace(trace)
     model, positions, ignore = prepare(object, scope, ignore)
     ll, df = float(model.ll), float(model.ll.df)
-    check_learner_memory(stages_bj, model, positions, ignore)
-    for i in positions:
-        ids, rank = free_stages_ranked(model, i, ignore)
+    # the free stages found once, for the memory check and the joins
+    masks = [free_stage_mask(model, i, ignore) for i in positions]
+    check_steps_fit(_bj_steps(model, positions, ignore, masks), LEARNER_MEMORY_ADVICE)
+    for i, free in zip(positions, masks):
+        ids, rank = free_stages_ranked(model, i, ignore, free)
         if len(ids) < 2:
             if trace > 0:
                 print(f"backward join over {model.variables[i]} done.")
@@ -451,7 +453,8 @@ def stages_bj(object: Sevt, distance: str = "kullback", thr: float = 0.1,
         n = np.ascontiguousarray(model.stage_sizes(i)[ids], dtype=np.float64)
         merges = np.empty((len(ids), 2), dtype=np.int64)
         n_joins, ll, df = backward_join_distance(
-            prob, n, rank, model.lambda_ or 0.0, ll, df, distance, thr, merges
+            prob, n, distinct_rows(prob, bitwise=True)[0], rank, model.lambda_ or 0.0, ll, df,
+            distance, thr, merges
         )
         if trace > 1:  # R's words
             labels = model.stage_labels(i)
@@ -473,17 +476,20 @@ def _bj_bytes(m, k):
     return m * (BJ_BYTES_PER_STAGE + BJ_BYTES_PER_STAGE_LEVEL * k)
 
 
-def _bj_steps(model, positions, ignore):
-    for i in positions:
+def _bj_steps(model, positions, ignore, masks=None):
+    """``masks``: each variable's :func:`free_stage_mask`, when the caller has them."""
+    for at, i in enumerate(positions):
         _check_levels(model, i)
-        m = free_stage_count(model, i, ignore)
+        m = (free_stage_count(model, i, ignore) if masks is None
+             else int(np.count_nonzero(masks[at])))
         if m >= 2:
             yield (f"stages_bj lists the closest partners of the {m:,} free stages of "
                    f"{model.variables[i]!r}", _bj_bytes(m, int(model.n_levels[i])))
 
 
-def _check_movable(model, i, ids):
-    """Refuse a variable whose situations in stages ``ids`` stages_hc cannot list."""
+def _check_movable(model, i, free):
+    """Refuse a variable whose situations in the stages ``free`` (a mask by
+    stage id) stages_hc cannot list."""
     vector = model.stage_vector(i)
     if isinstance(vector, ParentStageVector):  # stored per parent configuration
         raise ValueError(
@@ -491,7 +497,7 @@ def _check_movable(model, i, ids):
             f"{vector.n_situations} situations (its stages follow its parents, as in a "
             "tree from a Bayesian network), too many to enumerate; leave it out of `scope`."
         )
-    if not vector.is_dense and vector.default in ids:
+    if not vector.is_dense and vector.default >= 0 and free[vector.default]:
         raise ValueError(
             f"stages_hc moves single situations: the stage "
             f"{model.stage_labels(i)[vector.default]!r} of {model.variables[i]!r} gathers "
@@ -500,20 +506,22 @@ def _check_movable(model, i, ids):
         )
 
 
-def _hc_steps(model, positions, ignore):
+def _hc_steps(model, positions, ignore, masks=None):
     """What stages_hc allocates per variable: tables over its movable
     situations and the stages they may form (at most one more each), and a
-    cache of move terms bounded by the kernel (32 MiB)."""
-    for i in positions:
+    cache of move terms bounded by the kernel (32 MiB).  ``masks``: each
+    variable's :func:`free_stage_mask`, when the caller has them."""
+    for at, i in enumerate(positions):
         _check_levels(model, i)
-        ids = np.flatnonzero(free_stage_mask(model, i, ignore))  # their order does not matter here
-        if not len(ids):
+        free = free_stage_mask(model, i, ignore) if masks is None else masks[at]
+        n_free = int(np.count_nonzero(free))
+        if not n_free:
             continue
-        _check_movable(model, i, ids)
-        n_sit = int(model.stage_vector(i).paths_per_stage(len(model.stage_labels(i)))[ids].sum())
+        _check_movable(model, i, free)
+        n_sit = int(model.stage_vector(i).paths_per_stage(len(free))[free].sum())
         yield (f"stages_hc moves the {n_sit:,} situations of {model.variables[i]!r} among "
-               f"up to {len(ids) + n_sit + 1:,} stages",
-               _hc_bytes(len(ids), n_sit, int(model.n_levels[i])))
+               f"up to {n_free + n_sit + 1:,} stages",
+               _hc_bytes(n_free, n_sit, int(model.n_levels[i])))
 
 
 def _hc_bytes(n_stages, n_sit, k):
@@ -521,20 +529,36 @@ def _hc_bytes(n_stages, n_sit, k):
     return 8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 16)) + (1 << 25)
 
 
-def _movable_situations(model, i, ids):
-    """Situations in the given stages, with their counts (for stages_hc)."""
-    _check_movable(model, i, ids)
+def _movable_situations(model, i, free):
+    """The situations of variable ``i`` in the stages ``free`` (a mask by
+    stage id), for stages_hc: their indices (ascending), stage ids and
+    counts, then each observed situation's (a table row's) index among them
+    (-1: a fixed row) and stage id."""
+    _check_movable(model, i, free)
     vector = model.stage_vector(i)
-    all_sit = np.arange(vector.n_situations) if vector.is_dense else vector.sit
-    stage = vector.lookup(all_sit)
-    keep = np.isin(stage, ids)
-    situations = all_sit[keep]
+    rows = model.observed_situations(i)
+    keep = free[vector.stage]  # stage ids are small: a mask, no search
+    if vector.is_dense:
+        listed, at, row_stage = None, rows, vector.stage[rows]
+    else:  # the rows outside the listed situations are in the default stage, never free
+        listed, row_stage = vector.sit, vector.lookup(rows)
+        at = np.searchsorted(listed, rows)
+        hit = at < len(listed)
+        hit[hit] = listed[at[hit]] == rows[hit]
+        at[~hit] = 0
+    if keep.all():
+        situations = np.arange(vector.n_situations) if listed is None else listed
+        stage, row_sit = vector.stage, at
+    else:
+        situations = np.flatnonzero(keep) if listed is None else listed[keep]
+        stage, row_sit = vector.stage[keep], np.cumsum(keep) - 1
+        row_sit = np.where(keep[at], row_sit[at], -1)
+    if listed is not None:
+        row_sit = np.where(hit, row_sit, -1)
     counts = np.zeros((len(situations), int(model.n_levels[i])))
-    pos = np.searchsorted(situations, model.observed_situations(i))
-    listed = pos < len(situations)
-    listed[listed] = situations[pos[listed]] == model.observed_situations(i)[listed]
-    counts[pos[listed]] = model.situation_counts(i)[listed]
-    return situations, stage[keep], counts
+    movable = row_sit >= 0
+    counts[row_sit[movable]] = model.situation_counts(i)[movable]
+    return situations, stage, counts, row_sit.astype(np.int64, copy=False), row_stage
 
 
 def _replay_moves(model, i, ids, local_stage, moves, ignore):
@@ -542,42 +566,42 @@ def _replay_moves(model, i, ids, local_stage, moves, ignore):
     and each move as ``(situation's position, from label, to label)``.
 
     A move into an empty stage creates R's ``newname`` of that iteration:
-    ``new_label(c(unique(stages), ignore))``.
+    ``new_label(c(unique(stages), ignore))``, named only when used (an
+    iteration makes one move, so the stages in use are those before it).
     """
     labels = model.stage_labels(i)
-    ignored_present = [labels[s] for s in range(len(labels)) if s not in set(ids)]
+    free = set(ids.tolist())
+    ignored_present = [labels[s] for s in range(len(labels)) if s not in free]
     local_label = [labels[s] for s in ids]
-    local_stage = local_stage.copy()
-    sizes = np.bincount(local_stage, minlength=len(ids) + len(local_stage) + 1)
-    iteration, newname, log = None, None, []
-    for situation, target, move_iteration in moves:
-        if move_iteration != iteration:
-            iteration = move_iteration
-            in_use = [local_label[s] for s in np.flatnonzero(sizes)]
-            newname = new_label(list(dict.fromkeys(in_use + ignored_present)) + list(ignore))
+    sizes = np.bincount(local_stage, minlength=len(ids) + len(local_stage) + 1).tolist()
+    local_stage = local_stage.tolist()  # Python numbers: one move at a time
+    log = []
+    for situation, target, _ in moves.tolist():
         if target >= len(local_label):
             local_label.extend([None] * (target + 1 - len(local_label)))
         if sizes[target] == 0:
-            local_label[target] = newname
-        log.append((situation, local_label[local_stage[situation]], local_label[target]))
-        sizes[local_stage[situation]] -= 1
+            in_use = [local_label[s] for s in np.flatnonzero(sizes)]
+            local_label[target] = new_label(list(dict.fromkeys(in_use + ignored_present))
+                                            + list(ignore))
+        source = local_stage[situation]
+        log.append((situation, local_label[source], local_label[target]))
+        sizes[source] -= 1
         sizes[target] += 1
         local_stage[situation] = target
-    return local_stage, local_label, log
+    return np.array(local_stage, dtype=np.int64), local_label, log
 
 
-def _set_situation_labels(model, i, situations, labels):
-    """Give each listed situation of variable ``i`` a stage label, then refit ``i``."""
-    labels = np.asarray(labels, dtype=object)
+def _set_situation_labels(model, i, situations, stage, stage_labels):
+    """Give each listed situation (ascending) of variable ``i`` the label
+    ``stage_labels[stage[j]]``, then refit ``i``."""
     current = model.stage_labels(i)
-    vector = model.stage_vector(i)
-    for label in dict.fromkeys(labels.tolist()):
-        sid = current.index(label)
-        if sid < 0:
-            current = current.append(label)
-            sid = len(current) - 1
-        vector = vector.assign(situations[labels == label], sid)
-    model.replace_stages(i, vector, current)
+    ids = np.zeros(len(stage_labels), dtype=np.int32)
+    for s in np.flatnonzero(np.bincount(stage, minlength=len(stage_labels))):
+        ids[s] = current.index(stage_labels[s])
+        if ids[s] < 0:
+            current = current.append(stage_labels[s])
+            ids[s] = len(current) - 1
+    model.replace_stages(i, model.stage_vector(i).assign(situations, ids[stage]), current)
     fit_variable(model, i)
 
 
@@ -634,33 +658,38 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     # a moved model's log-likelihood is recomputed from the tree's tables,
     # nobs included, as R's sevt_fit(scope = v) does
     penalty = penalty_per_parameter(kind, float(model.situation_counts(0).sum()))
-    check_learner_memory(stages_hc, model, positions, ignore)
+    # the free stages found once, for the memory check and the climb (a
+    # variable's stages change only when it is learned)
+    masks = [free_stage_mask(model, i, ignore) for i in positions]
+    check_steps_fit(_hc_steps(model, positions, ignore, masks), LEARNER_MEMORY_ADVICE)
     # a move changes one variable: the others' log-likelihoods are kept, not recomputed
     var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
-    for i in positions:
-        ids = free_stage_ids(model, i, ignore)
-        if not ids:
+    now = score_fn(model)  # changes only with a move
+    for i, free in zip(positions, masks):
+        order = model.stage_vector(i).first_appearance()
+        ids = order[free[order]].astype(np.int64)
+        if not len(ids):
             _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
             continue
-        situations, stage, counts = _movable_situations(model, i, ids)
-        local = np.full(len(model.stage_labels(i)), -1, dtype=np.int64)
+        situations, stage, counts, row_sit, row_stage = _movable_situations(model, i, free)
+        local = np.full(len(free), -1, dtype=np.int64)
         local[ids] = np.arange(len(ids))
-        local_stage = np.ascontiguousarray(local[stage])
+        local_stage = local[stage]
         start_stage = local_stage.copy()
         moves = np.empty((max(1, min(max_iter, 10 * len(situations) + 100)), 3), dtype=np.int64)
-        unmoved_ll, *r_parts = _scoring_parts(model, i, situations, var_lls)
+        unmoved_ll, *r_parts = _scoring_parts(model, i, row_sit, row_stage, var_lls)
         n_moves, df = move_situations(
-            np.ascontiguousarray(counts), local_stage, np.arange(len(ids), dtype=np.int64),
-            len(ids), model.lambda_ or 0.0, unmoved_ll, score_fn(model),
-            float(model.ll.df), penalty, min(max_iter, len(moves)), moves,
-            *r_parts, i,
+            counts, distinct_rows(counts, bitwise=True)[0], local_stage,
+            np.arange(len(ids), dtype=np.int64), len(ids), model.lambda_ or 0.0, unmoved_ll,
+            now, float(model.ll.df), penalty, min(max_iter, len(moves)), moves, *r_parts, i,
         )
         if n_moves:  # else R keeps the model, stored probabilities included
             final_stage, local_label, log = _replay_moves(model, i, ids, start_stage,
                                                           moves[:n_moves], ignore)
-            _set_situation_labels(model, i, situations, [local_label[s] for s in final_stage])
+            _set_situation_labels(model, i, situations, final_stage, local_label)
             var_lls[i] = variable_loglik_of(model, i)
             model.ll = compute_loglik(model, var_lls)
+            now = score_fn(model)
             if trace > 1:
                 for situation, from_label, to_label in log:
                     _trace_move(model.variables[i], situations[situation], from_label, to_label)
@@ -681,9 +710,10 @@ def _trace_hc_variable_done(trace, var, iterations):
         print(f"HC over {var} done after {iterations} iterations.")
 
 
-def _scoring_parts(model, i, situations, var_lls):
-    """What the hill-climbing kernel scores moves of ``situations`` (the
-    movable ones of variable ``i``) with, as R scores a move.
+def _scoring_parts(model, i, row_sit, row_stage, var_lls):
+    """What the hill-climbing kernel scores moves of the movable situations
+    of variable ``i`` with, as R scores a move (``row_sit`` and
+    ``row_stage`` as :func:`_movable_situations` gives them).
 
     Returns the log-likelihood no such move changes (the other variables
     with their stored probabilities, and the other stages of ``i``
@@ -694,19 +724,15 @@ def _scoring_parts(model, i, situations, var_lls):
     every variable's log-likelihood (``var_lls``, the caller's, as
     :func:`variable_loglik_of` gives them).
     """
-    rows = model.observed_situations(i)
-    at = np.searchsorted(situations, rows)
-    movable = at < len(situations)
-    movable[movable] = situations[at[movable]] == rows[movable]
-    prob, _ = refitted_stage_prob(model, i)
+    prob, _ = refitted_stage_prob(model, i, row_stage)
     counts = np.ascontiguousarray(model.situation_counts(i), dtype=np.float64)
-    stages = model.stage_vector(i).lookup(rows)
-    row_prob = np.ascontiguousarray(prob[stages], dtype=np.float64)
-    fixed_ll = variable_loglik(np.ascontiguousarray(counts[~movable]),
+    row_prob = np.ascontiguousarray(prob[row_stage], dtype=np.float64)
+    fixed = row_sit < 0
+    fixed_ll = variable_loglik(np.ascontiguousarray(counts[fixed]),
                                np.ascontiguousarray(prob, dtype=np.float64),
-                               np.ascontiguousarray(stages[~movable]))
+                               np.ascontiguousarray(row_stage[fixed]))
     unmoved = float(sum(ll for j, ll in enumerate(var_lls) if j != i)) + fixed_ll
-    return unmoved, counts, np.where(movable, at, -1).astype(np.int64), row_prob, var_lls
+    return unmoved, counts, row_sit, row_prob, var_lls
 
 
 def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
@@ -720,13 +746,16 @@ def _stages_hc_generic(model, positions, ignore, score, max_iter, trace):
             order = [int(s) for s in model.stage_vector(i).first_appearance()]
             newname = new_label([labels[s] for s in order] + list(ignore))
             free = [s for s in order if labels[s] not in ignore]
-            situations, stage, _ = _movable_situations(model, i, free)
+            mask = np.zeros(len(labels), dtype=bool)
+            mask[free] = True
+            situations, stage = _movable_situations(model, i, mask)[:2]
             best, best_score, move = None, now, None
             for s1 in free:
                 for situation in situations[stage == s1]:
                     for target in [labels[s] for s in free if s != s1] + [newname]:
                         candidate = model.copy()
-                        _set_situation_labels(candidate, i, np.array([situation]), [target])
+                        _set_situation_labels(candidate, i, np.array([situation]),
+                                              np.zeros(1, dtype=np.int64), [target])
                         candidate.ll = compute_loglik(candidate)
                         value = score(candidate)
                         if value > best_score:

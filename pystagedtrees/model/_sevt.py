@@ -446,19 +446,24 @@ class Sevt(SevtMethods):
         self._n = None
         self.ll = None
 
-    def keep_stages(self, i: int, ids: Sequence[int] | np.ndarray) -> None:
+    def keep_stages(self, i: int, ids: Sequence[int] | np.ndarray,
+                    through: np.ndarray | None = None) -> None:
         """Keep the stages ``ids`` of variable ``i``, renumbered ``0..len-1`` in that order.
 
         Stages not listed must be unused; probabilities follow their stage.
+        ``through``: every situation's id ``s`` is first sent to
+        ``through[s]``, in the same pass over the situations.
         """
-        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.asarray(ids)  # (a million int32 ids widened only if they move)
         n_ids = len(self._labels[i])
-        if len(ids) == n_ids and (n_ids == 0 or (ids[0] == 0 and ids[-1] == n_ids - 1
-                                                  and np.all(ids[1:] > ids[:-1]))):
+        if through is None and len(ids) == n_ids and (
+                n_ids == 0 or (ids[0] == 0 and ids[-1] == n_ids - 1
+                               and np.all(ids[1:] > ids[:-1]))):
             return  # every stage, in its order (a refit of a full tree): nothing moves
+        ids = ids.astype(np.int64, copy=False)
         mapping = np.full(n_ids, -1, dtype=np.int32)
         mapping[ids] = np.arange(len(ids), dtype=np.int32)
-        self._stages[i] = self._stages[i].remap(mapping)
+        self._stages[i] = self._stages[i].remap(mapping if through is None else mapping[through])
         self._labels[i] = self._labels[i].take(ids)
         if self._prob is not None and self._prob[i] is not None:
             self._prob[i] = self._prob[i][ids]
@@ -494,8 +499,7 @@ class Sevt(SevtMethods):
                         kept: Sequence[int] | np.ndarray) -> None:
         """Send every stage id ``s`` of variable ``i`` to ``mapping[s]``, then keep
         the ids ``kept`` (renumbered in that order); the caller refits."""
-        self._stages[i] = self._stages[i].remap(mapping)
-        self.keep_stages(i, kept)
+        self.keep_stages(i, kept, through=mapping)
 
     def relabel_stages(self, i: int, labels: StageLabels) -> None:
         """Rename variable ``i``'s stages: ``labels`` aligned with the ids."""

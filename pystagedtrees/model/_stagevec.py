@@ -19,7 +19,7 @@ model's stage probabilities (R's ``names(prob[[v]])``).  Labels are kept by
 import numpy as np
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
-from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance
+from pystagedtrees.kernels._counts import first_positions, ids_by_first_appearance, map_ids
 
 DENSE_MAX = 1 << 20
 """Largest number of situations of a variable stored one id per situation."""
@@ -39,6 +39,15 @@ def first_position_by_id(ids, n_ids=0):
     return out
 
 
+def mapped_ids(ids, mapping):
+    """``mapping[ids]`` for int32 ids and mapping, in one compiled pass."""
+    out = np.empty(len(ids), dtype=np.int32)
+    bad = map_ids(ids, mapping, out)
+    if bad >= 0:
+        raise IndexError(f"stage id {ids[bad]} is outside a mapping of {len(mapping)} ids.")
+    return out
+
+
 def ids_in_order_of_appearance(stage, default_at=-1, default=0):
     """The distinct ids of ``stage`` (int32) in order of first appearance, with
     ``default`` appearing just before entry ``default_at`` too (-1: nowhere):
@@ -48,6 +57,20 @@ def ids_in_order_of_appearance(stage, default_at=-1, default=0):
     out = np.empty(n_ids, dtype=np.int32)
     n = ids_by_first_appearance(stage, default_at, default, np.zeros(n_ids, dtype=np.uint8), out)
     return out[:n]
+
+
+def first_gap(sorted_distinct):
+    """Smallest non-negative integer not in ``sorted_distinct`` (sorted,
+    distinct, non-negative).  Entries equal their positions exactly before
+    the first gap, so it is found by bisection, not a pass."""
+    lo, hi = 0, len(sorted_distinct)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_distinct[mid] > mid:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 class StageVector:
@@ -100,14 +123,20 @@ class StageVector:
             self.default,
         )
 
-    def lookup(self, situations):
-        """Stage ids of the given situation indices."""
+    def lookup(self, situations, copy=True):
+        """Stage ids of the given situation indices.  ``copy=False``: the
+        listed situations' ids may come as the vector holds them (read-only),
+        for a caller that only reads them."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             return self.stage[situations]
         if situations is self.sit or (  # the listed ones (a model's own counts): no search
                 situations.shape == self.sit.shape and np.array_equal(situations, self.sit)):
-            return self.stage.copy()
+            if copy:
+                return self.stage.copy()
+            held = self.stage.view()
+            held.flags.writeable = False
+            return held
         pos = np.searchsorted(self.sit, situations)
         pos_clipped = np.minimum(pos, len(self.sit) - 1) if len(self.sit) else pos
         if len(self.sit) == 0:
@@ -127,19 +156,9 @@ class StageVector:
 
     def first_situation_of_default(self):
         """Smallest situation index that is not listed (sparse), or None."""
-        n_listed = len(self.sit)
-        if n_listed == self.n_situations:
+        if len(self.sit) == self.n_situations:
             return None
-        # sorted distinct indices: sit[j] == j exactly before the first gap,
-        # so the gap is found by bisection
-        lo, hi = 0, n_listed
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.sit[mid] > mid:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        return first_gap(self.sit)
 
     def _first_positions(self):
         """Per id, the index (into ``stage``) of its first listed situation, or -1."""
@@ -149,13 +168,27 @@ class StageVector:
 
     def first_appearance(self):
         """Stage ids in order of first appearance along the situations."""
+        return ids_in_order_of_appearance(*self.stored_ids())
+
+    def stored_ids(self):
+        """``(ids, default_at, default)``: the ids stored, in the order of their
+        situations, and the default id, which appears just before entry
+        ``default_at`` too (-1: nowhere) (see :meth:`with_stored_ids`)."""
         gap = None
         if self.sit is not None and self.default >= 0:
             gap = self.first_situation_of_default()
         if gap is None:
-            return ids_in_order_of_appearance(self.stage)
+            return self.stage, -1, 0
         # the listed situations before the first unlisted one are 0..gap-1
-        return ids_in_order_of_appearance(self.stage, gap, self.default)
+        return self.stage, gap, self.default
+
+    def with_stored_ids(self, ids, mapping):
+        """New vector storing ``ids`` in place of :meth:`stored_ids`' (the same
+        situations), its default id sent to ``mapping[default]``."""
+        if self.sit is None:
+            return StageVector(self.n_situations, ids)
+        default = int(mapping[self.default]) if self.default >= 0 else -1
+        return StageVector(self.n_situations, ids, self.sit, default)  # sit: never edited
 
     def ids_in_use(self):
         """Sorted distinct ids used by some situation."""
@@ -167,17 +200,18 @@ class StageVector:
 
     def remap(self, mapping):
         """New vector with every id ``s`` replaced by ``mapping[s]``."""
-        mapping = np.asarray(mapping, dtype=np.int32)
+        mapping = np.ascontiguousarray(mapping, dtype=np.int32)
         default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
         return StageVector(
             self.n_situations,
-            mapping[self.stage],
+            mapped_ids(self.stage, mapping),
             None if self.sit is None else self.sit.copy(),
             default,
         )
 
     def assign(self, situations, stage_id):
-        """New vector where the given situations carry ``stage_id``."""
+        """New vector where the given situations carry ``stage_id`` (one id,
+        or one per situation when they are ascending)."""
         situations = np.asarray(situations, dtype=np.int64)
         if self.sit is None:
             dense = self.stage.copy()
@@ -262,8 +296,9 @@ class ParentStageVector:
             self.radices.copy(), self.table.copy(),
         )
 
-    def lookup(self, situations):
-        """Stage ids of the given situation indices."""
+    def lookup(self, situations, copy=True):
+        """Stage ids of the given situation indices (computed afresh: ``copy``
+        as :meth:`StageVector.lookup` takes it changes nothing)."""
         situations = np.ascontiguousarray(situations, dtype=np.int64)
         flat = situations.ravel()
         out = np.empty(flat.shape[0], dtype=np.int32)
@@ -295,7 +330,16 @@ class ParentStageVector:
         earliest parent is the slowest digit of both), so the order of the
         table is the order of the situations.
         """
-        return ids_in_order_of_appearance(self.table)
+        return ids_in_order_of_appearance(*self.stored_ids())
+
+    def stored_ids(self):
+        """``(table, -1, 0)``: the ids stored, in the order of their first
+        situations (see :meth:`first_appearance`), and no default id."""
+        return self.table, -1, 0
+
+    def with_stored_ids(self, ids, mapping):
+        """New vector with ``ids`` as its table (``mapping`` is not needed)."""
+        return ParentStageVector(self.n_situations, self.lags, self.strides, self.radices, ids)
 
     def ids_in_use(self):
         """Sorted distinct ids of the table."""
@@ -304,7 +348,8 @@ class ParentStageVector:
     def remap(self, mapping):
         mapping = np.asarray(mapping, dtype=np.int32)
         return ParentStageVector(
-            self.n_situations, self.lags, self.strides, self.radices, mapping[self.table]
+            self.n_situations, self.lags, self.strides, self.radices,
+            mapped_ids(self.table, mapping)
         )
 
     def assign(self, situations, stage_id):
@@ -457,6 +502,16 @@ class StageLabels:
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
         return np.flatnonzero(self.mask_without(labels)).tolist()
 
+    def keys(self):
+        """Integer key of each label (a copy): the label's number, or a
+        negative code for a name; equal exactly where the labels are."""
+        return self._num.copy()
+
+    def keyed(self, keys, ids):
+        """The labels of stages ``ids``, where stage ``s`` is labelled by
+        ``keys[s]``: a key of :meth:`keys`, or another non-negative number."""
+        return StageLabels(keys, self._names).take(ids)
+
     def keys_with(self, other):
         """Integer keys of these labels and of ``other``'s, equal exactly
         where the labels are (numbers as themselves, names negative)."""
@@ -477,7 +532,11 @@ class StageLabels:
         named = nums < 0
         if not named.any():
             return StageLabels(nums)
-        used = np.unique(-nums[named] - 1)
+        present = np.zeros(len(self._names), dtype=bool)  # a mask: cheaper than np.unique
+        present[-nums[named] - 1] = True
+        if present.all():  # every name kept (a tree's one unobserved stage): codes as they are
+            return StageLabels(nums, self._names)
+        used = np.flatnonzero(present)
         new_code = np.zeros(len(self._names), dtype=np.int64)
         new_code[used] = -(np.arange(len(used)) + 1)
         nums[named] = new_code[-nums[named] - 1]
@@ -501,8 +560,13 @@ class StageLabels:
 
     def append(self, label):
         """Copy with one more stage, labelled ``label`` (one copy of the numbers)."""
+        return self.insert(len(self), label)
+
+    def insert(self, i, label):
+        """Copy with one more stage, labelled ``label``, at id ``i`` (the ids from
+        ``i`` on move up by one; one copy of the numbers)."""
         value, names = self._code_of(label)
-        return StageLabels(np.append(self._num, value), names)
+        return StageLabels(np.insert(self._num, i, value), names)
 
 
 def new_label(labels):

@@ -1,6 +1,7 @@
 """The two ways of counting rows into situation tables give the same tables,
 bit for bit: tables of every situation (small trees, ``count_dense``) and
-the situations the rows reach, in path order (past ``DENSE_CELLS``)."""
+the situations the rows reach, in path order (past ``DENSE_CELLS``, after
+dense tables of the first variables that fit)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -41,14 +42,17 @@ def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_leve
     weights = rng.random(n_rows) * rng.integers(0, 3, size=n_rows)  # fractional, some zero
     want_situations, want_counts = counted_by_hand(codes, n_levels, weights)
     assert _counting.fits_dense(n_levels)
-    dense = _counting.count_paths(codes, n_levels, weights)
+    results = [_counting.count_paths(codes, n_levels, weights)]
     saved = _counting.DENSE_CELLS
     try:
-        _counting.DENSE_CELLS = 0  # the path-order counting
-        path_order = _counting.count_paths(codes, n_levels, weights)
+        # the path-order counting from the root, and after dense tables of
+        # the first variables (as many as fit)
+        for cells in (0, 3, 12, 40):
+            _counting.DENSE_CELLS = cells
+            results.append(_counting.count_paths(codes, n_levels, weights))
     finally:
         _counting.DENSE_CELLS = saved
-    for situations, counts, trie in (dense, path_order):
+    for situations, counts, trie in results:
         assert trie is None
         for i in range(len(n_levels)):
             np.testing.assert_array_equal(situations[i], want_situations[i])
@@ -58,3 +62,11 @@ def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_leve
 @pytest.mark.parametrize("n_levels, dense", [([2] * 19, True), ([2] * 20, False), ([1024, 1024], False)])
 def test_dense_counting_only_for_tables_within_dense_cells(n_levels, dense):
     assert _counting.fits_dense(n_levels) == dense
+
+
+@pytest.mark.parametrize("n_levels, prefix", [([2] * 25, 19), ([3] * 20, 12), ([1024, 1024], 1),
+                                              ([2**21, 2], 0), ([2] * 5, 5)])
+def test_dense_prefix_counts_the_variables_within_dense_cells(n_levels, prefix):
+    # cells of the first j binary ones: 2 + 4 + ... + 2^j = 2^(j+1) - 2 <= 2^20 up to j = 19;
+    # ternary: (3^(j+1) - 3) / 2 up to j = 12
+    assert _counting.dense_prefix(n_levels) == prefix

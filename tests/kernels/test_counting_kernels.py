@@ -1,6 +1,6 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all nine), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all ten), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
@@ -16,8 +16,10 @@ from pystagedtrees.kernels._counts import (
     count_in_path_order,
     first_positions,
     ids_by_first_appearance,
+    map_ids,
     number_occupied_cells,
     occupied_situations,
+    regroup_stages,
     smooth_rows,
     split_by_level,
     sum_rows_by_stage,
@@ -94,6 +96,21 @@ def test_rows_summed_by_stage_and_first_positions(seed, n, m, k):
         first, [stage.tolist().index(s) if s in stage else -1 for s in range(m)])
 
 
+@given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.booleans())
+def test_map_ids_is_numpy_indexing(seed, n, m, outside):
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, m, size=n).astype(np.int32)
+    mapping = rng.integers(-1, 2 * m, size=m).astype(np.int32)
+    bad = -1
+    if outside and n:  # an id past the mapping (or negative) is reported, not read
+        bad = int(rng.integers(0, n))
+        ids[bad] = rng.choice([-1, m])
+    out = np.full(n, 7, dtype=np.int32)
+    assert map_ids(ids, mapping, out) == bad
+    upto = n if bad < 0 else bad
+    np.testing.assert_array_equal(out[:upto], [mapping[s] for s in ids[:upto]])
+
+
 @given(seeds, hst.integers(0, 8), hst.integers(1, 4), hst.booleans())
 def test_occupied_cells_numbered_in_row_major_order(seed, m, k, empty_last):
     rng = np.random.default_rng(seed)
@@ -134,6 +151,48 @@ def test_ids_listed_in_order_of_first_appearance(seed, n, m, default_at):
     out = np.empty(m + 1, dtype=np.int32)
     got = ids_by_first_appearance(stage, default_at, default, np.zeros(m + 1, dtype=np.uint8), out)
     assert out[:got].tolist() == want
+
+
+@given(seeds, hst.integers(0, 30), hst.integers(1, 5), hst.integers(1, 3), hst.booleans())
+def test_stages_regrouped_as_a_dict_numbers_them(seed, n, n_groups, k, with_default):
+    rng = np.random.default_rng(seed)
+    n_old = 8
+    stage = rng.integers(0, n_old - 1, size=n).astype(np.int32)  # id 7: only the default's
+    default_at = int(rng.integers(0, n + 1)) if with_default else -1
+    # group numbers, and distinct other keys: names (negative), 0 and numbers past the groups
+    others = np.concatenate([np.arange(-n_old, 1), np.arange(n_groups + 1, n_groups + 9)])
+    keys = np.where(rng.random(n_old) < 0.6, rng.integers(1, n_groups + 1, n_old),
+                    rng.choice(others, n_old, replace=False)).astype(np.int64)
+    sequence = stage.tolist()
+    if default_at >= 0:
+        sequence.insert(default_at, n_old - 1)
+    row_stage = rng.choice(stage, size=n) if n else stage[:0].copy()  # ids in use
+    counts = rng.integers(0, 5, size=(n, k)).astype(float)
+    mapping = np.full(n_old, -1, dtype=np.int32)
+    first_old = np.full(n_old, -9, dtype=np.int32)
+    new_stage = np.empty(n, dtype=np.int32)
+    new_row_stage = np.empty(n, dtype=np.int32)
+    by_stage = np.zeros((n_old, k))
+    n_new = regroup_stages(stage, default_at, n_old - 1, keys,
+                           np.full(n_groups + 1, -1, dtype=np.int32), mapping, first_old,
+                           new_stage, counts, row_stage, new_row_stage, by_stage)
+    new_of = {}  # a group's number, or the old id itself for a stage of its own
+    want_first = []
+    for old in sequence:
+        key = ("group", keys[old]) if 1 <= keys[old] <= n_groups else ("own", old)
+        if key not in new_of:
+            new_of[key] = len(new_of)
+            want_first.append(old)
+        assert mapping[old] == new_of[key]
+    assert n_new == len(new_of)
+    assert first_old[:n_new].tolist() == want_first
+    assert (mapping[np.setdiff1d(np.arange(n_old), sequence)] == -1).all()
+    np.testing.assert_array_equal(new_stage, mapping[stage])
+    np.testing.assert_array_equal(new_row_stage, mapping[row_stage])
+    want = np.zeros((n_old, k))
+    for r in range(n):
+        want[mapping[row_stage[r]]] += counts[r]
+    np.testing.assert_array_equal(by_stage, want)
 
 
 @given(seeds, hst.integers(0, 12), hst.integers(1, 7), hst.sampled_from([0.0, 0.5, 1.0, 1e-9]))

@@ -20,8 +20,8 @@ TWINS = {
     "_counts": {name: HERE + "test_counting_kernels.py" for name in (
         "count_in_path_order", "count_dense_variable", "split_by_level", "number_occupied_cells", "smooth_rows",
         "occupied_situations",
-        "ids_by_first_appearance", "sum_rows_by_stage",
-        "first_positions")},
+        "ids_by_first_appearance", "regroup_stages", "sum_rows_by_stage",
+        "first_positions", "map_ids")},
     "_infer": {"dense_summed_out_logprob": HERE + "test_counting_kernels.py"},
     "_predict": {name: HERE + "test_predict.py"
                  for name in ("path_log_probabilities", "class_posteriors", "rows_of_columns")},

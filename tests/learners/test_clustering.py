@@ -67,3 +67,17 @@ def test_hclust_on_distinct_probabilities_equals_hclust_on_every_stage(
         plain = st.stages_hclust(start, k=k, method=method, distance=distance)
     assert fast.stages() == plain.stages()
     assert float(fast.ll) == float(plain.ll)
+
+
+@pytest.mark.parametrize("nstart, exc", [(0, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_kmeans_refuses_a_bad_nstart_before_learning_any_variable(monkeypatch, nstart, exc):
+    runs = []
+    kept = clustering.best_of_starts
+    monkeypatch.setattr(clustering, "best_of_starts",
+                        lambda *args: runs.append(1) or kept(*args))
+    model = st.full(st.datasets.titanic(), lambda_=1)
+    with pytest.raises(exc, match="`nstart`"):
+        st.stages_kmeans(model, k=2, nstart=nstart, seed=1)
+    assert runs == []
+    st.stages_kmeans(model, k=2, nstart=2, seed=1)
+    assert runs  # the counter sees the variables learned

@@ -23,7 +23,7 @@ LEARNERS = [
     (lambda m: st.stages_bj(m, thr=0.3), st.stages_bj, _learners, "backward_join_distance"),
     (st.stages_hc, st.stages_hc, _learners, "move_situations"),
     (lambda m: st.stages_hclust(m, k=2), st.stages_hclust, _clustering, "_r_dist_of"),
-    (lambda m: st.stages_kmeans(m, k=2, seed=1), st.stages_kmeans, _clustering, "best_run"),
+    (lambda m: st.stages_kmeans(m, k=2, seed=1), st.stages_kmeans, _clustering, "best_of_starts"),
     (lambda m: st.stages_em(m, stages_alg=st.stages_bj, thr=0.3), st.stages_bj, _learners,
      "backward_join_distance"),
 ]
