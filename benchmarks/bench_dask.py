@@ -136,12 +136,21 @@ def worker_cpu_seconds():
 
 
 def busy_seconds(task_stream, workers):
-    """Seconds each worker (by address) spent running tasks, from Dask's task stream:
-    a worker of one thread runs one task at a time."""
-    busy = dict.fromkeys(workers, 0.0)
+    """Seconds each worker (by address) had a task running, from Dask's task stream:
+    the length of the union of its tasks' compute intervals (a stream may report
+    overlapping ones, which a plain sum would count twice)."""
+    spans = {w: [] for w in workers}
     for task in task_stream:
-        busy[task["worker"]] = busy.get(task["worker"], 0.0) + sum(
-            s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
+        spans.setdefault(task["worker"], []).extend(
+            (s["start"], s["stop"]) for s in task["startstops"] if s["action"] == "compute")
+    busy = {}
+    for worker, intervals in spans.items():
+        total, reach = 0.0, -np.inf
+        for start, stop in sorted(intervals):
+            if stop > reach:  # the part past what earlier intervals covered
+                total += stop - max(start, reach)
+                reach = stop
+        busy[worker] = total
     return busy
 
 
