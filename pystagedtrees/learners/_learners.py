@@ -666,8 +666,7 @@ def stages_hc(object: Sevt, score: str | Callable[[Sevt], float] | None = None,
     var_lls = np.array([variable_loglik_of(model, j) for j in range(len(model.variables))])
     now = score_fn(model)  # changes only with a move
     for i, free in zip(positions, masks):
-        order = model.stage_vector(i).first_appearance()
-        ids = order[free[order]].astype(np.int64)
+        ids = free_stages_ranked(model, i, ignore, free)[0]
         if not len(ids):
             _trace_hc_variable_done(trace, model.variables[i], min(1, max_iter))
             continue

@@ -202,12 +202,8 @@ class StageVector:
         """New vector with every id ``s`` replaced by ``mapping[s]``."""
         mapping = np.ascontiguousarray(mapping, dtype=np.int32)
         default = mapping[self.default] if self.sit is not None and self.default >= 0 else -1
-        return StageVector(
-            self.n_situations,
-            mapped_ids(self.stage, mapping),
-            None if self.sit is None else self.sit.copy(),
-            default,
-        )
+        return StageVector(self.n_situations, mapped_ids(self.stage, mapping), self.sit,
+                           default)  # sit: never edited in place, shared
 
     def assign(self, situations, stage_id):
         """New vector where the given situations carry ``stage_id`` (one id,
