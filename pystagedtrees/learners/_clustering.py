@@ -37,7 +37,6 @@ from pystagedtrees.learners._learners import (
     MEMORY_STEPS,
     STAGE_BYTES,
     check_pair_tables,
-    free_stage_mask,
     pair_tables_step,
     penalty_per_parameter,
     prepare,
@@ -54,7 +53,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return np.flatnonzero(free_stage_mask(model, i, ignore))
+    return model.stage_labels(i).id_array_without(ignore)
 
 
 def stage_distances(prob, distance):
@@ -90,7 +89,7 @@ def _clusterable_probabilities(model, i, ids, learner, prob=None):
     ``lambda_ = 0``; R's clustering stops on them too.
     """
     if prob is None:
-        prob = model.stage_probabilities(i)[ids]
+        prob = model.stage_probabilities(i).take(ids, axis=0)  # rows: take is 10x faster
     if not np.isfinite(prob).all():
         raise ValueError(
             f"{learner}: variable {model.variables[i]!r} has stages that were never "
@@ -346,7 +345,7 @@ def _near_best_cuts(model, i, ids, merge, kind):
     lambda_ = model.lambda_ or 0.0
     n = len(ids)
     counts = np.empty((2 * n - 1, int(model.n_levels[i])))
-    counts[:n] = stage_counts(model, i)[ids]
+    counts[:n] = stage_counts(model, i).take(ids, axis=0)
     node_loglik = np.empty(2 * n - 1)
     node_loglik[:n] = _groups_loglik(counts[:n], lambda_)
     loglik = np.empty(n)  # loglik[g - 1]: the cut into g groups
@@ -473,7 +472,7 @@ def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=Non
             k = None if ks is None else ks[i]
             m, kind = len(ids), "free"
             if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-                prob = model.stage_probabilities(i)[ids]
+                prob = model.stage_probabilities(i).take(ids, axis=0)
                 rows = distinct_rows(prob)
                 n_distinct = len(rows[1])
                 if n_distinct < m and (ks is None or min(k, m) <= n_distinct):

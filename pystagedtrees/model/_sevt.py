@@ -287,6 +287,17 @@ class Sevt(SevtMethods):
                              f"got {only}.")
         return self._copy(only, into)
 
+    def shared_copy(self) -> Sevt:
+        """A copy sharing every array with this model (its own lists of them).
+
+        For a caller that changes the copy only through the methods below,
+        which replace a variable's arrays and never edit them in place, so
+        that neither model sees the other's changes: a learner then copies
+        nothing it does not change (a deep tree's stage vectors cost more to
+        copy than its small variables cost to learn).
+        """
+        return self._copy(only=-1)  # no variable's position: nothing copied
+
     def _copy(self, only=None, into=None, dropped=()):
         """:meth:`copy`, with the private array fields in ``dropped`` None (not copied)."""
 
@@ -466,7 +477,7 @@ class Sevt(SevtMethods):
         self._stages[i] = self._stages[i].remap(mapping if through is None else mapping[through])
         self._labels[i] = self._labels[i].take(ids)
         if self._prob is not None and self._prob[i] is not None:
-            self._prob[i] = self._prob[i][ids]
+            self._prob[i] = self._prob[i].take(ids, axis=0)  # (rows by ``take``: 10x faster)
             self._n[i] = self._n[i][ids]
 
     def assign_stages(self, i: int, vector: StageVector | ParentStageVector,
