@@ -116,12 +116,16 @@ def _relabel_by_groups(model, i, ids, groups):
     n_groups = int(groups.max())
     stored, default_at, default = vector.stored_ids()
     counts = np.ascontiguousarray(model.situation_counts(i))
-    mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
+    # -1 in mapping: an id no situation uses (filled by hand: numpy.full's
+    # Python layer costs more than the fill, and this runs for every variable)
+    mapping, new_of_group = np.empty(len(labels), dtype=np.int32), np.empty(n_groups + 1,
+                                                                             dtype=np.int32)
+    mapping.fill(-1)
+    new_of_group.fill(-1)
     n_bound = n_groups + len(labels) - len(ids)  # the groups and the stages left out, at most
     first_old, by_stage = np.empty(n_bound, dtype=np.int32), np.zeros((n_bound, counts.shape[1]))
     new_stored, row_stage = np.empty_like(stored), np.empty(counts.shape[0], dtype=np.int32)
-    n_new = regroup_stages(stored, default_at, default, keys,
-                           np.full(n_groups + 1, -1, dtype=np.int32), mapping, first_old,
+    n_new = regroup_stages(stored, default_at, default, keys, new_of_group, mapping, first_old,
                            new_stored, counts, observed_stage_ids(model, i), row_stage, by_stage)
     # every new id is some old stage's in use, so replace_stages need not look
     model.replace_stages(i, vector.with_stored_ids(new_stored, mapping),
@@ -419,16 +423,9 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
         k_i = ks[i]
         ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
-            points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
-            if transform is not None:
-                moved = as_numbers(transform(points), "what `transform` returns")
-                if moved.shape != points.shape:
-                    raise ValueError(f"`transform` must return an array of the shape it is given, "
-                                     f"{points.shape}; got {moved.shape}.")
-                points = moved
+            points = _clusterable_points(model, i, ids, transform)
             try:
-                groups = best_of_starts(as_matrix(points, "x"), min(k_i, len(ids) - 1),
-                                        options, source)[0]
+                groups = best_of_starts(points, min(k_i, len(ids) - 1), options, source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             stage_of_row = _relabel_by_groups(model, i, ids, groups)
@@ -437,6 +434,29 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
         loglik[i] = variable_loglik_of(model, i, stage_of_row)
     model.ll = _loglik_reusing(model, loglik)
     return model
+
+
+def _clusterable_points(model, i, ids, transform):
+    """The points stages_kmeans clusters for stages ``ids`` of variable ``i``:
+    their probabilities, transformed, as :func:`as_matrix` returns them."""
+    prob = model.stage_probabilities(i).take(ids, axis=0)  # rows: take is 10x faster
+    if transform is None or transform is np.sqrt:
+        # one check of the points where the two below would find nothing
+        # (per variable they cost as much as clustering a few hundred stages)
+        points = prob if transform is None else np.sqrt(prob)
+        if points.dtype == np.float64 and np.isfinite(points).all():
+            return points
+    prob = _clusterable_probabilities(model, i, ids, "stages_kmeans", prob)
+    if transform is not None:
+        moved = as_numbers(transform(prob), "what `transform` returns")
+        if moved.shape != prob.shape:
+            raise ValueError(f"`transform` must return an array of the shape it is given, "
+                             f"{prob.shape}; got {moved.shape}.")
+        prob = moved
+    try:
+        return as_matrix(prob, "x")
+    except ValueError as exc:  # R stops in kmeans; say which variable
+        raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
 
 
 def _kmeans_bytes(m, k):
