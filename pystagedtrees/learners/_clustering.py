@@ -147,6 +147,9 @@ def _per_variable_k(k, positions, model, default=None):
     Variables a dict leaves out, and None values, get ``default``; every
     value is checked.
     """
+    def checked(v):
+        return check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
+
     k = scalar_of_0d(k)
     if isinstance(k, dict):
         unknown = [v for v in k if v not in model.variables]
@@ -154,7 +157,7 @@ def _per_variable_k(k, positions, model, default=None):
             raise ValueError(f"`k` names {unknown}, which are not variables of the model.")
         values = {i: k.get(model.variables[i], default) for i in positions}
     elif k is None or isinstance(k, (numbers.Number, str, bytes)):
-        values = {i: k for i in positions}
+        return dict.fromkeys(positions, checked(k)) if positions else {}  # checked once
     elif not isinstance(k, Iterable):
         raise TypeError(f"`k` must be a number, a list or a dict by variable; got {k!r}.")
     else:
@@ -162,10 +165,7 @@ def _per_variable_k(k, positions, model, default=None):
         if not recycled:
             raise ValueError("`k` is empty.")
         values = {i: recycled[n % len(recycled)] for n, i in enumerate(positions)}
-    return {
-        i: check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
-        for i, v in values.items()
-    }
+    return {i: checked(v) for i, v in values.items()}
 
 
 def _learning_scope(model, scope, limit):

@@ -249,20 +249,23 @@ class Sevt(SevtMethods):
         if self._prob is None:
             return [(v, None) for v in self._vars]
         out = []
+        kept = _UNSET_OF.setdefault(self, {})  # once: a weak mapping's lookup is slow
         for i, v in enumerate(self._vars):
             if self._prob[i] is None:
                 out.append((v, None))
                 continue
-            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in self._unset_stages(i)]
+            unset = self._unset_stages(i, kept)
+            if len(unset):
+                out += [(v, "1" if i == 0 else self._labels[i][s]) for s in unset]
         return out
 
-    def _unset_stages(self, i):
+    def _unset_stages(self, i, kept):
         """Ids of variable ``i``'s stages with no probabilities, kept while its
         probabilities and sizes are the same arrays (they are replaced, never
         edited, when they change): predict asks on each call, and reading
-        every stage's size costs as much as the model holds."""
+        every stage's size costs as much as the model holds.  ``kept``: this
+        model's entry of ``_UNSET_OF``."""
         prob, n = self._prob[i], self._n[i]
-        kept = _UNSET_OF.setdefault(self, {})
         if i in kept and kept[i][0]() is prob and kept[i][1]() is n:
             return kept[i][2]
         # fitted stages have a count (0 for unobserved ones, which may have NaN
