@@ -468,10 +468,11 @@ def _kmeans_bytes(m, k):
 def _kmeans_steps(model, positions, ignore, seen=None):
     """What stages_kmeans allocates per variable; ``seen`` (a dict), if
     given, gets each variable's free stage ids."""
+    names, levels = model.variables, model.n_levels.tolist()  # (once: each read copies)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
-        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {model.variables[i]!r}",
-               _kmeans_bytes(len(ids), int(model.n_levels[i])))
+        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {names[i]!r}",
+               _kmeans_bytes(len(ids), levels[i]))
         if seen is not None:
             seen[i] = ids
 

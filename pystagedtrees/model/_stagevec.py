@@ -400,6 +400,9 @@ def dense_too_large(n_situations, what, limit=None, advice=None):
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
+#: Up to this many labels, :meth:`StageLabels.take` finds the names it keeps in Python.
+_FEW_LABELS = 64
+
 
 def _numeric_label(label):
     """The integer a label spells canonically ("12" -> 12), else -1.
@@ -544,6 +547,10 @@ class StageLabels:
         nums = self._num.take(ids)  # (``take``: no conversion of int32 ids)
         if not self._names:
             return StageLabels(nums)
+        if len(nums) <= _FEW_LABELS:  # (a clustering's groups) a set beats numpy's passes
+            names_kept = len({value for value in nums.tolist() if value < 0})
+            if names_kept in (0, len(self._names)):
+                return StageLabels(nums, self._names if names_kept else ())
         named = nums < 0
         codes = nums[named]
         if not len(codes):
