@@ -299,26 +299,30 @@ class Sevt(SevtMethods):
         nothing it does not change (a deep tree's stage vectors cost more to
         copy than its small variables cost to learn).
         """
-        return self._copy(only=-1)  # no variable's position: nothing copied
+        return self._copy(share=True)
 
-    def _copy(self, only=None, into=None, dropped=()):
-        """:meth:`copy`, with the private array fields in ``dropped`` None (not copied)."""
+    def _copy(self, only=None, into=None, dropped=(), share=False):
+        """:meth:`copy`, with the private array fields in ``dropped`` None (not
+        copied); ``share``: every array shared (:meth:`shared_copy`)."""
 
-        def copied(j, a):
-            return a if (only is not None and j != only) or a is None else a.copy()
+        def copied(arrays):
+            """A new list of one field's per-variable arrays, copied as asked."""
+            if share:
+                return list(arrays)
+            return [a if (only is not None and j != only) or a is None else a.copy()
+                    for j, a in enumerate(arrays)]
 
         out = object.__new__(into or Sevt)
         out.__dict__.update(self.__dict__)
         for field, value in self.__dict__.items():
             if isinstance(value, dict):  # score, em, fit_em: their own in each model
                 out.__dict__[field] = dict(value)
-        out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
+        out._stages = copied(self._stages)
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
             value = None if field in dropped else getattr(self, field)
             # None entries: variables awaiting their fit
-            setattr(out, field, None if value is None else [
-                copied(j, a) for j, a in enumerate(value)])
+            setattr(out, field, None if value is None else copied(value))
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
