@@ -241,22 +241,35 @@ cdef class _Nearest:
 
     def __init__(self, _Stages stages, const index_t[::1] rank, const index_t[::1] order,
                  const index_t[::1] position):
-        cdef Py_ssize_t m = rank.shape[0]
+        cdef Py_ssize_t m = rank.shape[0], a
+        # the per-stage numbers in two blocks, set by the loop below: the
+        # kernel runs for every variable, and on small ones each allocation
+        # costs more than a join
+        cdef double[::1] reals = np.empty(2 * m)
+        cdef index_t[::1] integers = np.empty(4 * m, dtype=np.int64)
         self.stages = stages
         self.scan = _Memo(stages)
         self.rank = rank
         self.order = order
         self.position = position
-        self.active = _filled(m, 1, np.uint8)
-        self.version = np.zeros(m, dtype=np.int64)
-        self.nn_dist = _filled(m, INFINITY, np.float64)
-        self.nn_arg = _filled(m, -1, np.int64)
+        self.active = np.empty(m, dtype=np.uint8)
+        self.nn_dist = reals[:m]
+        self.bound_dist = reals[m:]
+        self.version = integers[:m]
+        self.nn_arg = integers[m:2 * m]
+        self.n_listed = integers[2 * m:3 * m]
+        self.bound_rank = integers[3 * m:]
+        for a in range(m):
+            self.active[a] = 1
+            self.version[a] = 0
+            self.nn_dist[a] = INFINITY
+            self.nn_arg[a] = -1
+            self.n_listed[a] = 0
+            self.bound_dist[a] = INFINITY
+            self.bound_rank[a] = -1
         self.partners = np.empty((m, NEAREST_LISTED), dtype=np.int32)
         self.partner_dist = np.empty((m, NEAREST_LISTED))
         self.partner_version = np.empty((m, NEAREST_LISTED), dtype=np.int64)
-        self.n_listed = np.zeros(m, dtype=np.int64)
-        self.bound_dist = _filled(m, INFINITY, np.float64)
-        self.bound_rank = _filled(m, -1, np.int64)
 
     cdef inline bint is_live(self, Py_ssize_t a, Py_ssize_t j) noexcept nogil:
         """Whether the ``j``-th listed entry of ``a`` still holds."""
@@ -370,11 +383,10 @@ def backward_join_distance(float64_t[:, ::1] prob, float64_t[::1] n, const index
     if m < 2:
         return 0, ll, df
     cdef _Stages stages = _Stages(prob, row_of, rank, DISTANCE_CODES[distance])
-    order_arr = np.argsort(np.asarray(rank), kind="stable")
-    position_arr = np.empty(m, dtype=np.int64)
-    position_arr[order_arr] = np.arange(m)
-    cdef const index_t[::1] order = order_arr
-    cdef const index_t[::1] position = position_arr
+    cdef const index_t[::1] order = np.argsort(np.asarray(rank), kind="stable")
+    cdef index_t[::1] position = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        position[order[j]] = j
     cdef _Nearest near = _Nearest(stages, rank, order, position)
     cdef _Memo to_keep = _Memo(stages)
     cdef flag_t[::1] active = near.active

@@ -19,10 +19,10 @@ whether quick transfer changed it, and ``d[i]`` point i's weighted distance
 to its own cluster.  Point steps are counted from 1 as in the paper.
 """
 from libc.math cimport INFINITY
+from libc.stdlib cimport calloc, free
 
 from pystagedtrees.kernels._types cimport float64_t, index_t
 
-import numpy as np
 
 # The paper's "very large number" (a single-precision 1e30 in AS 136); it
 # weights singletons, which are never moved, so its exact value is inert.
@@ -59,8 +59,8 @@ cdef inline double _sqdist_below(const float64_t[:, ::1] x, Py_ssize_t i, float6
 
 
 cdef void _transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, Py_ssize_t i, Py_ssize_t l1,
-                    Py_ssize_t l2, index_t[::1] ic1, index_t[::1] ic2, index_t[::1] nc,
-                    float64_t[::1] an1, float64_t[::1] an2) noexcept nogil:
+                    Py_ssize_t l2, index_t[::1] ic1, index_t* ic2, index_t[::1] nc,
+                    double* an1, double* an2) noexcept nogil:
     """Move point i from cluster l1 to l2, updating both centres and their weights.
 
     ``an1[l] = n/(n-1)`` and ``an2[l] = n/(n+1)`` turn squared distances into
@@ -82,9 +82,8 @@ cdef void _transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, Py_ssize_t i
 
 
 cdef void _optimal_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] ic1,
-                            index_t[::1] ic2, index_t[::1] nc, float64_t[::1] an1,
-                            float64_t[::1] an2, index_t[::1] ncp, float64_t[::1] d,
-                            index_t[::1] itran, index_t[::1] live,
+                            index_t* ic2, index_t[::1] nc, double* an1, double* an2,
+                            index_t* ncp, double* d, index_t* itran, index_t* live,
                             index_t* quiet_steps) noexcept nogil:
     """One optimal-transfer pass; stops early once m consecutive steps moved nothing."""
     cdef Py_ssize_t m = x.shape[0], k = c.shape[0], i, l, l1, l2, previous_l2
@@ -129,9 +128,8 @@ cdef void _optimal_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, inde
 
 
 cdef bint _quick_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_t[::1] ic1,
-                          index_t[::1] ic2, index_t[::1] nc, float64_t[::1] an1,
-                          float64_t[::1] an2, index_t[::1] ncp, float64_t[::1] d,
-                          index_t[::1] itran, index_t* quiet_steps,
+                          index_t* ic2, index_t[::1] nc, double* an1, double* an2,
+                          index_t* ncp, double* d, index_t* itran, index_t* quiet_steps,
                           index_t max_steps) noexcept nogil:
     """Quick-transfer passes until m steps in a row move nothing; False if ``max_steps`` hit."""
     cdef Py_ssize_t m = x.shape[0], i, l1, l2
@@ -164,17 +162,30 @@ cdef bint _quick_transfer(const float64_t[:, ::1] x, float64_t[:, ::1] c, index_
 def hartigan_wong(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[::1] cluster,
                   index_t[::1] size, float64_t[::1] wss, int iter_max, index_t max_quick_steps):
     """Hartigan-Wong (AS 136); requires 2 <= k < m (checked by the caller)."""
+    cdef Py_ssize_t m = x.shape[0], k = centers.shape[0]
+    # the scratch, in two zeroed blocks of C memory (the kernel runs for every
+    # variable a learner clusters, and on small ones numpy's allocations and
+    # views of them cost more than the run)
+    cdef index_t* integers = <index_t*> calloc(m + 3 * k, sizeof(index_t))
+    cdef double* reals = <double*> calloc(m + 2 * k, sizeof(double))
+    try:
+        if integers == NULL or reals == NULL:
+            raise MemoryError()
+        return _hartigan_wong(x, centers, cluster, size, wss, iter_max, max_quick_steps,
+                              integers, integers + m, integers + m + k, integers + m + 2 * k,
+                              reals, reals + m, reals + m + k)
+    finally:
+        free(integers)
+        free(reals)
+
+
+cdef _hartigan_wong(const float64_t[:, ::1] x, float64_t[:, ::1] centers, index_t[::1] cluster,
+                    index_t[::1] size, float64_t[::1] wss, int iter_max,
+                    index_t max_quick_steps, index_t* ic2, index_t* ncp, index_t* itran,
+                    index_t* live, double* d, double* an1, double* an2):
+    """:func:`hartigan_wong` on zeroed scratch: ``ic2``, ``d`` one per point,
+    the others one per cluster."""
     cdef Py_ssize_t m = x.shape[0], p = x.shape[1], k = centers.shape[0], i, j, l
-    # the scratch, in two zeroed blocks (an allocation costs more than a small run)
-    cdef index_t[::1] integers = np.zeros(m + 3 * k, dtype=np.int64)
-    cdef float64_t[::1] reals = np.zeros(m + 2 * k, dtype=np.float64)
-    cdef index_t[::1] ic2 = integers[:m]
-    cdef index_t[::1] ncp = integers[m:m + k]
-    cdef index_t[::1] itran = integers[m + k:m + 2 * k]
-    cdef index_t[::1] live = integers[m + 2 * k:]
-    cdef float64_t[::1] d = reals[:m]
-    cdef float64_t[::1] an1 = reals[m:m + k]
-    cdef float64_t[::1] an2 = reals[m + k:]
     cdef index_t quiet_steps = 0, iteration
     cdef double first, second, dist, count
     cdef int fault = NOT_CONVERGED

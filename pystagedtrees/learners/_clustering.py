@@ -37,7 +37,6 @@ from pystagedtrees.learners._learners import (
     MEMORY_STEPS,
     STAGE_BYTES,
     check_pair_tables,
-    free_stage_mask,
     pair_tables_step,
     penalty_per_parameter,
     prepare,
@@ -54,7 +53,7 @@ R_DIST_METHODS = tuple(R_DIST_CODES)
 
 def _free_ids_in_prob_order(model, i, ignore):
     """Stage ids not ignored, in the order of the stage probabilities (R's ``names(prob)``)."""
-    return np.flatnonzero(free_stage_mask(model, i, ignore))
+    return model.stage_labels(i).id_array_without(ignore)
 
 
 def stage_distances(prob, distance):
@@ -90,7 +89,7 @@ def _clusterable_probabilities(model, i, ids, learner, prob=None):
     ``lambda_ = 0``; R's clustering stops on them too.
     """
     if prob is None:
-        prob = model.stage_probabilities(i)[ids]
+        prob = model.stage_probabilities(i).take(ids, axis=0)  # rows: take is 10x faster
     if not np.isfinite(prob).all():
         raise ValueError(
             f"{learner}: variable {model.variables[i]!r} has stages that were never "
@@ -117,12 +116,16 @@ def _relabel_by_groups(model, i, ids, groups):
     n_groups = int(groups.max())
     stored, default_at, default = vector.stored_ids()
     counts = np.ascontiguousarray(model.situation_counts(i))
-    mapping = np.full(len(labels), -1, dtype=np.int32)  # -1: an id no situation uses
+    # -1 in mapping: an id no situation uses (filled by hand: numpy.full's
+    # Python layer costs more than the fill, and this runs for every variable)
+    mapping, new_of_group = np.empty(len(labels), dtype=np.int32), np.empty(n_groups + 1,
+                                                                             dtype=np.int32)
+    mapping.fill(-1)
+    new_of_group.fill(-1)
     n_bound = n_groups + len(labels) - len(ids)  # the groups and the stages left out, at most
     first_old, by_stage = np.empty(n_bound, dtype=np.int32), np.zeros((n_bound, counts.shape[1]))
     new_stored, row_stage = np.empty_like(stored), np.empty(counts.shape[0], dtype=np.int32)
-    n_new = regroup_stages(stored, default_at, default, keys,
-                           np.full(n_groups + 1, -1, dtype=np.int32), mapping, first_old,
+    n_new = regroup_stages(stored, default_at, default, keys, new_of_group, mapping, first_old,
                            new_stored, counts, observed_stage_ids(model, i), row_stage, by_stage)
     # every new id is some old stage's in use, so replace_stages need not look
     model.replace_stages(i, vector.with_stored_ids(new_stored, mapping),
@@ -144,6 +147,9 @@ def _per_variable_k(k, positions, model, default=None):
     Variables a dict leaves out, and None values, get ``default``; every
     value is checked.
     """
+    def checked(v):
+        return check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
+
     k = scalar_of_0d(k)
     if isinstance(k, dict):
         unknown = [v for v in k if v not in model.variables]
@@ -151,7 +157,7 @@ def _per_variable_k(k, positions, model, default=None):
             raise ValueError(f"`k` names {unknown}, which are not variables of the model.")
         values = {i: k.get(model.variables[i], default) for i in positions}
     elif k is None or isinstance(k, (numbers.Number, str, bytes)):
-        values = {i: k for i in positions}
+        return dict.fromkeys(positions, checked(k)) if positions else {}  # checked once
     elif not isinstance(k, Iterable):
         raise TypeError(f"`k` must be a number, a list or a dict by variable; got {k!r}.")
     else:
@@ -159,10 +165,7 @@ def _per_variable_k(k, positions, model, default=None):
         if not recycled:
             raise ValueError("`k` is empty.")
         values = {i: recycled[n % len(recycled)] for n, i in enumerate(positions)}
-    return {
-        i: check_int(default if v is None else v, "k", minimum=1, allow_none=default is None)
-        for i, v in values.items()
-    }
+    return {i: checked(v) for i, v in values.items()}
 
 
 def _learning_scope(model, scope, limit):
@@ -346,7 +349,7 @@ def _near_best_cuts(model, i, ids, merge, kind):
     lambda_ = model.lambda_ or 0.0
     n = len(ids)
     counts = np.empty((2 * n - 1, int(model.n_levels[i])))
-    counts[:n] = stage_counts(model, i)[ids]
+    counts[:n] = stage_counts(model, i).take(ids, axis=0)
     node_loglik = np.empty(2 * n - 1)
     node_loglik[:n] = _groups_loglik(counts[:n], lambda_)
     loglik = np.empty(n)  # loglik[g - 1]: the cut into g groups
@@ -420,16 +423,9 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
         k_i = ks[i]
         ids = seen[i] if i in seen else _free_ids_in_prob_order(model, i, ignore)
         if len(ids) > k_i:
-            points = _clusterable_probabilities(model, i, ids, "stages_kmeans")
-            if transform is not None:
-                moved = as_numbers(transform(points), "what `transform` returns")
-                if moved.shape != points.shape:
-                    raise ValueError(f"`transform` must return an array of the shape it is given, "
-                                     f"{points.shape}; got {moved.shape}.")
-                points = moved
+            points = _clusterable_points(model, i, ids, transform)
             try:
-                groups = best_of_starts(as_matrix(points, "x"), min(k_i, len(ids) - 1),
-                                        options, source)[0]
+                groups = best_of_starts(points, min(k_i, len(ids) - 1), options, source)[0]
             except ValueError as exc:  # R stops here too; say which variable
                 raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
             stage_of_row = _relabel_by_groups(model, i, ids, groups)
@@ -438,6 +434,29 @@ def stages_kmeans(object: Sevt, k: int | Sequence[int] | Mapping[str, int] | Non
         loglik[i] = variable_loglik_of(model, i, stage_of_row)
     model.ll = _loglik_reusing(model, loglik)
     return model
+
+
+def _clusterable_points(model, i, ids, transform):
+    """The points stages_kmeans clusters for stages ``ids`` of variable ``i``:
+    their probabilities, transformed, as :func:`as_matrix` returns them."""
+    prob = model.stage_probabilities(i).take(ids, axis=0)  # rows: take is 10x faster
+    if transform is None or transform is np.sqrt:
+        # one check of the points where the two below would find nothing
+        # (per variable they cost as much as clustering a few hundred stages)
+        points = prob if transform is None else np.sqrt(prob)
+        if points.dtype == np.float64 and np.isfinite(points).all():
+            return points
+    prob = _clusterable_probabilities(model, i, ids, "stages_kmeans", prob)
+    if transform is not None:
+        moved = as_numbers(transform(prob), "what `transform` returns")
+        if moved.shape != prob.shape:
+            raise ValueError(f"`transform` must return an array of the shape it is given, "
+                             f"{prob.shape}; got {moved.shape}.")
+        prob = moved
+    try:
+        return as_matrix(prob, "x")
+    except ValueError as exc:  # R stops in kmeans; say which variable
+        raise ValueError(f"stages_kmeans: variable {model.variables[i]!r}: {exc}") from exc
 
 
 def _kmeans_bytes(m, k):
@@ -449,10 +468,11 @@ def _kmeans_bytes(m, k):
 def _kmeans_steps(model, positions, ignore, seen=None):
     """What stages_kmeans allocates per variable; ``seen`` (a dict), if
     given, gets each variable's free stage ids."""
+    names, levels = model.variables, model.n_levels.tolist()  # (once: each read copies)
     for i in positions:
         ids = _free_ids_in_prob_order(model, i, ignore)
-        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {model.variables[i]!r}",
-               _kmeans_bytes(len(ids), int(model.n_levels[i])))
+        yield (f"stages_kmeans clusters the {len(ids):,} free stages of {names[i]!r}",
+               _kmeans_bytes(len(ids), levels[i]))
         if seen is not None:
             seen[i] = ids
 
@@ -473,7 +493,7 @@ def _hclust_steps(model, positions, ignore, ks=None, method="complete", seen=Non
             k = None if ks is None else ks[i]
             m, kind = len(ids), "free"
             if ks is None or (k is not None and method in _DUPLICATE_BLIND_METHODS):
-                prob = model.stage_probabilities(i)[ids]
+                prob = model.stage_probabilities(i).take(ids, axis=0)
                 rows = distinct_rows(prob)
                 n_distinct = len(rows[1])
                 if n_distinct < m and (ks is None or min(k, m) <= n_distinct):

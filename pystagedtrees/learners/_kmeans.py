@@ -237,7 +237,7 @@ def best_of_starts(x, k, options, rng):
     source = resolve_source(None, rng, kinds=())
     candidates = None
     if nstart == 1:
-        initial = x[source.sample_int(m, k)]
+        initial = x.take(source.sample_int(m, k), axis=0)  # (rows: take is faster)
     if nstart >= 2 or _has_duplicate_rows(initial):
         candidates = _unique_rows(x)
         if candidates.shape[0] < k:

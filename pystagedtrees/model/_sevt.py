@@ -249,20 +249,23 @@ class Sevt(SevtMethods):
         if self._prob is None:
             return [(v, None) for v in self._vars]
         out = []
+        kept = _UNSET_OF.setdefault(self, {})  # once: a weak mapping's lookup is slow
         for i, v in enumerate(self._vars):
             if self._prob[i] is None:
                 out.append((v, None))
                 continue
-            out += [(v, "1" if i == 0 else self._labels[i][s]) for s in self._unset_stages(i)]
+            unset = self._unset_stages(i, kept)
+            if len(unset):
+                out += [(v, "1" if i == 0 else self._labels[i][s]) for s in unset]
         return out
 
-    def _unset_stages(self, i):
+    def _unset_stages(self, i, kept):
         """Ids of variable ``i``'s stages with no probabilities, kept while its
         probabilities and sizes are the same arrays (they are replaced, never
         edited, when they change): predict asks on each call, and reading
-        every stage's size costs as much as the model holds."""
+        every stage's size costs as much as the model holds.  ``kept``: this
+        model's entry of ``_UNSET_OF``."""
         prob, n = self._prob[i], self._n[i]
-        kept = _UNSET_OF.setdefault(self, {})
         if i in kept and kept[i][0]() is prob and kept[i][1]() is n:
             return kept[i][2]
         # fitted stages have a count (0 for unobserved ones, which may have NaN
@@ -287,24 +290,39 @@ class Sevt(SevtMethods):
                              f"got {only}.")
         return self._copy(only, into)
 
-    def _copy(self, only=None, into=None, dropped=()):
-        """:meth:`copy`, with the private array fields in ``dropped`` None (not copied)."""
+    def shared_copy(self) -> Sevt:
+        """A copy sharing every array with this model (its own lists of them).
 
-        def copied(j, a):
-            return a if (only is not None and j != only) or a is None else a.copy()
+        For a caller that changes the copy only through the methods below,
+        which replace a variable's arrays and never edit them in place, so
+        that neither model sees the other's changes: a learner then copies
+        nothing it does not change (a deep tree's stage vectors cost more to
+        copy than its small variables cost to learn).
+        """
+        return self._copy(share=True)
+
+    def _copy(self, only=None, into=None, dropped=(), share=False):
+        """:meth:`copy`, with the private array fields in ``dropped`` None (not
+        copied); ``share``: every array shared (:meth:`shared_copy`)."""
+
+        def copied(arrays):
+            """A new list of one field's per-variable arrays, copied as asked."""
+            if share:
+                return list(arrays)
+            return [a if (only is not None and j != only) or a is None else a.copy()
+                    for j, a in enumerate(arrays)]
 
         out = object.__new__(into or Sevt)
         out.__dict__.update(self.__dict__)
         for field, value in self.__dict__.items():
             if isinstance(value, dict):  # score, em, fit_em: their own in each model
                 out.__dict__[field] = dict(value)
-        out._stages = [copied(j, s) for j, s in enumerate(self._stages)]
+        out._stages = copied(self._stages)
         out._labels = list(self._labels)  # StageLabels are never mutated
         for field in ("_ctab_sit", "_ctab", "_prob", "_n"):
             value = None if field in dropped else getattr(self, field)
             # None entries: variables awaiting their fit
-            setattr(out, field, None if value is None else [
-                copied(j, a) for j, a in enumerate(value)])
+            setattr(out, field, None if value is None else copied(value))
         out.name_unobserved = None if self.name_unobserved is None else list(self.name_unobserved)
         return out
 
@@ -466,7 +484,7 @@ class Sevt(SevtMethods):
         self._stages[i] = self._stages[i].remap(mapping if through is None else mapping[through])
         self._labels[i] = self._labels[i].take(ids)
         if self._prob is not None and self._prob[i] is not None:
-            self._prob[i] = self._prob[i][ids]
+            self._prob[i] = self._prob[i].take(ids, axis=0)  # (rows by ``take``: 10x faster)
             self._n[i] = self._n[i][ids]
 
     def assign_stages(self, i: int, vector: StageVector | ParentStageVector,

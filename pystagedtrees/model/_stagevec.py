@@ -400,6 +400,9 @@ def dense_too_large(n_situations, what, limit=None, advice=None):
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
+#: Up to this many labels, :meth:`StageLabels.take` finds the names it keeps in Python.
+_FEW_LABELS = 64
+
 
 def _numeric_label(label):
     """The integer a label spells canonically ("12" -> 12), else -1.
@@ -481,22 +484,39 @@ class StageLabels:
         """Whether each stage's label is a number ("1", "27"), as a boolean array."""
         return self._num >= 0
 
-    def mask_without(self, labels):
-        """Whether each stage's label is none of ``labels``, as a boolean array."""
-        keep = np.ones(len(self._num), dtype=bool)
+    def _codes_among(self, labels):
+        """The codes (see ``_num``) a stage labelled by one of ``labels`` would
+        have: every number, and the names some stage has."""
+        codes = []
         for label in labels:
             if not isinstance(label, str):  # R's NA (None) labels no stage
                 continue
             value = _numeric_label(label)
             if value >= 0:
-                keep &= self._num != value
+                codes.append(value)
             elif label in self._names:
-                keep &= self._num != -(self._names.index(label) + 1)
+                codes.append(-(self._names.index(label) + 1))
+        return codes
+
+    def mask_without(self, labels):
+        """Whether each stage's label is none of ``labels``, as a boolean array."""
+        keep = np.ones(len(self._num), dtype=bool)
+        for code in self._codes_among(labels):
+            keep &= self._num != code
         return keep
+
+    def id_array_without(self, labels):
+        """Ids (an int64 array, in order) of the stages whose label is none of
+        ``labels``; no pass over the stages when no stage can have one (a
+        learner asks for every variable of a tree on each call)."""
+        codes = self._codes_among(labels)
+        if not codes:
+            return np.arange(len(self._num))
+        return np.flatnonzero(self.mask_without(labels) if len(codes) > 1 else self._num != codes[0])
 
     def ids_without(self, labels):
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
-        return np.flatnonzero(self.mask_without(labels)).tolist()
+        return self.id_array_without(labels).tolist()
 
     def keys(self):
         """Integer key of each label (a copy): the label's number, or a
@@ -524,12 +544,19 @@ class StageLabels:
 
     def take(self, ids):
         """Labels of the given ids, in that order."""
-        nums = self._num[np.asarray(ids, dtype=np.int64)]
+        nums = self._num.take(ids)  # (``take``: no conversion of int32 ids)
+        if not self._names:
+            return StageLabels(nums)
+        if len(nums) <= _FEW_LABELS:  # (a clustering's groups) a set beats numpy's passes
+            names_kept = len({value for value in nums.tolist() if value < 0})
+            if names_kept in (0, len(self._names)):
+                return StageLabels(nums, self._names if names_kept else ())
         named = nums < 0
-        if not named.any():
+        codes = nums[named]
+        if not len(codes):
             return StageLabels(nums)
         present = np.zeros(len(self._names), dtype=bool)  # a mask: cheaper than np.unique
-        present[-nums[named] - 1] = True
+        present[-codes - 1] = True
         if present.all():  # every name kept (a tree's one unobserved stage): codes as they are
             return StageLabels(nums, self._names)
         used = np.flatnonzero(present)

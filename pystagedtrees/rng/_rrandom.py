@@ -47,8 +47,22 @@ def _seed_steps():
 _SEED_MULTIPLIERS, _SEED_INCREMENTS = _seed_steps()
 
 
+@functools.lru_cache(maxsize=64)
+def _seeded_words(seed):
+    """The 625 words of R's state after ``set.seed(seed)`` (read-only): kept
+    for the last seeds, which a learner's every call replays."""
+    s = np.uint64(seed & 0xFFFFFFFF)
+    # all 625 steps at once (no term reaches 2^64)
+    words = ((_SEED_MULTIPLIERS * s + _SEED_INCREMENTS) & 0xFFFFFFFF).astype(np.uint32)
+    words[0] = _N_WORDS
+    words.flags.writeable = False
+    return words
+
+
 def _as_count(value, name, minimum=0):
     """``value`` as a Python int >= ``minimum``, or a TypeError/ValueError naming ``name``."""
+    if type(value) is int and value >= minimum:  # the common case, without the ABC checks
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"`{name}` must be an integer; got {type(value).__name__}.")
     if not float(value).is_integer():
@@ -141,11 +155,7 @@ class RRandom(RandomSource):
         the first of them is replaced by the block position 624 and the other
         624 become the Mersenne-Twister words.
         """
-        s = np.uint64(check_r_seed(seed) & 0xFFFFFFFF)
-        # all 625 steps at once (no term reaches 2^64)
-        words = ((_SEED_MULTIPLIERS * s + _SEED_INCREMENTS) & 0xFFFFFFFF).astype(np.uint32)
-        words[0] = _N_WORDS
-        self._state[:] = words
+        self._state[:] = _seeded_words(check_r_seed(seed))
 
     @_serialised
     def get_state(self) -> np.ndarray:

@@ -506,3 +506,41 @@ def test_hill_climbing_refuses_a_variable_stored_by_parent_configuration(monkeyp
     with pytest.raises(ValueError, match="stages_hc moves single situations: 'Survived' has "
                                          "16 situations .*leave it out of `scope`"):
         st.stages_hc(model, scope=["Survived"])
+
+
+def _model_arrays(model):
+    """Every array a model holds (stage vectors, labels, tables, probabilities)."""
+    arrays = []
+    for i in range(len(model.variables)):
+        vector = model.stage_vector(i)
+        arrays += [getattr(vector, slot) for slot in vector.__slots__
+                   if isinstance(getattr(vector, slot), np.ndarray)]
+        arrays += [model.stage_labels(i)._num, model.observed_situations(i),
+                   model.situation_counts(i), model.stage_probabilities(i), model.stage_sizes(i)]
+    return arrays
+
+
+@SETTINGS
+@given(categorical_frames(max_vars=4, max_rows=40),
+       hst.sampled_from(sorted(LEARNERS) + ["simplebhc", "bhc_own_score"]))
+def test_learners_edit_no_array_of_their_input(data, learner):
+    """The learners' copy shares the input's arrays (``Sevt.shared_copy``):
+    with every one of them read-only, each learner runs as before and the
+    input keeps its stages and probabilities."""
+    learners = {**LEARNERS, "simplebhc": st.stages_simplebhc,
+                "bhc_own_score": lambda m: st.stages_bhc(m, score=lambda x: -st.BIC(x))}
+    start = st.full(data, lambda_=1)
+    before = start.copy()
+    try:
+        expected = learners[learner](before)
+    except ValueError as exc:  # k-means cannot split some variable's stages (as in R)
+        assume("stages_kmeans" not in str(exc))
+        raise
+    for array in _model_arrays(start):
+        array.flags.writeable = False
+    learned = learners[learner](start)
+    assert learned.stages() == expected.stages()
+    assert float(learned.ll) == float(expected.ll)
+    assert start.stages() == before.stages()
+    for i in range(len(start.variables)):
+        np.testing.assert_array_equal(start.stage_probabilities(i), before.stage_probabilities(i))

@@ -861,6 +861,19 @@ def test_stage_labels_ids_without_agrees_with_a_label_by_label_scan(labels, igno
         s for s, label in enumerate(labels) if label not in ignore]
 
 
+@settings(max_examples=100, deadline=None)
+@given(hst.lists(hst.sampled_from(["1", "2", "10", "UNOBSERVED", "a", "b"]), min_size=1, max_size=8),
+       hst.data(), hst.sampled_from([1, 20]))
+def test_stage_labels_take_keeps_the_labels_and_only_the_names_in_use(labels, data, copies):
+    from pystagedtrees.model._stagevec import StageLabels
+
+    # ``copies`` repeats the ids past the few StageLabels.take handles in Python
+    ids = data.draw(hst.lists(hst.integers(0, len(labels) - 1), max_size=6)) * copies
+    taken = StageLabels.from_strings(labels).take(np.array(ids, dtype=np.int32))
+    assert taken.tolist() == [labels[s] for s in ids]
+    assert sorted(taken._names) == sorted({labels[s] for s in ids} & {"UNOBSERVED", "a", "b"})
+
+
 def test_stages_of_several_variables_as_r_indexes_its_list():
     model = st.stages_bhc(st.full(st.datasets.titanic_table(), lambda_=1))
     chosen = st.stages(model, ["Survived", "Sex"])
