@@ -19,6 +19,7 @@ from pystagedtrees.bnc._predict import _model_log_joint
 from pystagedtrees.kernels._bnc_counts import col_means, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_added_hits,
     fold_cells,
     fold_family_counts,
     fold_hits,
@@ -71,6 +72,7 @@ class FoldScorer:
         self.class_var = enc.class_var
         self.col = {v: j for j, v in enumerate(enc.columns)}
         self.n_levels = {v: len(enc.levels[v]) for v in enc.columns}
+        self.levels = np.array([self.n_levels[v] for v in enc.columns], dtype=np.int64)
         self.n_class = len(enc.levels[enc.class_var])
         self.n_folds = len(folds)
         sizes = [len(f) for f in folds]
@@ -115,13 +117,7 @@ class FoldScorer:
                 for family in new]
         sizes = [math.prod(fam.dims) for fam in made]  # Python ints: no wrap-around
         # (each family fits if the largest does)
-        largest = max(range(len(new)), key=sizes.__getitem__)
-        check_fits_in_memory(
-            self._table_bytes(new[largest]),
-            f"the tables of the candidate family of {new[largest][0]!r} ({len(new[largest])} "
-            f"variables, {sizes[largest]:,} cells per fold)",
-            "give the features fewer levels or the search fewer parents (k)",
-        )
+        self._check_fits(new[max(range(len(new)), key=sizes.__getitem__)])
         counts = [np.zeros((self.n_folds, size)) for size in sizes]
         for fam in made:
             fam.entries = np.empty(len(self.truth), dtype=np.int32)
@@ -139,6 +135,15 @@ class FoldScorer:
             fam.last_used = self.clock
             self.fitted[family] = fam
         self.pool_bytes += sum(fam.nbytes for fam in made)
+
+    def _check_fits(self, family):
+        """Raise unless the tables of ``family`` fit in memory."""
+        check_fits_in_memory(
+            self._table_bytes(family),
+            f"the tables of the candidate family of {family[0]!r} ({len(family)} "
+            f"variables, {math.prod(self.n_levels[v] for v in family):,} cells per fold)",
+            "give the features fewer levels or the search fewer parents (k)",
+        )
 
     def _table_bytes(self, family):
         """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
@@ -258,6 +263,35 @@ class FoldScorer:
                         max_col_ties(p, local, uniforms[first:first + events[i, j]], pred)
                 hits = pred == self.row_truth[tied]
                 correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
+        return col_means(correct.T / self.fold_sizes[:, None])
+
+    def added_scores(self, families, dags, draws):
+        """:meth:`scores` of the current structure with one feature's family
+        added each: ``families[j]`` is ``(feature, parents)``, ``dags()``
+        the candidates as structures.
+
+        Where the data are complete, every candidate's tables are fitted
+        and its folds scored in one compiled pass, without keeping the
+        tables; where a candidate would draw ties (R's uniforms are drawn
+        across all of them in order) or values are missing, :meth:`scores`
+        of ``dags()`` decides instead.
+        """
+        if len(self.incomplete) or self.current is None or not families:
+            return self.scores(dags(), draws)
+        # (each family fits if the largest does)
+        self._check_fits(max(((child, *parents, self.class_var) for child, parents in families),
+                             key=lambda fam: math.prod(self.n_levels[v] for v in fam)))
+        col = self.col
+        cols = [[col[child], *(col[p] for p in parents)] for child, parents in families]
+        fam_ptr = np.cumsum([0] + [len(c) for c in cols], dtype=np.int64)
+        correct = np.empty((len(families), self.n_folds))
+        events = np.empty(len(families), dtype=np.intp)
+        fold_added_hits(self.by_column, self.levels, self.truth, self.fold_of, self.multiplicity,
+                        self.base, fam_ptr, np.array([c for fam in cols for c in fam],
+                                                     dtype=np.int64),
+                        self.smooth, correct, events)
+        if events.any():
+            return self.scores(dags(), draws)
         return col_means(correct.T / self.fold_sizes[:, None])
 
     def _score_in_chunks(self, cands, correct, events, unsettled):

@@ -9,6 +9,7 @@ from libc.stdlib cimport free, malloc
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
+from pystagedtrees.kernels._bnc_cpt cimport fold_cpt_logs
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
@@ -662,3 +663,86 @@ def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const index_t[::
                                 &correct[j, 0])
     free(tabs)
     free(ents)
+
+
+def fold_added_hits(const code_t[:, ::1] by_column, const index_t[::1] levels,
+                    const code_t[::1] truth, const index_t[::1] fold, const index_t[::1] weight,
+                    const float64_t[:, ::1] base, const index_t[::1] fam_ptr,
+                    const index_t[::1] fam_cols, double smooth, float64_t[:, ::1] correct,
+                    index_t[::1] events):
+    """:func:`fold_hits` of candidates that each add one family to ``base``,
+    the family fitted here (and not kept).
+
+    Family ``j`` is the columns ``fam_cols[fam_ptr[j]:fam_ptr[j+1]]`` of
+    ``by_column`` (codes a column after another; the child first, then its
+    parents) and the class, with ``levels[c]`` levels in column ``c``; its
+    counts per fold are :func:`fold_family_counts` with the rows'
+    (whole-number) ``weight``, its log-CPTs :func:`fold_cpts`' with
+    ``smooth``, and the candidate's log-joint at a row is its ``base`` plus
+    the row's log-CPT entry of its own fold.  ``correct`` and ``events`` as
+    in :func:`fold_hits`.  Codes within ``levels`` (none missing) are the
+    caller's guarantee.
+    """
+    cdef Py_ssize_t n = base.shape[0], m = base.shape[1], n_cand = fam_ptr.shape[0] - 1
+    cdef Py_ssize_t n_folds = correct.shape[1], i, j, v, width, largest = 0
+    cdef int32_t stride, at
+    cdef const code_t *column
+    if truth.shape[0] != n or fold.shape[0] != n or weight.shape[0] != n \
+            or by_column.shape[1] != n:
+        raise ValueError("by_column, truth, fold and weight need one entry per row of base")
+    if levels.shape[0] != by_column.shape[0]:
+        raise ValueError("levels needs one entry per column of by_column")
+    if correct.shape[0] != n_cand or events.shape[0] != n_cand:
+        raise ValueError("correct and events need one entry per candidate")
+    if n_cand < 0 or fam_ptr[0] != 0 or fam_ptr[n_cand] != fam_cols.shape[0]:
+        raise ValueError("fam_ptr must delimit fam_cols from 0 to its end")
+    for i in range(n):
+        if not 0 <= fold[i] < n_folds:
+            raise ValueError(f"fold {fold[i]} has no column in correct")
+    for v in range(fam_cols.shape[0]):
+        if not 0 <= fam_cols[v] < by_column.shape[0]:
+            raise ValueError(f"column {fam_cols[v]} is not among the {by_column.shape[0]} of codes")
+    for j in range(n_cand):
+        if fam_ptr[j + 1] <= fam_ptr[j]:
+            raise ValueError("every family needs a child: fam_ptr must increase")
+        width = m
+        for v in range(fam_ptr[j], fam_ptr[j + 1]):
+            width *= levels[fam_cols[v]]
+        if levels[fam_cols[fam_ptr[j]]] < 1 or n_folds * width > 2**31 - 1:
+            raise ValueError(f"family {j} has no level or too many cells for int32 entries")
+        largest = max(largest, width)
+    events[:] = 0
+    correct[:, :] = 0
+    if n == 0 or n_cand == 0 or m == 0:
+        return
+    counts_array = np.empty(n_folds * largest)
+    logs_array = np.empty(n_folds * largest)
+    scratch_array = np.empty(2 * largest + largest + 2 * m)
+    entries_array = np.empty(n, dtype=np.int32)
+    cdef float64_t[::1] counts = counts_array
+    cdef float64_t[::1] logs = logs_array
+    cdef float64_t[::1] scratch = scratch_array
+    cdef int32_t[::1] entry = entries_array
+    with nogil:
+        for j in range(n_cand):
+            width = m
+            for v in range(fam_ptr[j], fam_ptr[j + 1]):
+                width *= levels[fam_cols[v]]
+            # the entries and counts as fold_family_counts: C order, the
+            # class last (the last column's stride is the class count)
+            for i in range(n):
+                entry[i] = fold[i] * width
+            stride = width
+            for v in range(fam_ptr[j], fam_ptr[j + 1]):
+                stride = stride // levels[fam_cols[v]]
+                column = &by_column[fam_cols[v], 0]
+                for i in range(n):
+                    entry[i] = entry[i] + column[i] * stride
+            for i in range(n_folds * width):
+                counts[i] = 0.0
+            for i in range(n):
+                counts[entry[i] + truth[i]] += weight[i]
+            fold_cpt_logs(&counts[0], n_folds, width, levels[fam_cols[fam_ptr[j]]], smooth,
+                          NULL, &logs[0], &scratch[2 * m])
+            events[j] = _decide(n, m, &fold[0], &truth[0], &weight[0], &base[0, 0], &logs[0],
+                                &entry[0], True, &scratch[0], &scratch[m], &correct[j, 0])

@@ -3,7 +3,7 @@
 Twins: ``_bnc_counts`` (``family_counts``, ``class_family_counts``, ``entropy_ml``, ``col_means``,
 ``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
 ``map_hits``, ``fold_cells``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
-``posteriors``).
+``fold_added_hits``, ``posteriors``).
 """
 import math
 
@@ -23,6 +23,7 @@ from pystagedtrees.kernels._bnc_counts import (
 )
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_added_hits,
     fold_cells,
     fold_family_counts,
     fold_hits,
@@ -395,6 +396,64 @@ def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_fold
                 want_correct[fold[r]] += weight[r]
         assert events[j] == want_events
         np.testing.assert_array_equal(correct[j], want_correct)
+
+
+@given(seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size=1, max_size=3),
+       hst.integers(1, 3), hst.integers(1, 3), hst.integers(0, 5),
+       hst.sampled_from([0.0, 0.5, 1.0, 3.7]))
+def test_fold_added_hits_score_each_family_fitted_on_the_training_folds(
+        seed, n, dims, n_class, n_folds, n_cand, smooth):
+    # each candidate: base plus the log of bnc.cpt of its family's counts on
+    # every fold but the row's own, decided as R's max.col on the exponentials
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims, missing=0.0)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = np.sort(rng.integers(0, n_folds, size=n)) if rng.random() < 0.5 \
+        else rng.integers(0, n_folds, size=n)
+    weight = rng.integers(1, 5, size=n)
+    # equal scores across classes now and then: ties to count
+    base = np.repeat(rng.normal(scale=3, size=(n, 1)), n_class, axis=1) if rng.random() < 0.3 \
+        else rng.normal(scale=3, size=(n, n_class))
+    fams = [rng.permutation(len(dims))[:rng.integers(1, len(dims) + 1)].tolist()
+            for _ in range(n_cand)]
+    ptr = np.cumsum([0] + [len(f) for f in fams]).astype(np.int64)
+    cols = np.array([c for f in fams for c in f], dtype=np.int64)
+    correct, events = np.full((n_cand, n_folds), np.nan), np.full(n_cand, -1, dtype=np.int64)
+    fold_added_hits(np.ascontiguousarray(codes.T), np.array(dims, dtype=np.int64), truth,
+                    fold.astype(np.int64), weight, base, ptr, cols, smooth, correct, events)
+    for j, fam in enumerate(fams):
+        shape = [dims[c] for c in fam] + [n_class]
+        counts = np.zeros((n_folds, *shape))
+        for r in range(n):
+            counts[(fold[r], *codes[r, fam], truth[r])] += weight[r]
+        cpts = bnc_cpt(counts.sum(axis=0) - counts, smooth, axis=1)
+        want_correct, want_events = np.zeros(n_folds), 0
+        for r in range(n):
+            probs = cpts[(fold[r], *codes[r, fam])]
+            row = [float(base[r, c]) + (math.log(p) if p > 0 else -math.inf)
+                   for c, p in enumerate(probs)]
+            best, draws = r_max_col([math.exp(v) for v in row])
+            want_events += draws
+            if draws == 0 and best == truth[r]:
+                want_correct[fold[r]] += weight[r]
+        assert events[j] == want_events
+        np.testing.assert_array_equal(correct[j], want_correct)
+
+
+def test_fold_added_hits_refuse_inconsistent_layouts():
+    codes = np.zeros((1, 2), dtype=np.int32)
+    args = (np.array([2], np.int64), np.zeros(2, np.int32), np.zeros(2, np.int64),
+            np.ones(2, np.int64), np.zeros((2, 2)))
+    out = (np.empty((1, 1)), np.empty(1, np.int64))
+    with pytest.raises(ValueError, match="not among"):
+        fold_added_hits(codes, *args, np.array([0, 1], np.int64), np.array([3], np.int64), 1.0,
+                        *out)
+    with pytest.raises(ValueError, match="needs a child"):
+        fold_added_hits(codes, *args, np.array([0, 0], np.int64), np.zeros(0, np.int64), 1.0,
+                        *out)
+    with pytest.raises(ValueError, match="no column in correct"):
+        fold_added_hits(codes, args[0], args[1], np.array([0, 1], np.int64), *args[3:],
+                        np.array([0, 1], np.int64), np.array([0], np.int64), 1.0, *out)
 
 
 def _numpy_posteriors(lj):

@@ -1,0 +1,44 @@
+# The CPTs of a family fitted on every training fold (all folds but one),
+# shared by fold_cpts (bnc._scoring's pool of tables) and fold_added_hits
+# (a forward step's candidates scored without a table kept).
+from libc.math cimport log
+
+
+cdef inline bint fold_cpt_logs(const double *table, Py_ssize_t n_folds, Py_ssize_t width,
+                               Py_ssize_t levels, double smooth, double *result, double *logs,
+                               double *scratch) noexcept nogil:
+    """Row ``k`` of ``logs`` (and of ``result`` unless NULL): the log (the C
+    library's, as R's) of ``((total - table[k]) + smooth) / column sum``, the
+    sum over the child's ``levels`` (the first axis of a row of ``width``) in
+    order, ``1 / levels`` where that sum is 0.  ``table`` holds the counts of
+    each fold, ``(n_folds, width)`` C-contiguous; ``scratch`` ``2 * width +
+    width / levels`` doubles.  Returns whether an entry is 0 (its log -inf)."""
+    cdef Py_ssize_t k, j, r, rest = width // levels
+    cdef double *total = scratch
+    cdef double *train = scratch + width
+    cdef double *sums = scratch + 2 * width
+    cdef double value
+    cdef bint has_zero = False
+    # the sum over folds, in fold order (numpy's reduction over axis 0)
+    for j in range(width):
+        total[j] = table[j]
+    for k in range(1, n_folds):
+        for j in range(width):
+            total[j] = total[j] + table[k * width + j]
+    for k in range(n_folds):
+        for j in range(width):
+            train[j] = (total[j] - table[k * width + j]) + smooth
+        for r in range(rest):
+            sums[r] = train[r]
+        for j in range(1, levels):
+            for r in range(rest):
+                sums[r] = sums[r] + train[j * rest + r]
+        for j in range(levels):
+            for r in range(rest):
+                value = 1.0 / levels if sums[r] == 0 else train[j * rest + r] / sums[r]
+                if result != NULL:
+                    result[k * width + j * rest + r] = value
+                logs[k * width + j * rest + r] = log(value)
+                if value == 0:
+                    has_zero = True
+    return has_zero
