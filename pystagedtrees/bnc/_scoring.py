@@ -73,6 +73,7 @@ class FoldScorer:
         self.col = {v: j for j, v in enumerate(enc.columns)}
         self.n_levels = {v: len(enc.levels[v]) for v in enc.columns}
         self.levels = np.array([self.n_levels[v] for v in enc.columns], dtype=np.int64)
+        self.max_levels = max(self.n_levels.values())
         self.n_class = len(enc.levels[enc.class_var])
         self.n_folds = len(folds)
         sizes = [len(f) for f in folds]
@@ -101,7 +102,7 @@ class FoldScorer:
                            if self.codes.min() < 0 else np.zeros(0, dtype=np.intp))
         self.fitted = {}  # family -> _Family
         self.pool_bytes, self.clock = 0, 0
-        self.current, self.base = None, None
+        self.current, self.base, self.groups = None, None, None
 
     def _families(self, dag):
         # R adds the class prior first, then the features in family order.
@@ -145,10 +146,12 @@ class FoldScorer:
             "give the features fewer levels or the search fewer parents (k)",
         )
 
-    def _table_bytes(self, family):
-        """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
-        return (3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
-                + 4 * len(self.truth))
+    def _table_bytes(self, family, levels=None):
+        """Bytes of the fold counts, CPTs and logs of ``family``, and its
+        entries (with ``levels`` levels per variable if given)."""
+        cells = (levels ** len(family) if levels is not None
+                 else math.prod(self.n_levels[v] for v in family))
+        return 3 * 8 * self.n_folds * cells + 4 * len(self.truth)
 
     def _shrink_pool(self, keep):
         """Drop the least recently used families outside ``keep`` (and the
@@ -278,21 +281,52 @@ class FoldScorer:
         """
         if len(self.incomplete) or self.current is None or not families:
             return self.scores(dags(), draws)
-        # (each family fits if the largest does)
-        self._check_fits(max(((child, *parents, self.class_var) for child, parents in families),
-                             key=lambda fam: math.prod(self.n_levels[v] for v in fam)))
+        # each family fits if the largest does, and that if a family of the
+        # most variables at the most levels would (the common case: no search)
+        widest = max(len(parents) for _, parents in families) + 2
+        try:
+            check_fits_in_memory(self._table_bytes(widest * (self.class_var,), self.max_levels),
+                                 "", "")
+        except ValueError:
+            self._check_fits(max(((child, *ps, self.class_var) for child, ps in families),
+                                 key=lambda fam: math.prod(self.n_levels[v] for v in fam)))
+        group, group_fold, group_codes, group_base, group_levels = self._groups()
         col = self.col
-        cols = [[col[child], *(col[p] for p in parents)] for child, parents in families]
-        fam_ptr = np.cumsum([0] + [len(c) for c in cols], dtype=np.int64)
-        correct = np.empty((len(families), self.n_folds))
+        at = {f: i for i, f in enumerate(self.current.features)}
+        # the candidates of one child side by side: the kernel counts its rows once
+        children = np.array([col[child] for child, _ in families], dtype=np.int64)
+        order = np.argsort(children, kind="stable")
+        parents = [families[j][1] for j in order]
+        hits = np.empty((len(families), self.n_folds))
         events = np.empty(len(families), dtype=np.intp)
-        fold_added_hits(self.by_column, self.levels, self.truth, self.fold_of, self.multiplicity,
-                        self.base, fam_ptr, np.array([c for fam in cols for c in fam],
-                                                     dtype=np.int64),
-                        self.smooth, correct, events)
+        fold_added_hits(group, self.by_column, group_levels, self.truth, self.multiplicity,
+                        group_fold, group_codes, group_base, children[order],
+                        np.cumsum([0] + [len(ps) for ps in parents], dtype=np.int64),
+                        np.array([at[p] for ps in parents for p in ps], dtype=np.int64),
+                        self.smooth, hits, events)
+        correct = np.empty_like(hits)
+        correct[order] = hits
         if events.any():
             return self.scores(dags(), draws)
         return col_means(correct.T / self.fold_sizes[:, None])
+
+    def _groups(self):
+        """The cells of a fold with equal values of the current structure's
+        features, which share its log-joint (added_scores decides each such
+        group once per child value): each cell's group, and each group's
+        fold, values (a feature after another), log-joint; the levels of the
+        features, then of every column."""
+        if self.groups is None:
+            cols = [self.col[f] for f in self.current.features]
+            values = np.ascontiguousarray(self.codes[:, cols])
+            group, first = np.empty((2, len(self.truth)), dtype=np.int64)
+            first = first[:fold_cells(values, np.arange(len(self.truth)), self.fold_of, group,
+                                      first)]
+            self.groups = (group, np.ascontiguousarray(self.fold_of[first]),
+                           np.ascontiguousarray(values[first].T),
+                           np.ascontiguousarray(self.base[first]),
+                           np.concatenate([self.levels[cols], self.levels]))
+        return self.groups
 
     def _score_in_chunks(self, cands, correct, events, unsettled):
         """:meth:`_score_chunk` of chunks of ``cands`` whose new tables fit in
@@ -374,8 +408,14 @@ class FoldScorer:
         """Make ``dag`` the base of the incremental sums."""
         fams = self._families(dag)
         self._fit(fams)
-        self.base = self._sum_terms(fams, [1] * len(fams), False)
+        if self.current is not None and dag.origin is self.current \
+                and dag.child not in self.current.parents and dag.child == dag.features[-1]:
+            # a feature added last (fssj): its family is the last term of the sum
+            self.base = self._sum_terms(fams[-1:], [1], True)
+        else:
+            self.base = self._sum_terms(fams, [1] * len(fams), False)
         self.current = dag
+        self.groups = None  # see _groups
         self.current_families = {fam[0]: fam for fam in fams[1:]}
 
 

@@ -7,8 +7,9 @@ from libc.math cimport log
 cdef inline bint fold_cpt_logs(const double *table, Py_ssize_t n_folds, Py_ssize_t width,
                                Py_ssize_t levels, double smooth, double *result, double *logs,
                                double *scratch) noexcept nogil:
-    """Row ``k`` of ``logs`` (and of ``result`` unless NULL): the log (the C
-    library's, as R's) of ``((total - table[k]) + smooth) / column sum``, the
+    """Row ``k`` of ``result`` (unless NULL): ``((total - table[k]) + smooth)
+    / column sum``, and of ``logs`` (unless NULL) its log (the C library's,
+    as R's); the
     sum over the child's ``levels`` (the first axis of a row of ``width``) in
     order, ``1 / levels`` where that sum is 0.  ``table`` holds the counts of
     each fold, ``(n_folds, width)`` C-contiguous; ``scratch`` ``2 * width +
@@ -38,7 +39,8 @@ cdef inline bint fold_cpt_logs(const double *table, Py_ssize_t n_folds, Py_ssize
                 value = 1.0 / levels if sums[r] == 0 else train[j * rest + r] / sums[r]
                 if result != NULL:
                     result[k * width + j * rest + r] = value
-                logs[k * width + j * rest + r] = log(value)
+                if logs != NULL:
+                    logs[k * width + j * rest + r] = log(value)
                 if value == 0:
                     has_zero = True
     return has_zero
