@@ -4,6 +4,17 @@
 from libc.math cimport log
 
 
+cdef inline void sum_rows(const double *rows, Py_ssize_t n_rows, Py_ssize_t width,
+                          double *out) noexcept nogil:
+    """``out``: the sum of ``n_rows`` rows of ``width`` values, row after row."""
+    cdef Py_ssize_t k, j
+    for j in range(width):
+        out[j] = rows[j]
+    for k in range(1, n_rows):
+        for j in range(width):
+            out[j] = out[j] + rows[k * width + j]
+
+
 cdef inline bint fold_cpt_logs(const double *table, Py_ssize_t n_folds, Py_ssize_t width,
                                Py_ssize_t levels, double smooth, double *result, double *logs,
                                double *scratch) noexcept nogil:
@@ -21,19 +32,11 @@ cdef inline bint fold_cpt_logs(const double *table, Py_ssize_t n_folds, Py_ssize
     cdef double value
     cdef bint has_zero = False
     # the sum over folds, in fold order (numpy's reduction over axis 0)
-    for j in range(width):
-        total[j] = table[j]
-    for k in range(1, n_folds):
-        for j in range(width):
-            total[j] = total[j] + table[k * width + j]
+    sum_rows(table, n_folds, width, total)
     for k in range(n_folds):
         for j in range(width):
             train[j] = (total[j] - table[k * width + j]) + smooth
-        for r in range(rest):
-            sums[r] = train[r]
-        for j in range(1, levels):
-            for r in range(rest):
-                sums[r] = sums[r] + train[j * rest + r]
+        sum_rows(train, levels, rest, sums)
         for j in range(levels):
             for r in range(rest):
                 value = 1.0 / levels if sums[r] == 0 else train[j * rest + r] / sums[r]
