@@ -505,16 +505,28 @@ cdef void _apply_terms(Py_ssize_t n, Py_ssize_t m, const double *start, Py_ssize
     cdef const double *table
     cdef const int32_t *entry
     cdef double *row
+    cdef bint add
     for i in range(n * m):
         out[i] = start[i] if start != NULL else 0.0
     for t in range(t0, t1):
-        table, entry = tables[terms[t]], entries[terms[t]]
+        table, entry, add = tables[terms[t]], entries[terms[t]], adds[t]
+        if m == 2:  # the common case, without a loop over the classes
+            for i in range(n):
+                at = entry[i]
+                if at >= 0:
+                    if add:
+                        out[2 * i] = out[2 * i] + table[at]
+                        out[2 * i + 1] = out[2 * i + 1] + table[at + 1]
+                    else:
+                        out[2 * i] = out[2 * i] - table[at]
+                        out[2 * i + 1] = out[2 * i + 1] - table[at + 1]
+            continue
         for i in range(n):
             at = entry[i]
             if at < 0:
                 continue
             row = out + i * m
-            if adds[t]:
+            if add:
                 for c in range(m):
                     row[c] = row[c] + table[at + c]
             else:
