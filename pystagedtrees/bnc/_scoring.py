@@ -6,8 +6,10 @@ scored once, the tables of each family are fitted once per search (the
 training counts of a fold are the total minus the fold's own), and the
 candidates of a step are scored in one compiled pass each, a candidate's
 log-joint being the current structure's plus and minus the families that
-changed.  Random tie breaking consumes the generator exactly as R does
-(fold by fold, candidate by candidate, row by row).
+changed.  A forward step whose candidates each add one family (fssj) is
+fitted and scored in one kernel call without keeping their tables.  Random
+tie breaking consumes the generator exactly as R does (fold by fold,
+candidate by candidate, row by row).
 """
 import math
 
