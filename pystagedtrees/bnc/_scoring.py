@@ -6,8 +6,10 @@ scored once, the tables of each family are fitted once per search (the
 training counts of a fold are the total minus the fold's own), and the
 candidates of a step are scored in one compiled pass each, a candidate's
 log-joint being the current structure's plus and minus the families that
-changed.  Random tie breaking consumes the generator exactly as R does
-(fold by fold, candidate by candidate, row by row).
+changed.  A forward step whose candidates each add one family (fssj) is
+fitted and scored in one kernel call without keeping their tables.  Random
+tie breaking consumes the generator exactly as R does (fold by fold,
+candidate by candidate, row by row).
 """
 import math
 
@@ -19,6 +21,7 @@ from pystagedtrees.bnc._predict import _model_log_joint
 from pystagedtrees.kernels._bnc_counts import col_means, fold_cpts
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_added_hits,
     fold_cells,
     fold_family_counts,
     fold_hits,
@@ -71,6 +74,8 @@ class FoldScorer:
         self.class_var = enc.class_var
         self.col = {v: j for j, v in enumerate(enc.columns)}
         self.n_levels = {v: len(enc.levels[v]) for v in enc.columns}
+        self.levels = np.array([self.n_levels[v] for v in enc.columns], dtype=np.int64)
+        self.max_levels = max(self.n_levels.values())
         self.n_class = len(enc.levels[enc.class_var])
         self.n_folds = len(folds)
         sizes = [len(f) for f in folds]
@@ -99,7 +104,7 @@ class FoldScorer:
                            if self.codes.min() < 0 else np.zeros(0, dtype=np.intp))
         self.fitted = {}  # family -> _Family
         self.pool_bytes, self.clock = 0, 0
-        self.current, self.base = None, None
+        self.current, self.base, self.groups = None, None, None
 
     def _families(self, dag):
         # R adds the class prior first, then the features in family order.
@@ -115,13 +120,7 @@ class FoldScorer:
                 for family in new]
         sizes = [math.prod(fam.dims) for fam in made]  # Python ints: no wrap-around
         # (each family fits if the largest does)
-        largest = max(range(len(new)), key=sizes.__getitem__)
-        check_fits_in_memory(
-            self._table_bytes(new[largest]),
-            f"the tables of the candidate family of {new[largest][0]!r} ({len(new[largest])} "
-            f"variables, {sizes[largest]:,} cells per fold)",
-            "give the features fewer levels or the search fewer parents (k)",
-        )
+        self._check_fits(new[max(range(len(new)), key=sizes.__getitem__)])
         counts = [np.zeros((self.n_folds, size)) for size in sizes]
         for fam in made:
             fam.entries = np.empty(len(self.truth), dtype=np.int32)
@@ -140,10 +139,21 @@ class FoldScorer:
             self.fitted[family] = fam
         self.pool_bytes += sum(fam.nbytes for fam in made)
 
-    def _table_bytes(self, family):
-        """Bytes of the fold counts, CPTs and logs of ``family``, and its entries."""
-        return (3 * 8 * self.n_folds * math.prod(self.n_levels[v] for v in family)
-                + 4 * len(self.truth))
+    def _check_fits(self, family):
+        """Raise unless the tables of ``family`` fit in memory."""
+        check_fits_in_memory(
+            self._table_bytes(family),
+            f"the tables of the candidate family of {family[0]!r} ({len(family)} "
+            f"variables, {math.prod(self.n_levels[v] for v in family):,} cells per fold)",
+            "give the features fewer levels or the search fewer parents (k)",
+        )
+
+    def _table_bytes(self, family, levels=None):
+        """Bytes of the fold counts, CPTs and logs of ``family``, and its
+        entries (with ``levels`` levels per variable if given)."""
+        cells = (levels ** len(family) if levels is not None
+                 else math.prod(self.n_levels[v] for v in family))
+        return 3 * 8 * self.n_folds * cells + 4 * len(self.truth)
 
     def _shrink_pool(self, keep):
         """Drop the least recently used families outside ``keep`` (and the
@@ -260,6 +270,66 @@ class FoldScorer:
                 correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
         return col_means(correct.T / self.fold_sizes[:, None])
 
+    def added_scores(self, families, dags, draws):
+        """:meth:`scores` of the current structure with one feature's family
+        added each: ``families[j]`` is ``(feature, parents)``, ``dags()``
+        the candidates as structures.
+
+        Where the data are complete, every candidate's tables are fitted
+        and its folds scored in one compiled pass, without keeping the
+        tables; where a candidate would draw ties (R's uniforms are drawn
+        across all of them in order) or values are missing, :meth:`scores`
+        of ``dags()`` decides instead.
+        """
+        if len(self.incomplete) or self.current is None or not families:
+            return self.scores(dags(), draws)
+        # each family fits if the largest does, and that if a family of the
+        # most variables at the most levels would (the common case: no search)
+        widest = max(len(parents) for _, parents in families) + 2
+        try:
+            check_fits_in_memory(self._table_bytes(widest * (self.class_var,), self.max_levels),
+                                 "", "")
+        except ValueError:
+            self._check_fits(max(((child, *ps, self.class_var) for child, ps in families),
+                                 key=lambda fam: math.prod(self.n_levels[v] for v in fam)))
+        group, group_fold, group_codes, group_base, group_levels = self._groups()
+        col = self.col
+        at = {f: i for i, f in enumerate(self.current.features)}
+        # the candidates of one child side by side: the kernel counts its rows once
+        children = np.array([col[child] for child, _ in families], dtype=np.int64)
+        order = np.argsort(children, kind="stable")
+        parents = [families[j][1] for j in order]
+        hits = np.empty((len(families), self.n_folds))
+        events = np.empty(len(families), dtype=np.intp)
+        fold_added_hits(group, self.by_column, group_levels, self.truth, self.multiplicity,
+                        group_fold, group_codes, group_base, children[order],
+                        np.cumsum([0] + [len(ps) for ps in parents], dtype=np.int64),
+                        np.array([at[p] for ps in parents for p in ps], dtype=np.int64),
+                        self.smooth, hits, events)
+        correct = np.empty_like(hits)
+        correct[order] = hits
+        if events.any():
+            return self.scores(dags(), draws)
+        return col_means(correct.T / self.fold_sizes[:, None])
+
+    def _groups(self):
+        """The cells of a fold with equal values of the current structure's
+        features, which share its log-joint (added_scores decides each such
+        group once per child value): each cell's group, and each group's
+        fold, values (a feature after another), log-joint; the levels of the
+        features, then of every column."""
+        if self.groups is None:
+            cols = [self.col[f] for f in self.current.features]
+            values = np.ascontiguousarray(self.codes[:, cols])
+            group, first = np.empty((2, len(self.truth)), dtype=np.int64)
+            first = first[:fold_cells(values, np.arange(len(self.truth)), self.fold_of, group,
+                                      first)]
+            self.groups = (group, np.ascontiguousarray(self.fold_of[first]),
+                           np.ascontiguousarray(values[first].T),
+                           np.ascontiguousarray(self.base[first]),
+                           np.concatenate([self.levels[cols], self.levels]))
+        return self.groups
+
     def _score_in_chunks(self, cands, correct, events, unsettled):
         """:meth:`_score_chunk` of chunks of ``cands`` whose new tables fit in
         half the budget (each fitted when its chunk is scored)."""
@@ -340,8 +410,14 @@ class FoldScorer:
         """Make ``dag`` the base of the incremental sums."""
         fams = self._families(dag)
         self._fit(fams)
-        self.base = self._sum_terms(fams, [1] * len(fams), False)
+        if self.current is not None and dag.origin is self.current \
+                and dag.child not in self.current.parents and dag.child == dag.features[-1]:
+            # a feature added last (fssj): its family is the last term of the sum
+            self.base = self._sum_terms(fams[-1:], [1], True)
+        else:
+            self.base = self._sum_terms(fams, [1] * len(fams), False)
         self.current = dag
+        self.groups = None  # see _groups
         self.current_families = {fam[0]: fam for fam in fams[1:]}
 
 

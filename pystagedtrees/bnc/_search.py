@@ -105,6 +105,33 @@ class _Dag:
         return out
 
 
+class _Additions:
+    """The candidates of a forward step, as the families they add to ``dag``
+    (``families[j]``: a new feature and its parents); a candidate is built
+    as a structure only when chosen (or when the scorer asks for all)."""
+
+    __slots__ = ("dag", "families")
+
+    def __init__(self, dag, families):
+        self.dag, self.families = dag, families
+
+    def __len__(self):
+        return len(self.families)
+
+    def __getitem__(self, j):
+        feature, parents = self.families[j]
+        return self.dag.with_feature(feature, parents)
+
+    def dags(self):
+        return [self[j] for j in range(len(self))]
+
+
+def _score(scorer, candidates, draws):
+    if isinstance(candidates, _Additions):
+        return scorer.added_scores(candidates.families, candidates.dags, draws)
+    return scorer.scores(candidates, draws)
+
+
 def _greedy_search(enc, init, step, k, epsilon, smooth, draws):
     """Hill-climb from ``init`` while CV accuracy improves by >= ``epsilon``."""
     class_codes = enc.codes[:, enc.class_index]
@@ -114,7 +141,7 @@ def _greedy_search(enc, init, step, k, epsilon, smooth, draws):
     while candidates:
         if abs(current_score - 1) < EQUAL_TOL:
             break
-        scores = scorer.scores(candidates, draws)
+        scores = _score(scorer, candidates, draws)
         if not scores.max() - epsilon >= current_score:
             break
         best = max_random(scores, draws)
@@ -210,10 +237,9 @@ def _augment_superparent(dag, scorer, draws):
 def _forward_join(all_features):
     def step(dag, scorer, draws):
         absent = [f for f in all_features if f not in dag.features]
-        includes = [dag.with_feature(f) for f in absent]
         supernodes = dag.supernodes()
-        joins = [dag.with_feature(f, s) for f in absent for s in supernodes]
-        return includes + joins
+        return _Additions(dag, [(f, ()) for f in absent]
+                          + [(f, tuple(s)) for f in absent for s in supernodes])
 
     return step
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from libc.math cimport log
 
+from pystagedtrees.kernels._bnc_cpt cimport fold_cpt_logs
 from pystagedtrees.kernels._rsum cimport racc_t, rsum
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
@@ -157,14 +158,10 @@ def fold_cpts(list counts, const index_t[::1] child_levels, double smooth, list 
     ``log_out[f]`` its logarithm (the C library's ``log``, as R's), and
     ``has_zero[f]`` whether an entry is 0 (its log -inf).
     """
-    cdef Py_ssize_t n_fam = len(counts), f, k, j, r, n_folds, width, levels, rest
+    cdef Py_ssize_t n_fam = len(counts), f, n_folds, width, levels
     cdef float64_t[:, ::1] table
     cdef float64_t[:, ::1] result
     cdef float64_t[:, ::1] logs
-    cdef double *total
-    cdef double *sums
-    cdef double *train
-    cdef double value
     cdef float64_t[::1] scratch
     if child_levels.shape[0] != n_fam or len(out) != n_fam or len(log_out) != n_fam \
             or has_zero.shape[0] != n_fam:
@@ -181,29 +178,7 @@ def fold_cpts(list counts, const index_t[::1] child_levels, double smooth, list 
         has_zero[f] = False
         if n_folds == 0 or width == 0:
             continue
-        rest = width // levels
-        scratch = np.empty(2 * width + rest)
-        total = &scratch[0]
-        train, sums = total + width, total + 2 * width
+        scratch = np.empty(2 * width + width // levels)
         with nogil:
-            # the sum over folds, in fold order (numpy's reduction over axis 0)
-            for j in range(width):
-                total[j] = table[0, j]
-            for k in range(1, n_folds):
-                for j in range(width):
-                    total[j] = total[j] + table[k, j]
-            for k in range(n_folds):
-                for j in range(width):
-                    train[j] = (total[j] - table[k, j]) + smooth
-                for r in range(rest):
-                    sums[r] = train[r]
-                for j in range(1, levels):
-                    for r in range(rest):
-                        sums[r] = sums[r] + train[j * rest + r]
-                for j in range(levels):
-                    for r in range(rest):
-                        value = 1.0 / levels if sums[r] == 0 else train[j * rest + r] / sums[r]
-                        result[k, j * rest + r] = value
-                        logs[k, j * rest + r] = log(value)
-                        if value == 0:
-                            has_zero[f] = True
+            has_zero[f] = fold_cpt_logs(&table[0, 0], n_folds, width, levels, smooth,
+                                        &result[0, 0], &logs[0, 0], &scratch[0])

@@ -4,11 +4,12 @@ The Python layer guarantees codes within the CPT ranges and matching shapes.
 """
 import numpy as np
 
-from libc.math cimport exp, fabs, isfinite, isnan, log1p
+from libc.math cimport exp, fabs, isfinite, isnan, log, log1p
 from libc.stdlib cimport free, malloc
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
+from pystagedtrees.kernels._bnc_cpt cimport fold_cpt_logs
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
@@ -504,16 +505,28 @@ cdef void _apply_terms(Py_ssize_t n, Py_ssize_t m, const double *start, Py_ssize
     cdef const double *table
     cdef const int32_t *entry
     cdef double *row
+    cdef bint add
     for i in range(n * m):
         out[i] = start[i] if start != NULL else 0.0
     for t in range(t0, t1):
-        table, entry = tables[terms[t]], entries[terms[t]]
+        table, entry, add = tables[terms[t]], entries[terms[t]], adds[t]
+        if m == 2:  # the common case, without a loop over the classes
+            for i in range(n):
+                at = entry[i]
+                if at >= 0:
+                    if add:
+                        out[2 * i] = out[2 * i] + table[at]
+                        out[2 * i + 1] = out[2 * i + 1] + table[at + 1]
+                    else:
+                        out[2 * i] = out[2 * i] - table[at]
+                        out[2 * i + 1] = out[2 * i + 1] - table[at + 1]
+            continue
         for i in range(n):
             at = entry[i]
             if at < 0:
                 continue
             row = out + i * m
-            if adds[t]:
+            if add:
                 for c in range(m):
                     row[c] = row[c] + table[at + c]
             else:
@@ -662,3 +675,153 @@ def fold_hits(const code_t[::1] truth, const index_t[::1] fold, const index_t[::
                                 &correct[j, 0])
     free(tabs)
     free(ents)
+
+
+def fold_added_hits(const index_t[::1] group, const code_t[:, ::1] by_column,
+                    const index_t[::1] levels, const code_t[::1] truth,
+                    const index_t[::1] weight, const index_t[::1] group_fold,
+                    const code_t[:, ::1] group_codes, const float64_t[:, ::1] base,
+                    const index_t[::1] children, const index_t[::1] par_ptr,
+                    const index_t[::1] parents, double smooth, float64_t[:, ::1] correct,
+                    index_t[::1] events):
+    """:func:`fold_hits` of candidates that each add one family to a
+    structure, the family fitted here (and not kept).
+
+    Row ``i`` (standing for ``weight[i]`` equal rows, of class
+    ``truth[i]``) is in group ``group[i]``: the rows of one fold
+    ``group_fold[g]`` with the same values ``group_codes[:, g]`` of the
+    structure's variables (``levels[v]`` levels in variable ``v``), where the
+    structure's log-joint is ``base[g]``.  Candidate ``j`` adds the family of
+    child ``children[j]`` (a column of ``by_column``, codes a column after
+    another, ``levels[len(group_codes) + c]`` levels in column ``c``) with
+    the parents ``parents[par_ptr[j]:par_ptr[j+1]]`` (variables of the
+    structure) and the class: its counts per fold are
+    :func:`fold_family_counts`', its log-CPTs :func:`fold_cpts`' with
+    ``smooth``, and a row's log-joint is its group's ``base`` plus its
+    log-CPT entry of its own fold.  The rows of a group with one child value
+    share their log-joint: each such pair is decided once (and counted once
+    for a run of candidates of one child).  ``correct`` as
+    in :func:`fold_hits`; ``events[j]`` is the number of R's tie draws (a
+    draw per row, and per near-tied class beyond two, of the pairs that
+    tie).  Codes within ``levels`` (none missing) are the caller's guarantee.
+    """
+    cdef Py_ssize_t n = group.shape[0], m = base.shape[1], n_groups = base.shape[0]
+    cdef Py_ssize_t n_vars = group_codes.shape[0], n_cand = children.shape[0]
+    cdef Py_ssize_t n_folds = correct.shape[1], i, j, g, x, c, t, width, largest = 1, pairs = 1
+    cdef Py_ssize_t stride, child_stride, child_levels, at, off, size, lanes
+    cdef index_t draws, pred, total
+    cdef const code_t *child
+    cdef double *row
+    if truth.shape[0] != n or weight.shape[0] != n or by_column.shape[1] != n:
+        raise ValueError("by_column, truth and weight need one entry per row of group")
+    if group_fold.shape[0] != n_groups or group_codes.shape[1] != n_groups:
+        raise ValueError("group_fold and group_codes need one entry per row of base")
+    if levels.shape[0] != n_vars + by_column.shape[0]:
+        raise ValueError("levels needs one entry per variable and column")
+    if correct.shape[0] != n_cand or events.shape[0] != n_cand \
+            or par_ptr.shape[0] != n_cand + 1:
+        raise ValueError("correct, events and par_ptr need one entry per candidate")
+    if par_ptr[0] != 0 or par_ptr[n_cand] != parents.shape[0]:
+        raise ValueError("par_ptr must delimit parents from 0 to its end")
+    for i in range(n):
+        if not 0 <= group[i] < n_groups:
+            raise ValueError(f"group {group[i]} has no row in base")
+    for g in range(n_groups):
+        if not 0 <= group_fold[g] < n_folds:
+            raise ValueError(f"fold {group_fold[g]} has no column in correct")
+    for j in range(n_cand):
+        if not 0 <= children[j] < by_column.shape[0]:
+            raise ValueError(f"child {children[j]} is not among the {by_column.shape[0]} columns")
+        if par_ptr[j + 1] < par_ptr[j]:
+            raise ValueError("par_ptr must not decrease")
+        width = m * levels[n_vars + children[j]]
+        for t in range(par_ptr[j], par_ptr[j + 1]):
+            if not 0 <= parents[t] < n_vars:
+                raise ValueError(f"parent {parents[t]} is not among the {n_vars} variables")
+            width *= levels[parents[t]]
+        if levels[n_vars + children[j]] < 1 or n_folds * width > 2**31 - 1:
+            raise ValueError(f"family {j} has no level or too many cells")
+        largest = max(largest, width)
+        pairs = max(pairs, n_groups * levels[n_vars + children[j]])
+    events[:] = 0
+    correct[:, :] = 0
+    if n == 0 or n_cand == 0 or m == 0:
+        return
+    counts_array = np.empty(n_folds * largest)
+    probs_array = np.empty(n_folds * largest)
+    logs_array = np.empty(n_folds * largest)
+    pair_array = np.empty(pairs * m)
+    lanes_array = np.empty(LANES * pairs * m, dtype=np.int64)
+    scratch_array = np.empty(3 * largest + 2 * m)
+    offsets_array = np.empty(n_groups, dtype=np.int64)
+    cdef float64_t[::1] counts = counts_array
+    cdef float64_t[::1] probs = probs_array
+    cdef float64_t[::1] logs = logs_array
+    cdef float64_t[::1] pair = pair_array
+    cdef index_t[::1] lane_counts = lanes_array
+    cdef float64_t[::1] scratch = scratch_array
+    cdef index_t[::1] offset = offsets_array
+    cdef double *lj = &scratch[3 * largest]
+    with nogil:
+        for j in range(n_cand):
+            child_levels = levels[n_vars + children[j]]
+            if j == 0 or children[j] != children[j - 1]:
+                # the rows' weights by group, child value and class (the same
+                # for the next candidates of this child)
+                child = &by_column[children[j], 0]
+                size = n_groups * child_levels * m
+                # rows in turn to LANES (a power of 2) copies when the rows
+                # outnumber their cells: a run of rows of one cell then waits
+                # for no sum before
+                lanes = LANES if n >= LANES * size else 1
+                for i in range(lanes * size):
+                    lane_counts[i] = 0
+                for i in range(n):
+                    lane_counts[(i & (lanes - 1)) * size
+                                + (group[i] * child_levels + child[i]) * m + truth[i]] += weight[i]
+                for i in range(size):
+                    total = lane_counts[i]
+                    for t in range(1, lanes):
+                        total += lane_counts[t * size + i]
+                    pair[i] = <double>total
+            # the family's counts per fold (C order: child, parents, class)
+            width = m
+            for t in range(par_ptr[j], par_ptr[j + 1]):
+                width *= levels[parents[t]]
+            child_stride = width
+            width *= child_levels
+            for i in range(n_folds * width):
+                counts[i] = 0.0
+            for g in range(n_groups):
+                off, stride = group_fold[g] * width, child_stride
+                for t in range(par_ptr[j], par_ptr[j + 1]):
+                    stride = stride // levels[parents[t]]
+                    off += group_codes[parents[t], g] * stride
+                offset[g] = off
+                for x in range(child_levels):
+                    row = &pair[(g * child_levels + x) * m]
+                    for c in range(m):
+                        counts[off + x * child_stride + c] += row[c]
+            fold_cpt_logs(&counts[0], n_folds, width, child_levels, smooth, &probs[0], NULL,
+                          &scratch[0])
+            # the logs of the entries read, each taken once (a log is above 0 never)
+            for i in range(n_folds * width):
+                logs[i] = 1.0
+            for g in range(n_groups):
+                for x in range(child_levels):
+                    row = &pair[(g * child_levels + x) * m]
+                    total = 0
+                    for c in range(m):
+                        total += <index_t>row[c]
+                    if total == 0:
+                        continue
+                    at = offset[g] + x * child_stride
+                    for c in range(m):
+                        if logs[at + c] > 0:
+                            logs[at + c] = log(probs[at + c])
+                        lj[c] = base[g, c] + logs[at + c]
+                    pred = _map_class(lj, m, lj + m, &draws)
+                    if draws:
+                        events[j] += draws * total
+                    elif pred >= 0:
+                        correct[j, group_fold[g]] += row[pred]

@@ -3,7 +3,7 @@
 Twins: ``_bnc_counts`` (``family_counts``, ``class_family_counts``, ``entropy_ml``, ``col_means``,
 ``fold_cpts``) and ``_bnc_infer`` (``log_joint``, ``max_col``, ``max_col_ties``, ``exp_rows``,
 ``map_hits``, ``fold_cells``, ``fold_family_counts``, ``fold_log_joint``, ``fold_hits``,
-``posteriors``).
+``fold_added_hits``, ``posteriors``).
 """
 import math
 
@@ -23,6 +23,7 @@ from pystagedtrees.kernels._bnc_counts import (
 )
 from pystagedtrees.kernels._bnc_infer import (
     exp_rows,
+    fold_added_hits,
     fold_cells,
     fold_family_counts,
     fold_hits,
@@ -395,6 +396,73 @@ def test_fold_hits_are_map_hits_of_each_candidate(seed, n, dims, n_class, n_fold
                 want_correct[fold[r]] += weight[r]
         assert events[j] == want_events
         np.testing.assert_array_equal(correct[j], want_correct)
+
+
+@given(seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size=1, max_size=4),
+       hst.integers(1, 3), hst.integers(1, 3), hst.integers(0, 5),
+       hst.sampled_from([0.0, 0.5, 1.0, 3.7]))
+def test_fold_added_hits_score_each_family_fitted_on_the_training_folds(
+        seed, n, dims, n_class, n_folds, n_cand, smooth):
+    # rows in groups of one fold and equal structure variables (a random
+    # subset of the columns), each group with its base log-joint; a candidate
+    # adds the log of bnc.cpt of its family's counts on every fold but the
+    # row's own, decided as R's max.col on the exponentials
+    rng = np.random.default_rng(seed)
+    codes = _codes(rng, n, dims, missing=0.0)
+    truth = rng.integers(0, n_class, size=n).astype(np.int32)
+    fold = rng.integers(0, n_folds, size=n)
+    weight = rng.integers(1, 5, size=n)
+    in_dag = rng.permutation(len(dims))[:rng.integers(0, len(dims))].tolist()
+    keys = {}
+    group = np.array([keys.setdefault((int(fold[r]), *codes[r, in_dag].tolist()), len(keys))
+                      for r in range(n)], dtype=np.int64)
+    group_fold = np.array([k[0] for k in keys], dtype=np.int64)
+    group_codes = np.array([k[1:] for k in keys], dtype=np.int32).reshape(len(keys), len(in_dag))
+    # equal scores across classes now and then: ties to count
+    base = np.repeat(rng.normal(scale=3, size=(len(keys), 1)), n_class, axis=1) \
+        if rng.random() < 0.3 else rng.normal(scale=3, size=(len(keys), n_class))
+    children = rng.integers(0, len(dims), size=n_cand)
+    parents = [rng.permutation(len(in_dag))[:rng.integers(0, len(in_dag) + 1)].tolist()
+               for _ in range(n_cand)]
+    correct, events = np.full((n_cand, n_folds), np.nan), np.full(n_cand, -1, dtype=np.int64)
+    fold_added_hits(group, np.ascontiguousarray(codes.T),
+                    np.array([dims[v] for v in in_dag] + dims, dtype=np.int64), truth, weight,
+                    group_fold, np.ascontiguousarray(group_codes.T), base,
+                    children.astype(np.int64), np.cumsum([0] + [len(p) for p in parents]),
+                    np.array([p for ps in parents for p in ps], dtype=np.int64), smooth,
+                    correct, events)
+    for j in range(n_cand):
+        fam = [int(children[j])] + [in_dag[p] for p in parents[j]]
+        counts = np.zeros((n_folds, *[dims[c] for c in fam], n_class))
+        for r in range(n):
+            counts[(fold[r], *codes[r, fam], truth[r])] += weight[r]
+        cpts = bnc_cpt(counts.sum(axis=0) - counts, smooth, axis=1)
+        want_correct, want_events = np.zeros(n_folds), 0
+        for r in range(n):
+            probs = cpts[(fold[r], *codes[r, fam])]
+            row = [float(base[group[r], c]) + (math.log(p) if p > 0 else -math.inf)
+                   for c, p in enumerate(probs)]
+            best, draws = r_max_col([math.exp(v) for v in row])
+            want_events += draws * weight[r]  # R draws for each of the rows a row stands for
+            if draws == 0 and best == truth[r]:
+                want_correct[fold[r]] += weight[r]
+        assert events[j] == want_events
+        np.testing.assert_array_equal(correct[j], want_correct)
+
+
+def test_fold_added_hits_refuse_inconsistent_layouts():
+    one = np.zeros(1, np.int64)
+    args = [one, np.zeros((1, 1), np.int32), np.array([2], np.int64), np.zeros(1, np.int32),
+            np.ones(1, np.int64), one, np.zeros((0, 1), np.int32), np.zeros((1, 2)), one,
+            np.array([0, 0], np.int64), np.zeros(0, np.int64), 1.0, np.empty((1, 1)),
+            np.empty(1, np.int64)]
+    fold_added_hits(*args)  # consistent
+    for at, bad, message in [(8, np.array([1], np.int64), "not among the 1 columns"),
+                             (9, np.array([0, 1], np.int64), "delimit parents"),
+                             (0, np.array([1], np.int64), "no row in base"),
+                             (5, np.array([1], np.int64), "no column in correct")]:
+        with pytest.raises(ValueError, match=message):
+            fold_added_hits(*args[:at], bad, *args[at + 1:])
 
 
 def _numpy_posteriors(lj):

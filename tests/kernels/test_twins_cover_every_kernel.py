@@ -32,7 +32,7 @@ TWINS = {
     "_bnc_infer": {name: HERE + "test_bnc_kernels.py" for name in (
         "log_joint", "max_col", "max_col_ties", "exp_rows", "map_hits", "fold_cells",
         "fold_family_counts",
-        "fold_log_joint", "fold_hits", "posteriors")},
+        "fold_log_joint", "fold_hits", "fold_added_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
         "max_levels", "variable_loglik", "rsum", "join_probabilities")},
     "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
