@@ -441,8 +441,16 @@ cdef inline Py_ssize_t _last_walked(const row_code_t* row, Py_ssize_t m,
     ``target`` if later; -1 for a row left to the caller (a missing value
     before that, or an unknown value anywhere)."""
     cdef Py_ssize_t i, last = target, gap = m
-    cdef code_t code
+    cdef code_t code, signs = 0
     cdef bint complete = True
+    # every value given (the commonest; the target's may be missing): no
+    # branch per value
+    for i in range(target):
+        signs |= row[i]
+    for i in range(target + 1, m):
+        signs |= row[i]
+    if signs >= 0 and row[target] >= -1:
+        return m - 1
     for i in range(m):
         code = row[i]
         if code >= 0:
