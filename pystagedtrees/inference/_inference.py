@@ -887,8 +887,9 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
     values, best = _class_posterior_of(object, frame, c, as_prob=prob and not log,
                                        keep_values=prob or source is not None)
     levels = object.tree[class_]
-    if prob:
-        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
+    if prob:  # (the values are this call's own: the frame holds them, no copy)
+        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_),
+                            copy=False)
     if source is not None:
         best = most_probable(values, source)
     return pd.Categorical.from_codes(best, levels)
