@@ -75,6 +75,8 @@ class _LogTables:
         kind = np.array([_storage(v, len(t)) for v, t in zip(self.vectors, self.per_variable)],
                         dtype=np.uint8)
         self.dense = trie is None and bool(np.isin(kind, (DENSE, OWN)).all())
+        # a row of log-probabilities per mixed-radix situation everywhere
+        self.full = trie is None and bool((kind == OWN).all())
         sparse = np.isin(kind, (SPARSE, SPARSE_OWN))
         stages = [_NONE if kind[i] in (OWN, SPARSE_OWN) else v.table if kind[i] == BY_PARENTS
                   else v.stage for i, v in enumerate(self.vectors)]
@@ -118,6 +120,23 @@ class _LogTables:
             _NONE if trie is None else trie.anchor, into, anchored,
         )
         self._common = None
+        self._adjacent = {}
+
+    def adjacent(self, c):
+        """For a full tree, the rows of log-probabilities of every variable
+        with the levels of variable ``c`` adjacent (what the kernel's full
+        walk reads: the levels' terms of a path share a cache line): from
+        ``c`` on, the situation's digit of ``c`` moved last, the least
+        significant.  Empty for other trees; built once per ``c``."""
+        if not self.full:
+            return ()
+        if c not in self._adjacent:
+            tables = self.tree[9]
+            k, before = int(self.n_levels[c]), int(np.prod(self.n_levels[:c]))
+            self._adjacent[c] = tuple(tables[:c + 1]) + tuple(
+                np.ascontiguousarray(t.reshape(before, k, -1).transpose(0, 2, 1)).ravel()
+                for t in tables[c + 1:])
+        return self._adjacent[c]
 
     def common_stages(self, model):
         """Per variable, ``(stage id, exceptions)``: every situation not in the
@@ -868,8 +887,9 @@ def predict(object: Sevt, newdata: pd.DataFrame | dd.DataFrame | None = None,
     values, best = _class_posterior_of(object, frame, c, as_prob=prob and not log,
                                        keep_values=prob or source is not None)
     levels = object.tree[class_]
-    if prob:
-        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_))
+    if prob:  # (the values are this call's own: the frame holds them, no copy)
+        return pd.DataFrame(values, index=frame.index, columns=pd.Index(levels, name=class_),
+                            copy=False)
     if source is not None:
         best = most_probable(values, source)
     return pd.Categorical.from_codes(best, levels)
@@ -935,18 +955,19 @@ def class_posterior(model, columns, c, as_prob=False, keep_values=True):
     """
     tables = log_tables_of(model)
     n, k = columns.n_rows, int(model.n_levels[c])
-    values = np.empty((n, k))
+    values = np.empty((n if keep_values else 0, k))  # (no rows: the kernel writes none)
     best = np.empty(n, dtype=np.int64)
     done = np.empty(n, dtype=np.uint8)
     codes = columns.rows(narrow=True)
     order = _path_order(model, columns, c, tables)
     class_posteriors(tables.tree, codes, _NONE if order is None else order, c, as_prob, values,
-                     best, done)
+                     best, done, tables.adjacent(c))
     gaps = np.flatnonzero(done == 0)
     if len(gaps):
         log_post = _summed_out_log_posterior(model, codes[gaps].astype(np.int32), c, tables)
         best[gaps] = most_probable(log_post)
-        values[gaps] = np.exp(log_post) if as_prob else log_post
+        if keep_values:
+            values[gaps] = np.exp(log_post) if as_prob else log_post
     return (values if keep_values else None), best
 
 

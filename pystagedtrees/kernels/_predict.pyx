@@ -43,7 +43,7 @@ none).
 The Python caller builds these arrays consistently and checks the codes;
 nothing here raises.
 """
-from libc.math cimport INFINITY, NAN, exp, log
+from libc.math cimport INFINITY, NAN, exp, fabs, log
 from libc.stdint cimport int8_t
 from libc.stdlib cimport free, malloc
 
@@ -424,9 +424,100 @@ def path_log_probabilities(tuple tree, const code_t[:, ::1] codes, float64_t[::1
         _free_tree(&t)
 
 
+cdef inline void _add_lanes(double* totals, const double* terms, Py_ssize_t lanes) noexcept nogil:
+    """``totals[a] += terms[a]`` for the ``lanes`` levels of a row."""
+    cdef Py_ssize_t a
+    if lanes == 2:  # (a binary target, the commonest: no loop)
+        totals[0] += terms[0]
+        totals[1] += terms[1]
+    else:
+        for a in range(lanes):
+            totals[a] += terms[a]
+
+
+cdef inline Py_ssize_t _last_walked(const row_code_t* row, Py_ssize_t m,
+                                     Py_ssize_t target) noexcept nogil:
+    """The last variable a row's paths walk: its last given one, or
+    ``target`` if later; -1 for a row left to the caller (a missing value
+    before that, or an unknown value anywhere)."""
+    cdef Py_ssize_t i, last = target, gap = m
+    cdef code_t code, signs = 0
+    cdef bint complete = True
+    # every value given (the commonest; the target's may be missing): no
+    # branch per value
+    for i in range(target):
+        signs |= row[i]
+    for i in range(target + 1, m):
+        signs |= row[i]
+    if signs >= 0 and row[target] >= -1:
+        return m - 1
+    for i in range(m):
+        code = row[i]
+        if code >= 0:
+            if i > last:
+                last = i
+        elif code < -1:
+            complete = False
+        elif i != target and i < gap:
+            gap = i
+    return last if complete and gap > last else -1
+
+
+cdef void _walk_adjacent(const Tree* t, const float64_t** log_prob, const row_code_t* codes,
+                         Py_ssize_t size, Py_ssize_t deepest, Py_ssize_t target, Py_ssize_t k,
+                         Lanes* s) noexcept nogil:
+    """:func:`_walk` of a block of rows of a full tree, every level of
+    ``target`` at once, from the rows' own codes (not copied into lanes;
+    ``s.position[b]``: where row ``b`` starts in ``codes``).  Each variable
+    ``i`` reads ``log_prob[i]``, its rows of log-probabilities by the
+    mixed-radix number of the path's codes up to ``i``, the target's digit
+    last (the least significant) from ``target`` on: the levels' terms are
+    adjacent, a cache line for all.  ``s.situation[b]``: that number
+    without the target's digit.  The sums are those of :func:`_walk`, in
+    its order."""
+    cdef Py_ssize_t i, b, a, lanes, ahead_lanes = 0
+    # a path's place at variable i: its place at i - 1 times ``scale`` plus
+    # its code times ``coded`` (at the target: the same place, no code)
+    cdef index_t place, scale, coded, ahead_scale = 0, ahead_coded = 0
+    cdef const row_code_t* row
+    cdef const float64_t* entries
+    cdef const float64_t* ahead
+    cdef Py_ssize_t* last = s.last
+    cdef index_t* places = s.situation
+    for b in range(size):
+        places[b] = 0
+        s.totals[b * k] = 0.0
+    for i in range(deepest + 1):
+        entries = log_prob[i]
+        lanes = 1 if i < target else k  # one path per row up to the target
+        scale = 1 if i == target else t.n_levels[i]
+        coded = i != target
+        if i == target:
+            for b in range(size):
+                for a in range(1, k):
+                    s.totals[b * k + a] = s.totals[b * k]
+        # the next variable's read of each row, prefetched: its place is
+        # known now, and it is in cache when that variable's turn comes
+        ahead = log_prob[i + 1] if i < deepest else NULL
+        if ahead != NULL:
+            ahead_lanes = 1 if i + 1 < target else k
+            ahead_scale = 1 if i + 1 == target else t.n_levels[i + 1]
+            ahead_coded = i + 1 != target
+        for b in range(size):
+            if i > last[b]:
+                continue
+            row = codes + s.position[b]
+            place = places[b] * scale + row[i] * coded
+            places[b] = place
+            _add_lanes(&s.totals[b * k], &entries[place * lanes], lanes)
+            if ahead != NULL:
+                __builtin_prefetch(ahead + (place * ahead_scale + row[i + 1] * ahead_coded)
+                                   * ahead_lanes)
+
+
 def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[::1] order,
                      Py_ssize_t target, bint as_prob, float64_t[:, ::1] out, index_t[::1] best,
-                     flag_t[::1] done):
+                     flag_t[::1] done, tuple adjacent=()):
     """Posterior of every level of variable ``target`` given the rest of each row.
 
     The rows are walked in ``order`` (their positions; empty: ``0, 1, ...``),
@@ -435,112 +526,143 @@ def class_posteriors(tuple tree, const row_code_t[:, ::1] codes, const index_t[:
     (-1) before that or an unknown value (< -1) anywhere are left to the
     caller: ``done[r]`` is 0 for them, 1 for the others.  ``out[r, a]`` is
     the log-posterior of level ``a`` (its probability with ``as_prob``; a
-    column per level of the target),
+    column per level of the target; ``out`` with no rows: not written),
     all NaN where every level has probability 0 (paths through stages
     without probabilities count 0), and ``best[r]`` the first most probable
     level (-1 on NaN rows).  The normaliser is the largest score plus the
     log of the summed ``exp(score - largest)``, in level order.
 
     A block of rows is walked once up to the target (a lane per row), then
-    a lane per row and level of the target, every level at once.
+    a lane per row and level of the target, every level at once.  A full
+    tree (every variable ``OWN`` over mixed-radix numbers) may come with
+    ``adjacent``, its rows of log-probabilities with the target's levels
+    adjacent (see :func:`_walk_adjacent`), an array per variable: its rows
+    are then walked from their codes as they are.
     """
     cdef Tree t
     cdef Py_ssize_t r, b, i, a, j, block, start, size, deepest, last
     cdef Py_ssize_t n = order.shape[0] if order.shape[0] else codes.shape[0], m = codes.shape[1]
     cdef Py_ssize_t k = out.shape[1]  # the target's levels
     cdef Py_ssize_t rows = max(1, LANES // max(k, 1))  # rows per block
-    cdef Py_ssize_t gap  # the first missing value's variable
     cdef Py_ssize_t lanes = rows * max(k, 1)
-    cdef code_t code
     cdef const row_code_t* row
     cdef const char* ahead
-    cdef bint complete
+    cdef bint full = len(adjacent) > 0
+    cdef const float64_t[::1] table
     cdef Lanes s
-    _tree(&t, tree)
+    cdef const float64_t** by_level = <const float64_t**> malloc(
+        max(m, len(adjacent), 1) * sizeof(float64_t*))
+    if by_level == NULL:
+        raise MemoryError()
     try:
-        _allocate(&s, m, lanes)
-    except MemoryError:
-        _free_tree(&t)
-        raise
-    try:
-        with nogil:
-            for block in range((n + rows - 1) // rows):
-                start = block * rows
-                size = min(rows, n - start)
-                deepest = target
-                for b in range(size):
-                    r = order[start + b] if order.shape[0] else start + b
-                    if order.shape[0] and start + b + ROWS_AHEAD < n:
-                        # the rows in path order are scattered: each is
-                        # fetched while the ones before it are copied
-                        ahead = <const char*> &codes[order[start + b + ROWS_AHEAD], 0]
-                        for i in range(0, m * <Py_ssize_t> sizeof(row_code_t), 64):
-                            __builtin_prefetch(ahead + i)
-                    row = &codes[r, 0]
-                    last = target
-                    gap = m
-                    complete = True
-                    for i in range(m):
-                        code = row[i]
-                        if code >= 0:
-                            if i > last:
-                                last = i
-                        elif code < -1:
-                            complete = False
-                        elif i != target and i < gap:
-                            gap = i
-                    complete = complete and gap > last
-                    done[r] = complete
-                    if complete:
-                        deepest = max(deepest, last)
-                    else:
-                        last = -1
-                    for a in range(k):
-                        j = b * k + a
-                        s.last[j] = last
-                        for i in range(last + 1):
-                            s.paths[i * s.pitch + j] = row[i]
-                        if last >= 0:
-                            s.paths[target * s.pitch + j] = <code_t> a
-                _start(&s, size * k)
-                _walk(&t, 0, target, size, k, &s)
-                _spread(&s, size, k)
-                _walk(&t, target, deepest + 1, size * k, 1, &s)
-                for j in range(size * k):
-                    # a path through a stage without probabilities counts 0
-                    if s.totals[j] != s.totals[j]:
-                        s.totals[j] = -INFINITY
-                for b in range(size):
-                    if s.last[b * k] >= 0:
-                        r = order[start + b] if order.shape[0] else start + b
-                        _normalise(&s.totals[b * k], k, as_prob, &out[r, 0], &best[r])
+        for i in range(len(adjacent)):
+            table = adjacent[i]
+            by_level[i] = &table[0]
+        _tree(&t, tree)
+        try:
+            _allocate(&s, 0 if full else m, lanes)  # (a full tree's walk reads no lanes' paths)
+            try:
+                with nogil:
+                    for block in range((n + rows - 1) // rows):
+                        start = block * rows
+                        size = min(rows, n - start)
+                        deepest = target
+                        for b in range(size):
+                            r = order[start + b] if order.shape[0] else start + b
+                            if order.shape[0] and start + b + ROWS_AHEAD < n:
+                                # the rows in path order are scattered: each is
+                                # fetched while the ones before it are copied
+                                ahead = <const char*> &codes[order[start + b + ROWS_AHEAD], 0]
+                                for i in range(0, m * <Py_ssize_t> sizeof(row_code_t), 64):
+                                    __builtin_prefetch(ahead + i)
+                            row = &codes[r, 0]
+                            last = _last_walked(row, m, target)
+                            done[r] = last >= 0
+                            deepest = max(deepest, last)
+                            if full:
+                                s.last[b] = last
+                                s.position[b] = r * m
+                                continue
+                            for a in range(k):
+                                j = b * k + a
+                                s.last[j] = last
+                                for i in range(last + 1):
+                                    s.paths[i * s.pitch + j] = row[i]
+                                if last >= 0:
+                                    s.paths[target * s.pitch + j] = <code_t> a
+                        if full:
+                            _walk_adjacent(&t, by_level, &codes[0, 0], size, deepest, target, k,
+                                           &s)
+                        else:
+                            _start(&s, size * k)
+                            _walk(&t, 0, target, size, k, &s)
+                            _spread(&s, size, k)
+                            _walk(&t, target, deepest + 1, size * k, 1, &s)
+                        for b in range(size):
+                            if s.last[b if full else b * k] < 0:
+                                continue
+                            for a in range(k):
+                                # a path through a stage without probabilities counts 0
+                                j = b * k + a
+                                if s.totals[j] != s.totals[j]:
+                                    s.totals[j] = -INFINITY
+                            r = order[start + b] if order.shape[0] else start + b
+                            _normalise(&s.totals[b * k], k, as_prob,
+                                       &out[r, 0] if out.shape[0] else NULL, &best[r])
+            finally:
+                _release(&s)
+        finally:
+            _free_tree(&t)
     finally:
-        _release(&s)
-        _free_tree(&t)
+        free(by_level)
 
 
 cdef inline void _normalise(const double* scores, Py_ssize_t k, bint as_prob, float64_t* out,
                             index_t* best) noexcept nogil:
-    """Log-posteriors (or probabilities) of one row's scores, and its first best level."""
-    cdef Py_ssize_t a
+    """Log-posteriors (or probabilities) of one row's scores, and its first
+    best level; ``out`` NULL: only that level."""
+    cdef Py_ssize_t a, first = 0
     cdef double top = -INFINITY, total = 0.0, norm, value, best_value = -INFINITY
     for a in range(k):
         if scores[a] > top:
             top = scores[a]
+            first = a
     if top == -INFINITY:
         best[0] = -1
-        for a in range(k):
-            out[a] = NAN
+        if out != NULL:
+            for a in range(k):
+                out[a] = NAN
+        return
+    if out == NULL and _clear_winner(scores, first, top, k):
+        best[0] = first
         return
     for a in range(k):
-        total += exp(scores[a] - top)
+        # (exp(0) is 1 exactly: the top's term needs no call)
+        total += 1.0 if scores[a] == top else exp(scores[a] - top)
     norm = top + log(total)
     for a in range(k):
         value = scores[a] - norm
         if a == 0 or value > best_value:
             best[0] = a
             best_value = value
-        out[a] = exp(value) if as_prob else value
+        if out != NULL:
+            out[a] = exp(value) if as_prob else value
+
+
+cdef inline bint _clear_winner(const double* scores, Py_ssize_t first, double top,
+                               Py_ssize_t k) noexcept nogil:
+    """Whether ``first``, the first level of the largest score ``top``,
+    is the first most probable level whatever the normaliser: no earlier
+    score comes within rounding of it.  (Subtracting the normaliser ``n``
+    keeps the order of the scores but may round two of them to one value;
+    ``top - n`` is within ``log(k) + 1`` plus ``top``'s rounding of 0, and
+    two values rounding alike differ by at most 2^-52 times their size.)"""
+    cdef Py_ssize_t a
+    cdef double margin = 1e-13 * (k + 1 + fabs(top))
+    for a in range(first):
+        if top - scores[a] <= margin:
+            return False
+    return True
 
 
 def rows_of_columns(tuple columns, row_code_t[:, ::1] out):

@@ -250,6 +250,29 @@ def test_sparse_storage_sums_gaps_out_as_the_kernel(monkeypatch, lambda_):
         np.testing.assert_array_equal(st.prob(sparse, rows), expected)
 
 
+@pytest.mark.parametrize("lambda_", [0, 1])
+@pytest.mark.parametrize("class_", ["Class", "Sex", "Age", "Survived"])
+def test_full_trees_predict_as_the_general_walk_to_the_last_bit(monkeypatch, class_, lambda_):
+    """A full tree's rows are walked from their codes, the class levels adjacent
+    (empty stages too, with ``lambda_=0``): the same probabilities, log-probabilities
+    and labels as the general walk, to the last bit, rows with gaps included."""
+    from pystagedtrees.inference import _inference as inference
+    model = st.full(st.datasets.titanic(), lambda_=lambda_)
+    assert inference.log_tables_of(model).full
+    rows = _gappy_rows(model, np.random.default_rng(5), 1500)  # several blocks of rows
+    rows[class_] = rows[class_].cat.codes  # not read: anything
+
+    def predictions():
+        return [st.predict(model, rows, class_=class_, prob=True).to_numpy(),
+                st.predict(model, rows, class_=class_, prob=True, log=True).to_numpy(),
+                np.asarray(st.predict(model, rows, class_=class_).codes)]
+
+    full = predictions()
+    monkeypatch.setattr(inference._LogTables, "adjacent", lambda self, c: ())
+    for fast, general in zip(full, predictions()):
+        np.testing.assert_array_equal(fast, general)
+
+
 def test_values_that_are_not_levels_are_impossible_events_with_a_warning():
     model = st.full(st.datasets.titanic(), lambda_=1)
     rows = st.datasets.titanic().drop(columns="Survived").astype(object).iloc[:6].copy()

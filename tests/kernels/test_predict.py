@@ -33,21 +33,26 @@ def random_trie(rng, n_levels, first):
 
 
 class RandomTree:
-    """What the kernels' table builder reads of a model, drawn at random."""
+    """What the kernels' table builder reads of a model, drawn at random;
+    ``full``: a full tree (a stage per situation, none deep), where some
+    situations give every level one probability (their rows' levels tie)."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, full=False):
         rng = np.random.default_rng(seed)
         p = int(rng.integers(1, 7))
         self.n_levels = rng.integers(2, 4, p).astype(np.int64)
         self.variables = [f"V{i}" for i in range(p)]
         self.vectors, self.log_tables = [], []
-        first = int(rng.integers(2, p + 2)) if p >= 3 else p + 1  # past p: none deep
+        first = int(rng.integers(2, p + 2)) if p >= 3 and not full else p + 1  # past p: none deep
         self.situation_trie = random_trie(rng, self.n_levels, first) if first < p else None
         for i in range(p):
             n_situations = math.prod(int(k) for k in self.n_levels[:i])
             storage = rng.integers(0, 3) if i > 0 else 0
             n_stages = int(rng.integers(1, n_situations + 2))
-            if self.is_deep(i):  # listed: some trie numbers; the others (outside too) default
+            if full:
+                n_stages = n_situations
+                vector = StageVector(n_situations, np.arange(n_situations))
+            elif self.is_deep(i):  # listed: some trie numbers; the others (outside too) default
                 n_nodes = self.situation_trie.n_nodes(i)
                 listed = np.flatnonzero(rng.random(n_nodes) < 0.8)
                 vector = StageVector(n_situations, rng.integers(0, n_stages, len(listed)),
@@ -66,6 +71,8 @@ class RandomTree:
                                            rng.integers(0, n_stages, math.prod(map(int, radices))))
             prob = rng.random((n_stages, int(self.n_levels[i])))
             prob /= prob.sum(axis=1, keepdims=True)
+            if full:
+                prob[rng.random(n_stages) < 0.3] = 1 / self.n_levels[i]
             prob[rng.random(n_stages) < 0.15] = np.nan  # stages without probabilities
             self.vectors.append(vector)
             self.log_tables.append(np.log(prob))
@@ -132,9 +139,10 @@ def test_path_log_probabilities_equal_the_slow_twin(seed):
     assert np.array_equal(np.isnan(out), np.isnan(expected))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_class_posteriors_equal_the_slow_twin(seed):
-    tree = RandomTree(seed)
+def check_class_posteriors(tree, seed, full=False):
+    """The kernel's posteriors of rows of ``tree`` with gaps, missing and
+    unknown values, against the slow twin; ``full``: walked with the
+    target's levels adjacent, and once for the best levels only."""
     rng = np.random.default_rng(seed + 1000)
     codes = tree.codes.copy()
     codes[rng.random(codes.shape) < 0.15] = -1  # gaps and values missing at the end
@@ -144,20 +152,38 @@ def test_class_posteriors_equal_the_slow_twin(seed):
     # the rows four times over: several blocks of rows, walked in order or shuffled
     tiled = np.tile(codes, (4, 1))
     n, k = len(tiled), int(tree.n_levels[target])
-    # a frame's Categorical codes as they are (int8) or int32
-    for as_prob, order, dtype in ((False, np.zeros(0, dtype=np.int64), np.int32),
-                                  (True, rng.permutation(n), np.int8)):
-        out, best, done = np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
-        class_posteriors(_LogTables(tree).tree, tiled.astype(dtype), order, target, as_prob, out,
-                         best, done)
+    tables = _LogTables(tree)
+    adjacent = tables.adjacent(target) if full else ()
+    assert len(adjacent) == (len(tree.n_levels) if full else 0)
+    # a frame's Categorical codes as they are (int8) or int32; with ``full``
+    # the best levels alone too (no values written)
+    for as_prob, order, dtype, written in ((False, np.zeros(0, dtype=np.int64), np.int32, n),
+                                           (True, rng.permutation(n), np.int8, n),
+                                           (False, rng.permutation(n), np.int8, 0 if full else n)):
+        out, best, done = np.empty((written, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        class_posteriors(tables.tree, tiled.astype(dtype), order, target, as_prob, out, best,
+                         done, adjacent)
         for r in range(n):
             assert done[r] == (expected[r % len(codes)] is not None)
             if done[r] == 0:
                 continue
             log_post, first_best = expected[r % len(codes)]
-            wanted = np.exp(log_post) if as_prob else np.array(log_post)
-            np.testing.assert_allclose(out[r], wanted, rtol=1e-12, atol=1e-300)
             assert best[r] == first_best
+            if written:
+                wanted = np.exp(log_post) if as_prob else np.array(log_post)
+                np.testing.assert_allclose(out[r], wanted, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_class_posteriors_equal_the_slow_twin(seed):
+    check_class_posteriors(RandomTree(seed), seed)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_class_posteriors_of_full_trees_equal_the_slow_twin(seed):
+    """Full trees walked from the rows' codes, the target's levels adjacent;
+    rows whose levels tie keep the first best level."""
+    check_class_posteriors(RandomTree(seed, full=True), seed, full=True)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int8])
