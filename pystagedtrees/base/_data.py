@@ -361,16 +361,16 @@ def _dictionary_codes(values, levels):
     index, or an index to a null entry) gets -1, as in any column.
     """
     chunks = values.__arrow_array__().chunks
-    levels = pd.Index(levels)
+    # a dict, not a pandas Index: a few entries each, matched once per chunk
+    position = {level: code for code, level in enumerate(levels)}
     codes = np.empty(len(values), dtype=np.int32)
     at, dictionary, entry_codes, same = 0, None, None, False
     for chunk in chunks:
         if dictionary is None or not chunk.dictionary.equals(dictionary):
             dictionary = chunk.dictionary
-            entries = dictionary.to_numpy(zero_copy_only=False)
-            entry_codes = levels.get_indexer(entries).astype(np.int32)
-            entry_codes[entry_codes < 0] = -2  # a value that is not a level
-            entry_codes[~dictionary.is_valid().to_numpy(zero_copy_only=False)] = -1
+            # -1 for a missing entry, -2 for a value that is not a level
+            entry_codes = np.array([-1 if entry is None else position.get(entry, -2)
+                                    for entry in dictionary.to_pylist()], dtype=np.int32)
             # the dictionary is the levels in order (a file written from a
             # categorical of them): the indices are the codes, only widened
             same = np.array_equal(entry_codes, np.arange(len(entry_codes)))
