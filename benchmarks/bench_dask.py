@@ -5,7 +5,8 @@ categorical variables as Parquet files of ``--partition-rows`` rows each
 (generated file by file, never whole in memory), then on a fresh
 ``LocalCluster`` of ``--workers`` worker processes:
 
-1. ``full`` over the first ``--tree-variables`` variables (the counting),
+1. ``full`` over the first ``--tree-variables`` variables (the counting; the
+   files read with ``dtype_backend="pyarrow"``, the levels passed as ``levels=``),
    ``stages_fbhc``, and ``predict`` of every row's first variable written back
    to Parquet;
 2. ``BNClassifier("tan_cl")`` of the first variable from all the others (all
@@ -99,7 +100,8 @@ def _read_once(path, dtypes):
     import dask.dataframe as dd
 
     with dask.config.set(scheduler="sync"):
-        return len(dd.read_parquet(path).astype(dtypes))
+        return (len(dd.read_parquet(path).astype(dtypes))
+                + len(dd.read_parquet(path, dtype_backend="pyarrow")))
 
 
 def machine_cpu_seconds():
@@ -207,12 +209,17 @@ def run_dask(folder, out, levels, tree_variables, workers):
         # each worker's first read of Parquet sets up its readers: not the counting's time
         client.run(_read_once, str(min(folder.glob("*.parquet"))), dtypes)
         CLIENT = client
+        # the staged tree takes the levels as an argument: its columns stay Arrow
+        # dictionaries, whose indices are the codes (no categorical made per
+        # partition); the classifier wants categoricals of known categories
+        arrow = dd.read_parquet(folder, dtype_backend="pyarrow")
         ddf = dd.read_parquet(folder).astype(dtypes)
         names = list(levels)
-        model = timed("count (full)", times, lambda: st.full(ddf, order=tree_variables,
-                                                             lambda_=1))
+        tree_levels = {v: levels[v] for v in tree_variables}
+        model = timed("count (full)", times, lambda: st.full(
+            arrow, order=tree_variables, levels=tree_levels, lambda_=1))
         model = timed("stages_fbhc", times, lambda: st.stages_fbhc(model))
-        labels = st.predict(model, ddf[tree_variables], class_=tree_variables[0])
+        labels = st.predict(model, arrow[tree_variables], class_=tree_variables[0])
         timed("predict -> Parquet", times,
               lambda: labels.to_frame().to_parquet(out / "staged", write_index=False))
         clf = timed("tan_cl fit", times,

@@ -340,6 +340,53 @@ def _distinct_value_strings(col, column):
     return _object_strings(values, column), index
 
 
+def _is_string_dictionary(dtype):
+    """Whether ``dtype`` is Arrow's dictionary of strings (Parquet's categorical
+    columns read with ``dtype_backend="pyarrow"``)."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa  # an ArrowDtype exists only with pyarrow installed
+
+    return pa.types.is_dictionary(dtype.pyarrow_dtype) and _holds_only_strings(dtype)
+
+
+def _dictionary_codes(values, levels):
+    """int32 codes into ``levels`` of an Arrow dictionary-of-strings array, or None
+    when a row holds a value that is not a level (the caller's general path then
+    says which, as for any column).
+
+    Each chunk's indices are its rows' positions in its own small dictionary:
+    the dictionary is matched to the levels once, and the rows take their codes
+    from it, with no string made or hashed per row.  A missing row (a null
+    index, or an index to a null entry) gets -1, as in any column.
+    """
+    chunks = values.__arrow_array__().chunks
+    # a dict, not a pandas Index: a few entries each, matched once per chunk
+    position = {level: code for code, level in enumerate(levels)}
+    codes = np.empty(len(values), dtype=np.int32)
+    at, dictionary, entry_codes, same = 0, None, None, False
+    for chunk in chunks:
+        if dictionary is None or not chunk.dictionary.equals(dictionary):
+            dictionary = chunk.dictionary
+            # -1 for a missing entry, -2 for a value that is not a level
+            entry_codes = np.array([-1 if entry is None else position.get(entry, -2)
+                                    for entry in dictionary.to_pylist()], dtype=np.int32)
+            # the dictionary is the levels in order (a file written from a
+            # categorical of them): the indices are the codes, only widened
+            same = np.array_equal(entry_codes, np.arange(len(entry_codes)))
+        indices = chunk.indices
+        out = codes[at:at + len(chunk)]
+        raw = indices.fill_null(0).to_numpy() if indices.null_count else indices.to_numpy()
+        if same:
+            out[:] = raw
+        else:  # indices are in range in a valid array: "wrap" skips numpy's checked copy
+            np.take(entry_codes, raw, out=out, mode="wrap")
+        if indices.null_count:
+            out[~indices.is_valid().to_numpy(zero_copy_only=False)] = -1
+        at += len(chunk)
+    return None if (codes == -2).any() else codes
+
+
 def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means="",
                   advice="", native=False):
     """Codes of a column against a given list of levels.
@@ -376,6 +423,10 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
             # the Categorical's own codes: no Series built (predict on few rows)
             codes = col.array.codes
             return codes if native else codes.astype(np.int32)
+        if _is_string_dictionary(col.dtype):
+            codes = _dictionary_codes(col.array, levels)
+            if codes is not None:
+                return codes
         strings, index = _distinct_value_strings(col, column)
     except (TypeError, ValueError) as exc:  # a column that cannot be levels: name the argument
         if not name:

@@ -86,3 +86,45 @@ def test_a_string_that_is_not_a_level_is_refused(dtype):
     np.testing.assert_array_equal(codes, [0, -1])
     with pytest.raises(ValueError, match="column 'X' has value 'zz' that is not a level"):
         encode_column(column, ["a", "b"], "X")
+
+
+@settings(deadline=None)
+@given(data=st.data(), n_chunks=st.integers(1, 4))
+def test_arrow_dictionary_chunks_encode_value_by_value(data, n_chunks):
+    """A chunked Arrow dictionary column (as Parquet reads a categorical column
+    with ``dtype_backend="pyarrow"``) encodes as its values would: each chunk's
+    own dictionary, in any order, with missing entries and missing rows, unused
+    entries that are not levels, and int8 or int32 indices."""
+    levels = ["a", "b", "c"]
+    index_type = data.draw(st.sampled_from([pa.int8(), pa.int32()]))
+    chunks, values = [], []
+    for _ in range(n_chunks):
+        entries = data.draw(st.lists(st.sampled_from(levels + ["zz", None]), min_size=1,
+                                     max_size=5, unique=True))
+        usable = [i for i, e in enumerate(entries) if e != "zz"]
+        picks = data.draw(st.lists(st.sampled_from(usable + [None]) if usable else st.none(),
+                                   max_size=8))
+        chunks.append(pa.DictionaryArray.from_arrays(pa.array(picks, index_type),
+                                                     pa.array(entries, pa.string())))
+        values += [None if i is None else entries[i] for i in picks]
+    column = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(
+        chunks, pa.dictionary(index_type, pa.string()))))
+    order = data.draw(st.permutations(levels))
+    codes = encode_column(column, order, "X")
+    assert codes.dtype == np.int32
+    assert codes.tolist() == [-1 if v is None else order.index(v) for v in values]
+
+
+def test_an_arrow_dictionary_value_that_is_not_a_level_is_refused_as_in_any_column():
+    chunks = [pa.DictionaryArray.from_arrays(pa.array(i, pa.int8()), pa.array(d))
+              for i, d in (([0, 1], ["a", "b"]), ([0, None], ["b", "zz"]), ([1], ["b", "zz"]))]
+    column = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(chunks)))
+    np.testing.assert_array_equal(encode_column(column.iloc[:4], ["a", "b"], "X"),
+                                  [0, 1, 1, -1])  # "zz" is in a dictionary, no row's value
+    with pytest.raises(ValueError, match="`data`: column 'X' has value 'zz' that is not a "
+                                         "level of the model; known levels: \\['a', 'b'\\]"):
+        encode_column(column, ["a", "b"], "X", "data")
+    with pytest.warns(UserWarning, match="'zz'"):
+        codes = encode_column(column, ["a", "b"], "X", unknown_as=-1,
+                              unknown_means="read as missing")
+    np.testing.assert_array_equal(codes, [0, 1, 1, -1, -1])

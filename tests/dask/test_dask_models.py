@@ -5,6 +5,7 @@ import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pytest
 from dask_frames import ON_LOCAL, ON_SCHEDULERS, partition_cuts, split
 from hypothesis import given, settings
 from hypothesis import strategies as hst
@@ -161,6 +162,28 @@ def test_parquet_string_columns_with_levels_match_pandas(frame, tmp_path):
     levels = {v: list(frame[v].cat.categories) for v in frame.columns}
     assert_same_model(st.full(ddf, levels=levels, lambda_=1), st.full(frame, lambda_=1))
 
+
+
+@pytest.mark.parametrize("n_files", [1, 3, 17])
+def test_parquet_read_as_arrow_dictionaries_matches_pandas(frame, tmp_path, n_files):
+    # Parquet's dictionary columns kept as Arrow dictionaries (dtype_backend="pyarrow"),
+    # levels given, in another order than the files' for one column: the indices
+    # remapped chunk by chunk; missing values as in memory
+    for part, rows in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        frame.iloc[rows].to_parquet(tmp_path / f"part-{part:02d}.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path, dtype_backend="pyarrow")
+    assert all(isinstance(dtype, pd.ArrowDtype) for dtype in ddf.dtypes)
+    levels = {v: list(frame[v].cat.categories) for v in frame.columns}
+    levels["B"] = levels["B"][::-1]
+    in_memory = frame.assign(B=frame["B"].cat.reorder_categories(levels["B"]))
+    with dask.config.set(scheduler="sync"):
+        model = st.full(ddf, levels=levels, lambda_=1)
+        assert_same_model(model, st.full(in_memory, lambda_=1))
+        refined = st.stages_fbhc(model)
+        assert_same_model(refined, st.stages_fbhc(st.full(in_memory, lambda_=1)),
+                          from_dask=False)
+        np.testing.assert_allclose(st.predict(refined, ddf, prob=True).compute(),
+                                   st.predict(refined, in_memory, prob=True), rtol=1e-12)
 
 @settings(max_examples=15, deadline=None)
 @given(data=categorical_frames(max_rows=60), rows_per_block=hst.integers(1, 8),
