@@ -107,6 +107,7 @@ class _LogTables:
             parents = listed[i] if sparse[i] else np.arange(self.vectors[i].n_situations)
             first_children = np.searchsorted(listed[i + 1], parents * self.n_levels[i])
             child_start[i] = np.append(first_children, len(listed[i + 1]))
+        self.log_prob_rows = [np.ascontiguousarray(x.ravel()) for x in log_prob]
         self.tree = (
             kind, self.n_levels, np.array([len(s) for s in listed], dtype=np.int64),
             np.array([v.default if sparse[i] else -1 for i, v in enumerate(self.vectors)],
@@ -116,7 +117,7 @@ class _LogTables:
             [v.lags if kind[i] == BY_PARENTS else _NONE for i, v in enumerate(self.vectors)],
             [_digit_weights(v.radices) if kind[i] == BY_PARENTS else _NONE
              for i, v in enumerate(self.vectors)],
-            [np.ascontiguousarray(x.ravel()) for x in log_prob],
+            self.log_prob_rows,
             _NONE if trie is None else trie.anchor, into, anchored,
         )
         self._common = None
@@ -131,7 +132,7 @@ class _LogTables:
         if not self.full:
             return ()
         if c not in self._adjacent:
-            tables = self.tree[9]
+            tables = self.log_prob_rows
             k, before = int(self.n_levels[c]), int(np.prod(self.n_levels[:c]))
             self._adjacent[c] = tuple(tables[:c + 1]) + tuple(
                 np.ascontiguousarray(t.reshape(before, k, -1).transpose(0, 2, 1)).ravel()
