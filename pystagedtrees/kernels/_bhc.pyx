@@ -11,12 +11,26 @@ sums follow R's arithmetic (``_rstage.pxd``).
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, fabs, isnan
+from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
 
+from pystagedtrees.kernels._hash cimport mix64
 from pystagedtrees.kernels._limits cimport MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport join_stats, join_stats_with_terms, own_term, score_of
 from pystagedtrees.kernels._types cimport flag_t, float64_t, index_t
+
+
+cdef inline uint64_t _value_bits(double x) noexcept nogil:
+    """Bits of ``x`` equal for values compared equal by ``_same_values``
+    (every NaN alike, -0.0 as 0.0)."""
+    cdef uint64_t out
+    if isnan(x):
+        return <uint64_t>0x7ff8000000000000
+    if x == 0.0:
+        x = 0.0
+    memcpy(&out, &x, sizeof(double))
+    return out
 
 
 cdef class _ClassTable:
@@ -41,7 +55,10 @@ cdef class _ClassTable:
     first acceptable join) computes a class pair when first asked for it
     (:meth:`pair`; an unknown pair has a NaN ``dll``, which a computed one
     never is: it sums counts times logs of positive probabilities) and
-    keeps no row bests.
+    keeps no row bests.  It reads a pair in the row of the class whose id
+    was (re)used last (``born``), so forgetting a reused id's pairs clears
+    its row alone: a contiguous write, where a column is one cache line per
+    class.
     """
     cdef double[:, ::1] prob
     cdef double[::1] n
@@ -49,6 +66,16 @@ cdef class _ClassTable:
     cdef index_t[::1] cls
     cdef index_t[::1] head
     cdef index_t[::1] nxt
+    cdef index_t[::1] prv
+    # live classes by the hash of their values (``key``), so that a joined
+    # stage finds an identical class without a scan of the classes: slots
+    # hold a class id, -1 (never used) or -2 (freed); at most 2m classes are
+    # ever born (m in ``fill``, one per join), so 4m slots never fill up
+    cdef index_t[::1] slot
+    cdef uint64_t[::1] key
+    cdef Py_ssize_t slot_mask
+    cdef index_t[::1] born  # lazy table: when each class id was last (re)used
+    cdef Py_ssize_t clock
     cdef index_t[::1] count
     cdef index_t[::1] free
     cdef Py_ssize_t n_free
@@ -80,6 +107,15 @@ cdef class _ClassTable:
         self.k = prob.shape[1]
         self.head = np.full(self.m, -1, dtype=np.int64)
         self.nxt = np.full(self.m, -1, dtype=np.int64)
+        self.prv = np.full(self.m, -1, dtype=np.int64)
+        n_slots = 8
+        while n_slots < 4 * self.m:
+            n_slots *= 2
+        self.slot = np.full(n_slots, -1, dtype=np.int64)
+        self.slot_mask = n_slots - 1
+        self.key = np.zeros(self.m, dtype=np.uint64)
+        self.born = np.zeros(self.m, dtype=np.int64)
+        self.clock = 0
         self.count = np.zeros(self.m, dtype=np.int64)
         self.free = np.empty(self.m, dtype=np.int64)
         self.n_free = 0
@@ -137,13 +173,40 @@ cdef class _ClassTable:
             self.hi = hi
         return True
 
+    cdef uint64_t key_of(self, Py_ssize_t s) noexcept nogil:
+        cdef uint64_t h = mix64(_value_bits(self.n[s]))
+        cdef Py_ssize_t a
+        for a in range(self.k):
+            h = mix64(h ^ _value_bits(self.prob[s, a]))
+        return h
+
+    cdef bint same_values(self, Py_ssize_t r, Py_ssize_t s) noexcept nogil:
+        """Whether stages r and s are bit-identical (NaN probabilities alike)."""
+        cdef Py_ssize_t a
+        if self.n[r] != self.n[s]:
+            return False
+        for a in range(self.k):
+            if not (self.prob[r, a] == self.prob[s, a] or
+                    (isnan(self.prob[r, a]) and isnan(self.prob[s, a]))):
+                return False
+        return True
+
     cdef void insert(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
         """Add stage ``s`` to class ``c``, keeping members by decreasing rank."""
-        cdef Py_ssize_t cur = self.head[c], prev = -1
+        cdef Py_ssize_t cur = self.head[c], prev = -1, at
+        if self.count[c] == 0:  # the class is born: listed by its values
+            self.key[c] = self.key_of(s)
+            at = self.key[c] & self.slot_mask
+            while self.slot[at] >= 0:
+                at = (at + 1) & self.slot_mask
+            self.slot[at] = c
         while cur >= 0 and self.rank[cur] > self.rank[s]:
             prev = cur
             cur = self.nxt[cur]
         self.nxt[s] = cur
+        self.prv[s] = prev
+        if cur >= 0:
+            self.prv[cur] = s
         if prev < 0:
             self.head[c] = s
         else:
@@ -152,16 +215,19 @@ cdef class _ClassTable:
         self.count[c] += 1
 
     cdef void remove(self, Py_ssize_t s) noexcept nogil:
-        cdef Py_ssize_t c = self.cls[s], cur = self.head[c], prev = -1
-        while cur != s:
-            prev = cur
-            cur = self.nxt[cur]
-        if prev < 0:
+        cdef Py_ssize_t c = self.cls[s], at
+        if self.prv[s] < 0:
             self.head[c] = self.nxt[s]
         else:
-            self.nxt[prev] = self.nxt[s]
+            self.nxt[self.prv[s]] = self.nxt[s]
+        if self.nxt[s] >= 0:
+            self.prv[self.nxt[s]] = self.prv[s]
         self.count[c] -= 1
         if self.count[c] == 0:
+            at = self.key[c] & self.slot_mask
+            while self.slot[at] != c:
+                at = (at + 1) & self.slot_mask
+            self.slot[at] = -2
             self.free[self.n_free] = c
             self.n_free += 1
 
@@ -178,17 +244,22 @@ cdef class _ClassTable:
         self.gain[self.at(d, c)] = gain
 
     cdef void pair(self, Py_ssize_t c, Py_ssize_t d, double* dll, double* gain) noexcept nogil:
-        """The join of classes c and d, computed if not known yet (lazy table)."""
-        if isnan(self.dll[self.at(c, d)]):
+        """The join of classes c and d, computed if not known yet (lazy
+        table), read in the row of the one (re)used last."""
+        cdef Py_ssize_t at = self.at(c, d) if self.born[c] >= self.born[d] else self.at(d, c)
+        if isnan(self.dll[at]):
             self.compute_pair(c, d)
-        dll[0] = self.dll[self.at(c, d)]
-        gain[0] = self.gain[self.at(c, d)]
+        dll[0] = self.dll[at]
+        gain[0] = self.gain[at]
 
     cdef void forget_pairs(self, Py_ssize_t c) noexcept nogil:
+        """Class id ``c`` is (re)used: its pairs, all read in its row from
+        now on (it is the youngest), are unknown."""
         cdef Py_ssize_t d
+        self.clock += 1
+        self.born[c] = self.clock
         for d in range(self.hi):
             self.dll[self.at(c, d)] = NAN
-            self.dll[self.at(d, c)] = NAN
 
     cdef void set_own(self, Py_ssize_t c) noexcept nogil:
         cdef Py_ssize_t a = self.head[c]
@@ -266,23 +337,20 @@ cdef class _ClassTable:
             late[0], early[0] = hd, hc
 
     cdef Py_ssize_t identical_class(self, Py_ssize_t s) noexcept nogil:
-        """An active class whose stages equal stage ``s`` bit for bit, or -1."""
-        cdef Py_ssize_t c, a, r
-        cdef bint same
-        for c in range(self.hi):
-            if self.count[c] == 0:
-                continue
-            r = self.head[c]
-            if r == s or self.n[r] != self.n[s]:
-                continue
-            same = True
-            for a in range(self.k):
-                if not (self.prob[r, a] == self.prob[s, a] or
-                        (isnan(self.prob[r, a]) and isnan(self.prob[s, a]))):
-                    same = False
-                    break
-            if same:
+        """An active class whose stages equal stage ``s`` bit for bit, or -1
+        (at most one: a class is born only where none is identical)."""
+        cdef Py_ssize_t c, at
+        cdef uint64_t h
+        if isnan(self.n[s]):
+            return -1
+        h = self.key_of(s)
+        at = h & self.slot_mask
+        while self.slot[at] != -1:
+            c = self.slot[at]
+            if c >= 0 and self.key[c] == h and self.head[c] != s and \
+                    self.same_values(self.head[c], s):
                 return c
+            at = (at + 1) & self.slot_mask
         return -1
 
     cdef void join(self, Py_ssize_t keep, Py_ssize_t drop, const double* new_p) noexcept nogil:

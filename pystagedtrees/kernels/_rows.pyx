@@ -9,17 +9,8 @@ import numpy as np
 
 from libc.stdint cimport uint64_t
 
+from pystagedtrees.kernels._hash cimport mix64
 from pystagedtrees.kernels._types cimport flag_t, index_t
-
-
-cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
-    # splitmix64's finaliser: every input bit moves every output bit
-    h ^= h >> 30
-    h *= <uint64_t>0xbf58476d1ce4e5b9
-    h ^= h >> 27
-    h *= <uint64_t>0x94d049bb133111eb
-    h ^= h >> 31
-    return h
 
 
 cdef inline bint _same_row(const uint64_t[:, ::1] words, Py_ssize_t a,
@@ -58,7 +49,7 @@ def group_equal_rows(const uint64_t[:, ::1] words, const flag_t[::1] alone,
                 continue
             h = <uint64_t>p
             for j in range(p):
-                h = _mix(h ^ words[r, j])
+                h = mix64(h ^ words[r, j])
             slot = <Py_ssize_t>(h & <uint64_t>(size - 1))
             while table[slot] >= 0 and not _same_row(words, table[slot], r):
                 slot = (slot + 1) & (size - 1)
