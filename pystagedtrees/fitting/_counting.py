@@ -257,7 +257,9 @@ def count_paths(codes, n_levels, weights):
 
 def column_margins(codes, n_levels):
     """Counts of each level of each column of ``codes`` (missing values skipped)."""
-    return [np.bincount(codes[:, i][codes[:, i] >= 0], minlength=int(k)).astype(float)
+    # shifted by one, the missing values (-1) count in a first cell, dropped: no
+    # copy of the column's other values
+    return [np.bincount(codes[:, i] + 1, minlength=int(k) + 1)[1:].astype(float)
             for i, k in enumerate(n_levels)]
 
 
