@@ -350,10 +350,10 @@ def _is_string_dictionary(dtype):
     return pa.types.is_dictionary(dtype.pyarrow_dtype) and _holds_only_strings(dtype)
 
 
-def _dictionary_codes(values, levels):
-    """int32 codes into ``levels`` of an Arrow dictionary-of-strings array, or None
-    when a row holds a value that is not a level (the caller's general path then
-    says which, as for any column).
+def _dictionary_codes(values, levels, codes=None):
+    """int32 codes into ``levels`` of an Arrow dictionary-of-strings array (written
+    into ``codes`` when given), or None when a row holds a value that is not a
+    level (the caller's general path then says which, as for any column).
 
     Each chunk's indices are its rows' positions in its own small dictionary:
     the dictionary is matched to the levels once, and the rows take their codes
@@ -363,8 +363,9 @@ def _dictionary_codes(values, levels):
     chunks = values.__arrow_array__().chunks
     # a dict, not a pandas Index: a few entries each, matched once per chunk
     position = {level: code for code, level in enumerate(levels)}
-    codes = np.empty(len(values), dtype=np.int32)
-    at, dictionary, entry_codes, same = 0, None, None, False
+    if codes is None:
+        codes = np.empty(len(values), dtype=np.int32)
+    at, dictionary, entry_codes, same, stray = 0, None, None, False, False
     for chunk in chunks:
         if dictionary is None or not chunk.dictionary.equals(dictionary):
             dictionary = chunk.dictionary
@@ -383,12 +384,14 @@ def _dictionary_codes(values, levels):
             np.take(entry_codes, raw, out=out, mode="wrap")
         if indices.null_count:
             out[~indices.is_valid().to_numpy(zero_copy_only=False)] = -1
+        # a pass over the rows only when the dictionary holds a value that is not a level
+        stray = stray or (not same and (entry_codes == -2).any() and (out == -2).any())
         at += len(chunk)
-    return None if (codes == -2).any() else codes
+    return None if stray else codes
 
 
 def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_means="",
-                  advice="", native=False):
+                  advice="", native=False, out=None):
     """Codes of a column against a given list of levels.
 
     Parameters
@@ -409,11 +412,13 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     native : bool, default False
         Give a Categorical's own codes (int8 up to 127 levels) as they are,
         without a widened copy.
+    out : numpy.ndarray of int32, optional
+        Where to write the codes (a column of a code matrix), returned.
 
     Returns
     -------
     numpy.ndarray of int32 (or a Categorical's own integer dtype with ``native``)
-        The 0-based level codes, -1 where the value is missing.
+        The 0-based level codes, -1 where the value is missing (``out`` when given).
     """
     column = col.name if column is None else column
     levels = [str(lev) for lev in levels]
@@ -421,10 +426,10 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         if isinstance(col.dtype, pd.CategoricalDtype) and category_strings(
                 col.dtype.categories, column) == levels:
             # the Categorical's own codes: no Series built (predict on few rows)
-            codes = col.array.codes
-            return codes if native else codes.astype(np.int32)
+            return _written(col.array.codes, out, native)
         if _is_string_dictionary(col.dtype):
-            codes = _dictionary_codes(col.array, levels)
+            # written straight into ``out``: no column of codes copied in after
+            codes = _dictionary_codes(col.array, levels, out)
             if codes is not None:
                 return codes
         strings, index = _distinct_value_strings(col, column)
@@ -444,7 +449,16 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
         if unknown_means is not None:
             warnings.warn(f"{message}; {unknown_means}", stacklevel=4)
         codes[unknown] = unknown_as
-    return codes
+    return _written(codes, out, keep=True)
+
+
+def _written(codes, out, keep=False):
+    """``codes`` copied into ``out`` (int32) when given, else ``codes`` themselves
+    with ``keep``, else an int32 copy (never a Categorical's own array to edit)."""
+    if out is not None:
+        out[:] = codes
+        return out
+    return codes if keep else codes.astype(np.int32)
 
 
 def _column_arrays(data, columns):
@@ -495,8 +509,12 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 f"`{name}` has no column(s) {unknown}; its columns are "
                 f"{list(data.columns)}."
             )
+    # "F": each column's codes written straight into its column of the matrix
+    matrix = (np.empty((data.shape[0], len(columns)), dtype=np.int32, order="F")
+              if order == "F" else None)
     out_levels, coded = {}, []
-    for column, values in zip(columns, _column_arrays(data, columns)):
+    for j, (column, values) in enumerate(zip(columns, _column_arrays(data, columns))):
+        out = None if matrix is None else matrix[:, j]
         if isinstance(values, pd.Categorical):
             # its own codes when its categories are the levels: no Series built
             try:
@@ -505,7 +523,7 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 raise type(exc)(f"`{name}`: {exc}") from None
             if levels is None or column not in levels or own == list(map(str, levels[column])):
                 out_levels[column] = own
-                coded.append(values.codes)
+                coded.append(_written(values.codes, out, keep=True))
                 continue
         col = data[column]
         if levels is None or column not in levels:
@@ -515,18 +533,17 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 raise type(exc)(f"`{name}`: {exc}") from None
             out_levels[column] = col_levels
             if isinstance(col.dtype, pd.CategoricalDtype):  # levels of its own categories
-                coded.append(col.array.codes)
+                coded.append(_written(col.array.codes, out, keep=True))
                 continue
         else:
             col_levels = [str(lev) for lev in levels[column]]
         out_levels[column] = col_levels
-        coded.append(encode_column(col, col_levels, column, name))
-    if order == "C" and coded:  # the columns side by side in one pass, not one strided copy each
+        coded.append(encode_column(col, col_levels, column, name, out=out))
+    if matrix is not None:
+        return matrix, out_levels
+    if coded:  # the columns side by side in one pass, not one strided copy each
         return np.stack(coded, axis=1).astype(np.int32, copy=False), out_levels
-    codes = np.empty((data.shape[0], len(columns)), dtype=np.int32, order=order)
-    for j, column_codes in enumerate(coded):
-        codes[:, j] = column_codes
-    return codes, out_levels
+    return np.empty((data.shape[0], 0), dtype=np.int32), out_levels
 
 
 def feature_frame(X, estimator):

@@ -255,10 +255,22 @@ def count_paths(codes, n_levels, weights):
 # plus each variable's margin and its row count; the tables of partitions add
 # up situation by situation, in a tree, and only they are ever gathered.
 
+FEW_LEVELS = 8
+"""A column of at most this many levels has its margin counted by a comparison
+per level (some 0.2 ms per million rows each), not ``bincount`` (2.4 ms: it
+widens the codes to a copy first)."""
+
+
 def column_margins(codes, n_levels):
     """Counts of each level of each column of ``codes`` (missing values skipped)."""
-    return [np.bincount(codes[:, i][codes[:, i] >= 0], minlength=int(k)).astype(float)
-            for i, k in enumerate(n_levels)]
+    return [_level_counts(codes[:, i], int(k)) for i, k in enumerate(n_levels)]
+
+
+def _level_counts(column, k):
+    if k <= FEW_LEVELS:
+        return np.array([np.count_nonzero(column == level) for level in range(k)], dtype=float)
+    # shifted by one, the missing values (-1) count in a first cell, dropped
+    return np.bincount(column + 1, minlength=k + 1)[1:].astype(float)
 
 
 ROWS_PER_BLOCK = 1 << 20

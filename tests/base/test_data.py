@@ -67,6 +67,7 @@ STRING_DTYPES = ["str", "string[python]", "string[pyarrow]",
 
 
 @pytest.mark.parametrize("dtype", STRING_DTYPES, ids=str)
+@settings(deadline=None)  # three encodings of each frame, on a shared machine
 @given(frame=categorical_frames())
 def test_string_columns_encode_as_object_columns(dtype, frame):
     objects = frame.astype(object).where(frame.notna(), None)
@@ -77,6 +78,24 @@ def test_string_columns_encode_as_object_columns(dtype, frame):
     got, _ = encode_frame(strings, levels=levels)
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(got, encode_frame(frame)[0])  # the categorical codes
+    # written column by column into the column-major matrix: the same codes
+    columns, _ = encode_frame(strings, levels=levels, order="F")
+    assert columns.flags.f_contiguous and columns.dtype == np.int32
+    np.testing.assert_array_equal(columns, expected)
+
+
+@pytest.mark.parametrize("dtype", [*STRING_DTYPES, "category"], ids=str)
+def test_codes_written_into_a_given_array_are_the_codes_returned(dtype):
+    column = pd.Series(["b", None, "a", "b", "zz"]).astype(dtype)
+    matrix = np.full((5, 2), 7, dtype=np.int32, order="F")
+    got = encode_column(column.iloc[:4], ["a", "b"], "X", out=matrix[:4, 1])
+    assert np.shares_memory(got, matrix)
+    np.testing.assert_array_equal(matrix[:4, 1], [1, -1, 0, 1])
+    np.testing.assert_array_equal(matrix[:, 0], 7)  # nothing written elsewhere
+    # a value that is not a level: the general path writes the codes it gives
+    with pytest.warns(UserWarning, match="'zz'"):
+        got = encode_column(column, ["a", "b"], "X", unknown_as=-1, out=matrix[:, 0])
+    np.testing.assert_array_equal(matrix[:, 0], [1, -1, 0, 1, -1])
 
 
 @pytest.mark.parametrize("dtype", STRING_DTYPES, ids=str)
@@ -113,6 +132,9 @@ def test_arrow_dictionary_chunks_encode_value_by_value(data, n_chunks):
     codes = encode_column(column, order, "X")
     assert codes.dtype == np.int32
     assert codes.tolist() == [-1 if v is None else order.index(v) for v in values]
+    out = np.full(len(values), 9, dtype=np.int32)
+    assert encode_column(column, order, "X", out=out) is out
+    np.testing.assert_array_equal(out, codes)
 
 
 def test_an_arrow_dictionary_value_that_is_not_a_level_is_refused_as_in_any_column():

@@ -70,3 +70,17 @@ def test_dense_prefix_counts_the_variables_within_dense_cells(n_levels, prefix):
     # cells of the first j binary ones: 2 + 4 + ... + 2^j = 2^(j+1) - 2 <= 2^20 up to j = 19;
     # ternary: (3^(j+1) - 3) / 2 up to j = 12
     assert _counting.dense_prefix(n_levels) == prefix
+
+
+@given(n_levels=hst.lists(hst.integers(1, 2 * _counting.FEW_LEVELS), min_size=1, max_size=4),
+       n=hst.integers(0, 40), data=hst.data())
+def test_column_margins_count_each_level_and_skip_missing_values(n_levels, n, data):
+    """Few levels (a comparison per level) or more (bincount): each column's
+    level counts, the missing values (-1) left out."""
+    codes = np.asfortranarray(np.array(
+        [[data.draw(hst.integers(-1, k - 1)) for k in n_levels] for _ in range(n)],
+        dtype=np.int32).reshape(n, len(n_levels)))
+    margins = _counting.column_margins(codes, n_levels)
+    for j, k in enumerate(n_levels):
+        assert margins[j].dtype == np.float64
+        assert margins[j].tolist() == [float(sum(codes[:, j] == level)) for level in range(k)]
