@@ -46,21 +46,23 @@ def stratified_folds(class_codes, n_levels, k, draws):
     no rows is dropped.  Rows with a missing class are in no fold; if
     every row misses it there are no folds and this raises.
     """
-    if not np.any(class_codes >= 0):
+    # rows by class level, ascending within one (a stable radix sort on the
+    # narrowest type); missing first
+    shifted = (np.asarray(class_codes) + 1).astype(np.min_scalar_type(n_levels))
+    rows = np.argsort(shifted, kind="stable")
+    ends = np.cumsum(np.bincount(shifted, minlength=n_levels + 1))
+    if ends[0] == len(rows):
         raise ValueError(
             "the class of `dataset` is missing in every row: there is nothing to cross-validate."
         )
-    rows, nums = [], []
-    for level in range(n_levels):
-        members = np.flatnonzero(class_codes == level)
-        rows.append(members)
-        nums.append(distribute_over_folds(len(members), k, draws))
-    rows, nums = np.concatenate(rows), np.concatenate(nums)
+    rows = rows[ends[0]:]
+    nums = np.concatenate([distribute_over_folds(int(b - a), k, draws)
+                           for a, b in zip(ends[:-1].tolist(), ends[1:].tolist())])
     # rows by fold number, in the order above within a fold: one stable sort
     # (a radix sort on the narrowest type), not a pass over the rows per fold
     by_fold = rows[np.argsort(nums.astype(np.min_scalar_type(k)), kind="stable")]
-    sizes = np.bincount(nums, minlength=k + 1)[1:]
-    return [fold for fold in np.split(by_fold, np.cumsum(sizes)[:-1]) if len(fold)]
+    bounds = np.cumsum(np.bincount(nums, minlength=k + 1)).tolist()
+    return [by_fold[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
 def max_random(scores, draws):
