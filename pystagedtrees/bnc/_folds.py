@@ -46,18 +46,13 @@ def stratified_folds(class_codes, n_levels, k, draws):
     no rows is dropped.  Rows with a missing class are in no fold; if
     every row misses it there are no folds and this raises.
     """
-    # rows by class level, ascending within one (a stable radix sort on the
-    # narrowest type); missing first
-    shifted = (np.asarray(class_codes) + 1).astype(np.min_scalar_type(n_levels))
-    rows = np.argsort(shifted, kind="stable")
-    ends = np.cumsum(np.bincount(shifted, minlength=n_levels + 1))
-    if ends[0] == len(rows):
+    if not np.any(class_codes >= 0):
         raise ValueError(
             "the class of `dataset` is missing in every row: there is nothing to cross-validate."
         )
-    rows = rows[ends[0]:]
-    nums = np.concatenate([distribute_over_folds(int(b - a), k, draws)
-                           for a, b in zip(ends[:-1].tolist(), ends[1:].tolist())])
+    rows = [np.flatnonzero(class_codes == level) for level in range(n_levels)]
+    nums = np.concatenate([distribute_over_folds(len(members), k, draws) for members in rows])
+    rows = np.concatenate(rows)
     # rows by fold number, in the order above within a fold: one stable sort
     # (a radix sort on the narrowest type), not a pass over the rows per fold
     by_fold = rows[np.argsort(nums.astype(np.min_scalar_type(k)), kind="stable")]
