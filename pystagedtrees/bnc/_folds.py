@@ -50,17 +50,14 @@ def stratified_folds(class_codes, n_levels, k, draws):
         raise ValueError(
             "the class of `dataset` is missing in every row: there is nothing to cross-validate."
         )
-    rows, nums = [], []
-    for level in range(n_levels):
-        members = np.flatnonzero(class_codes == level)
-        rows.append(members)
-        nums.append(distribute_over_folds(len(members), k, draws))
-    rows, nums = np.concatenate(rows), np.concatenate(nums)
+    rows = [np.flatnonzero(class_codes == level) for level in range(n_levels)]
+    nums = np.concatenate([distribute_over_folds(len(members), k, draws) for members in rows])
+    rows = np.concatenate(rows)
     # rows by fold number, in the order above within a fold: one stable sort
     # (a radix sort on the narrowest type), not a pass over the rows per fold
     by_fold = rows[np.argsort(nums.astype(np.min_scalar_type(k)), kind="stable")]
-    sizes = np.bincount(nums, minlength=k + 1)[1:]
-    return [fold for fold in np.split(by_fold, np.cumsum(sizes)[:-1]) if len(fold)]
+    bounds = np.cumsum(np.bincount(nums, minlength=k + 1)).tolist()
+    return [by_fold[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
 def max_random(scores, draws):

@@ -126,8 +126,13 @@ class FoldScorer:
             fam.entries = np.empty(len(self.truth), dtype=np.int32)
         fold_family_counts(self.by_column, self.truth, self.fold_of, self.weight, *_layout(made),
                            counts, [fam.entries for fam in made])
+        self._keep(new, made, counts)
+
+    def _keep(self, new, made, counts):
+        """Fit the CPTs of the families ``new`` (made as ``made``, with their
+        ``counts`` per test fold) on the training folds and keep them."""
         # A training fold is every other fold.
-        for fam, size in zip(made, sizes):
+        for fam, size in zip(made, (c.shape[1] for c in counts)):
             fam.tables, fam.log_tables = np.empty((self.n_folds, size)), np.empty((self.n_folds, size))
         has_zero = np.empty(len(made), dtype=np.uint8)
         fold_cpts(counts, np.array([fam.dims[0] for fam in made], dtype=np.int64), self.smooth,
@@ -244,6 +249,10 @@ class FoldScorer:
         deterministic rows of every candidate are settled.
         """
         n_cand, k = len(dags), self.n_folds
+        if n_cand == 1 and not dags[0].features:  # the class alone (fssj's start)
+            hits = self._class_only_hits()
+            if hits is not None:
+                return col_means(hits[:, None] / self.fold_sizes[:, None])
         correct = np.zeros((n_cand, k))
         events = np.zeros((k, n_cand), dtype=np.intp)
         unsettled = []
@@ -269,6 +278,24 @@ class FoldScorer:
                 hits = pred == self.row_truth[tied]
                 correct[j] += np.bincount(self.row_fold[tied[hits]], minlength=k)
         return col_means(correct.T / self.fold_sizes[:, None])
+
+    def _class_only_hits(self):
+        """Each fold's correct test rows under the class prior alone, from
+        the class counts (every row of a fold shares the prior fitted
+        without it); None where R would draw ties."""
+        family, k, m = (self.class_var,), self.n_folds, self.n_class
+        # the class counts of each test fold: one row per fold and true class
+        pair = self.fold_of * m + self.truth
+        weight = np.bincount(pair, weights=self.weight, minlength=k * m)
+        if family not in self.fitted:
+            made = _Family([], [m])
+            made.entries = (self.fold_of * m).astype(np.int32)  # a fold's prior, class 0
+            self._keep([family], [made], [weight.reshape(k, m)])
+        hits, events = np.zeros(k), np.empty(k * m, dtype=np.intp)
+        map_hits(np.repeat(self.fitted[family].log_tables, m, axis=0),
+                 np.tile(np.arange(m, dtype=np.int32), k),
+                 np.repeat(np.arange(k, dtype=np.intp), m), weight, hits, events)
+        return None if events.any() else hits
 
     def added_scores(self, families, dags, draws):
         """:meth:`scores` of the current structure with one feature's family

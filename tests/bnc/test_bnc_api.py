@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -446,19 +446,43 @@ def test_cv_scoring_equals_refitting_each_fold(data, seed, with_missing):
     scorer = FoldScorer(enc, folds, smooth=1.0)
     scorer.set_current(dags[1])
     ours = scorer.scores(dags, resolve_source(seed + 1))
+    np.testing.assert_allclose(ours, _refitted_accuracy(enc, folds, dags, seed + 1), rtol=1e-12)
 
-    draws = resolve_source(seed + 1)
+
+def _refitted_accuracy(enc, folds, dags, seed, smooth=1.0):
+    """Mean accuracy over ``folds`` of each of ``dags``, fitted on every
+    training fold and predicted with R's ties drawn from ``seed``."""
+    draws = resolve_source(seed)
+    codes = enc.codes[:, enc.class_index]
     frame = enc.as_frame()
     columns = [enc.columns.index(f) for f in enc.features]
     accuracy = np.empty((len(folds), len(dags)))
     for i, test in enumerate(folds):
         train = frame.drop(index=test)
         for j, dag in enumerate(dags):
-            model = bnc.lp(anb_model("c", dag.features, dag.parents), train, smooth=1)
+            model = bnc.lp(anb_model("c", dag.features, dag.parents), train, smooth=smooth)
             lj = compute_log_joint(model, enc.codes[test][:, columns])
             pred = map_random(lj, draws, take_exp=True)
             accuracy[i, j] = np.mean(pred == codes[test])
-    np.testing.assert_allclose(ours, accuracy.mean(axis=0), rtol=1e-12)
+    return accuracy.mean(axis=0)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from("abc"), min_size=6, max_size=40), st.integers(2, 5),
+       st.integers(0, 1000), st.sampled_from([0.0, 0.5, 1.0]))
+def test_class_only_score_equals_refitting_each_fold(classes, k, seed, smooth):
+    """The class alone (fssj's start), scored from the class counts, equals
+    fitting its prior fold by fold, ties drawn as R (then scored the long way)."""
+    assume(k <= len(classes))
+    data = pd.DataFrame({"c": classes, "x": ["u"] * len(classes)})
+    enc = encode_dataset("c", data)
+    folds = stratified_folds(enc.codes[:, enc.class_index], len(enc.levels["c"]), k,
+                             resolve_source(seed))
+    assume(len(folds) > 1)
+    empty = _Dag([], {})
+    ours = FoldScorer(enc, folds, smooth=smooth).scores([empty], resolve_source(seed + 1))
+    np.testing.assert_allclose(ours, _refitted_accuracy(enc, folds, [empty], seed + 1, smooth),
+                               rtol=1e-12)
 
 
 @pytest.mark.parametrize("learner", ["tan_hc", "tan_hcsp", "kdb", "fssj", "bsej"])
