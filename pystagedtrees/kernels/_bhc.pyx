@@ -576,3 +576,16 @@ def backward_join(float64_t[:, ::1] prob, float64_t[::1] n, index_t[::1] first,
     if t.out_of_memory:
         raise MemoryError(f"no memory for the tables of joins of {m} stages")
     return n_joins, ll, df
+
+
+def settle_joins(const index_t[:, ::1] merges, index_t[::1] keeper):
+    """Where every stage ends after the joins ``merges`` (rows ``(kept,
+    dropped)``, in the order made): ``keeper`` holds ``0..m-1`` on entry and
+    ``keeper[s]``, the stage left that absorbed ``s`` (itself if none), on
+    return.  A stage is dropped once and keeps only before that, so a
+    backward pass finds each keeper already settled.  The caller checks the
+    ids are below ``len(keeper)``."""
+    cdef Py_ssize_t j
+    with nogil:
+        for j in range(merges.shape[0] - 1, -1, -1):
+            keeper[merges[j, 1]] = keeper[merges[j, 0]]

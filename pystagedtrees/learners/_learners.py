@@ -24,7 +24,7 @@ from pystagedtrees.base._validation import (
 )
 from pystagedtrees.fitting._fit import check_scope, fit_variable, refitted_stage_prob
 from pystagedtrees.fitting._scores import AIC, BIC, compute_loglik, log_nobs, variable_loglik_of
-from pystagedtrees.kernels._bhc import backward_join
+from pystagedtrees.kernels._bhc import backward_join, settle_joins
 from pystagedtrees.kernels._bj import BYTES_PER_STAGE as BJ_BYTES_PER_STAGE
 from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAGE_LEVEL
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
@@ -136,29 +136,13 @@ def identical_stage_classes(prob, n):
     return distinct_rows(rows, bitwise=True)[0]
 
 
-def settled_keepers(merges, m):
-    """For each of ``m`` stages, the stage it ends in after the joins
-    ``merges`` (rows ``(kept, dropped)``, in the order made).
-
-    A stage is dropped once and keeps only before that, so the dropped
-    stages point at their keepers as a forest whose roots are the stages
-    left; pointer jumping (each pass doubles how far every pointer reaches)
-    finds the roots in a few array passes instead of a loop over the joins.
-    """
-    keeper = np.arange(m)
-    keeper[merges[:, 1]] = merges[:, 0]
-    while True:
-        further = keeper[keeper]
-        if np.array_equal(further, keeper):
-            return keeper
-        keeper = further
-
-
 def apply_merges(model, i, ids, merges, prob, n):
     """Install the joins found by a kernel (local indices into ``ids``)."""
     ids = np.asarray(ids, dtype=np.int64)
     mapping = np.arange(len(model.stage_labels(i)), dtype=np.int32)
-    mapping[ids] = ids[settled_keepers(merges, len(ids))]
+    keeper = np.arange(len(ids))
+    settle_joins(merges, keeper)
+    mapping[ids] = ids[keeper]
     all_prob, all_n = model.stage_probabilities(i).copy(), model.stage_sizes(i).copy()
     all_prob[ids] = prob
     all_n[ids] = n

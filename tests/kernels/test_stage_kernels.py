@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from r_replay import r_join, r_probdist, r_score, r_sum, r_variable_loglik
 
-from pystagedtrees.kernels._bhc import backward_join
+from pystagedtrees.kernels._bhc import backward_join, settle_joins
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
 from pystagedtrees.kernels._rdist import R_DIST_CODES, r_dist
 from pystagedtrees.kernels._stage_scores import (
@@ -347,3 +347,23 @@ def test_move_situations_is_r_stages_hc(seed, n_sit, k, lam, max_iter, repeated)
     assert [tuple(row) for row in moves[:n_moves].tolist()] == want_moves
     assert sit_stage.tolist() == want_stage
     assert got_df == other_df + len(set(want_stage)) * (k - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hst.integers(2, 40), hst.data())
+def test_settle_joins_follows_every_join_to_the_stage_left(m, data):
+    """settle_joins against replaying the joins one by one."""
+    alive = list(range(m))
+    merges = []
+    for _ in range(data.draw(hst.integers(0, m - 1))):
+        keep, drop = data.draw(hst.lists(hst.sampled_from(alive), min_size=2, max_size=2,
+                                         unique=True))
+        merges.append((keep, drop))
+        alive.remove(drop)
+    where = list(range(m))  # the stage each stage's rows are in now
+    for keep, drop in merges:
+        where = [keep if w == drop else w for w in where]
+    keeper = np.arange(m)
+    settle_joins(np.array(merges, dtype=np.int64).reshape(-1, 2), keeper)
+    assert keeper.tolist() == where
+    assert set(keeper.tolist()) == set(alive)

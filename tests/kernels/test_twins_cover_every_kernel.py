@@ -35,7 +35,7 @@ TWINS = {
         "fold_log_joint", "fold_hits", "fold_added_hits", "posteriors")},
     "_stage_scores": {name: HERE + "test_stage_kernels.py" for name in (
         "max_levels", "variable_loglik", "rsum", "join_probabilities")},
-    "_bhc": {"backward_join": HERE + "test_stage_kernels.py"},
+    "_bhc": {name: HERE + "test_stage_kernels.py" for name in ("backward_join", "settle_joins")},
     "_bj": {"backward_join_distance": HERE + "test_stage_kernels.py"},
     "_hc": {"move_situations": HERE + "test_stage_kernels.py"},
     "_rdist": {"r_dist": HERE + "test_stage_kernels.py"},

@@ -544,23 +544,3 @@ def test_learners_edit_no_array_of_their_input(data, learner):
     assert start.stages() == before.stages()
     for i in range(len(start.variables)):
         np.testing.assert_array_equal(start.stage_probabilities(i), before.stage_probabilities(i))
-
-
-@settings(max_examples=200, deadline=None)
-@given(hst.integers(2, 40), hst.data())
-def test_settled_keepers_follow_every_join_to_the_stage_left(m, data):
-    """The pointer-jumping settlement equals replaying the joins one by one."""
-    from pystagedtrees.learners._learners import settled_keepers
-    alive = list(range(m))
-    merges = []
-    for _ in range(data.draw(hst.integers(0, m - 1))):
-        keep, drop = data.draw(hst.lists(hst.sampled_from(alive), min_size=2, max_size=2,
-                                         unique=True))
-        merges.append((keep, drop))
-        alive.remove(drop)
-    where = list(range(m))  # the stage each stage's rows are in now
-    for keep, drop in merges:
-        where = [keep if w == drop else w for w in where]
-    got = settled_keepers(np.array(merges, dtype=np.int64).reshape(-1, 2), m)
-    assert got.tolist() == where
-    assert set(got.tolist()) == set(alive)
