@@ -500,8 +500,13 @@ class StageLabels:
 
     def mask_without(self, labels):
         """Whether each stage's label is none of ``labels``, as a boolean array."""
+        return self._mask_without_codes(self._codes_among(labels))
+
+    def _mask_without_codes(self, codes):
+        if len(codes) == 1:  # (the common case: one pass, no array to update)
+            return self._num != codes[0]
         keep = np.ones(len(self._num), dtype=bool)
-        for code in self._codes_among(labels):
+        for code in codes:
             keep &= self._num != code
         return keep
 
@@ -512,7 +517,7 @@ class StageLabels:
         codes = self._codes_among(labels)
         if not codes:
             return np.arange(len(self._num))
-        return np.flatnonzero(self.mask_without(labels) if len(codes) > 1 else self._num != codes[0])
+        return np.flatnonzero(self._mask_without_codes(codes))
 
     def ids_without(self, labels):
         """Ids (a list, in order) of the stages whose label is none of ``labels``."""
