@@ -500,7 +500,7 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
     """
     data = check_frame(data, name)
     if columns is None:
-        columns = list(data.columns)
+        columns = data.columns.tolist()  # (list() reads Arrow-backed names one by one)
     else:
         columns = list(columns)
         unknown = [c for c in columns if c not in data.columns]

@@ -4,6 +4,7 @@ Wrong types raise ``TypeError`` and values out of range ``ValueError``; every
 message names the argument and what it must be.  Whole floats pass as
 integers, as R's numbers do (``n = 100`` is a double in R).
 """
+import functools
 import inspect
 import math
 import numbers
@@ -238,8 +239,10 @@ def check_choice(value, name, choices):
     return value
 
 
+@functools.cache
 def _physical_memory():
-    """Bytes of memory of this machine, or None where the system does not say."""
+    """Bytes of memory of this machine, or None where the system does not say
+    (asked once: every greedy step checks its tables against it)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):

@@ -88,8 +88,8 @@ class FoldScorer:
         # folds before (the pool is fold-major), and their order within a fold
         # changes no score (hits and counts are sums of whole numbers)
         self.row_cell, first = np.empty((2, len(pooled)), dtype=np.int64)
-        first = first[:fold_cells(np.ascontiguousarray(enc.codes, dtype=np.int32), pooled,
-                                  self.row_fold, self.row_cell, first)]
+        first = first[:fold_cells(np.ascontiguousarray(enc.codes, dtype=np.int32), self.levels,
+                                  pooled, self.row_fold, self.row_cell, first)]
         self.multiplicity = np.bincount(self.row_cell, minlength=len(first))
         self.weight = self.multiplicity.astype(float)
         self.fold_of = np.ascontiguousarray(self.row_fold[first])
@@ -349,8 +349,8 @@ class FoldScorer:
             cols = [self.col[f] for f in self.current.features]
             values = np.ascontiguousarray(self.codes[:, cols])
             group, first = np.empty((2, len(self.truth)), dtype=np.int64)
-            first = first[:fold_cells(values, np.arange(len(self.truth)), self.fold_of, group,
-                                      first)]
+            first = first[:fold_cells(values, self.levels[cols], np.arange(len(self.truth)),
+                                      self.fold_of, group, first)]
             self.groups = (group, np.ascontiguousarray(self.fold_of[first]),
                            np.ascontiguousarray(values[first].T),
                            np.ascontiguousarray(self.base[first]),

@@ -373,29 +373,110 @@ cdef _check_terms(const index_t[::1] cand_ptr, const index_t[::1] terms,
             raise ValueError(f"term {terms[t]} names no family (there are {n_fam})")
 
 
-def fold_cells(const code_t[:, ::1] codes, const index_t[::1] pooled,
-               const index_t[::1] fold, index_t[::1] cell, index_t[::1] first):
+def fold_cells(const code_t[:, ::1] codes, const index_t[::1] levels,
+               const index_t[::1] pooled, const index_t[::1] fold, index_t[::1] cell,
+               index_t[::1] first):
     """Number the pool rows by cell: equal codes in the same fold.
 
-    Pool row ``i`` is row ``pooled[i]`` of ``codes``, in fold ``fold[i]``;
-    ``cell[i]`` gets its cell (0, 1, ... in order of first appearance) and
-    ``first[c]`` the first pool row of cell ``c``.  Returns the number of
-    cells.  Rows are found by a hash table of the cells' first rows and
-    compared code for code (one pass, no sort).
+    Pool row ``i`` is row ``pooled[i]`` of ``codes`` (column ``j``'s codes
+    in -1 .. ``levels[j]`` - 1), in fold ``fold[i]`` (>= 0); ``cell[i]``
+    gets its cell (0, 1, ... in order of first appearance) and ``first[c]``
+    the first pool row of cell ``c``.  Returns the number of cells.  Rows
+    are found by a hash table of the cells' first rows (one pass, no sort):
+    where a row's codes and its fold make one 64-bit number (mixed radix)
+    the cells compare those, else code for code.
     """
-    cdef Py_ssize_t n = pooled.shape[0], p = codes.shape[1], i, j, slot, size = 16
-    cdef Py_ssize_t n_cells = 0, row, other, at
-    cdef uint64_t h
-    cdef bint same
+    cdef Py_ssize_t n = pooled.shape[0], p = codes.shape[1], i, j, size = 16
+    cdef index_t n_folds = 1
+    cdef uint64_t span = 1
     if fold.shape[0] != n or cell.shape[0] != n or first.shape[0] < n:
         raise ValueError("fold, cell and first need one entry per pool row")
+    if levels.shape[0] != p:
+        raise ValueError(f"levels needs one entry per column of codes ({p})")
     for i in range(n):
         if not 0 <= pooled[i] < codes.shape[0]:
             raise ValueError(f"pool row {i} names row {pooled[i]}, not among the "
                              f"{codes.shape[0]} of codes")
+        if fold[i] < 0:
+            raise ValueError(f"pool row {i} is in fold {fold[i]}, below 0")
+        n_folds = max(n_folds, fold[i] + 1)
     while size < 2 * n:
         size *= 2
-    table_array = np.full(size, -1, dtype=np.int64)  # each slot: a cell, or -1
+    table = np.full(size, -1, dtype=np.int64)  # each slot: a cell, or -1
+    # the numbers of a row's values (each code plus one: -1 is 0), then of its fold
+    place = np.empty(max(p, 1), dtype=np.uint64)
+    for j in range(p - 1, -1, -1):
+        if levels[j] < 0 or span > <uint64_t>0xffffffffffffffff // <uint64_t>(levels[j] + 1):
+            return _cells_by_codes(codes, pooled, fold, cell, first, table)
+        place[j] = span
+        span *= <uint64_t>(levels[j] + 1)
+    if span > <uint64_t>0xffffffffffffffff // <uint64_t>n_folds:
+        return _cells_by_codes(codes, pooled, fold, cell, first, table)
+    return _cells_by_key(_row_keys(codes, place), span, pooled, fold, cell, first, table)
+
+
+cdef inline uint64_t _mix64(uint64_t h) noexcept nogil:
+    """Spread the bits of ``h`` down to the low ones (a table's slot)."""
+    h ^= h >> 31
+    h *= <uint64_t>0xbf58476d1ce4e5b9
+    h ^= h >> 29
+    return h
+
+
+cdef _row_keys(const code_t[:, ::1] codes, const uint64_t[::1] place):
+    """Each row's codes as one number: the sum of (code + 1) times its place."""
+    cdef Py_ssize_t n = codes.shape[0], p = codes.shape[1], r, j
+    cdef uint64_t key
+    keys_array = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] keys = keys_array
+    with nogil:
+        for r in range(n):
+            key = 0
+            for j in range(p):  # products independent of each other: no chain
+                key += <uint64_t>(codes[r, j] + 1) * place[j]
+            keys[r] = key
+    return keys_array
+
+
+cdef Py_ssize_t _cells_by_key(const uint64_t[::1] row_key, uint64_t span,
+                              const index_t[::1] pooled, const index_t[::1] fold,
+                              index_t[::1] cell, index_t[::1] first, table_array):
+    """:func:`fold_cells` of rows numbered ``row_key`` (below ``span``): a
+    pool row's key is its row's plus its fold times ``span``."""
+    cdef Py_ssize_t n = pooled.shape[0], size = table_array.shape[0], i, slot, n_cells = 0
+    cdef index_t at
+    cdef uint64_t key
+    cdef index_t[::1] table = table_array
+    cell_key_array = np.empty(max(n, 1), dtype=np.uint64)
+    cdef uint64_t[::1] cell_key = cell_key_array
+    with nogil:
+        for i in range(n):
+            key = row_key[pooled[i]] + <uint64_t>fold[i] * span
+            slot = <Py_ssize_t>(_mix64(key * <uint64_t>0x9e3779b97f4a7c15) & <uint64_t>(size - 1))
+            while True:
+                at = table[slot]
+                if at < 0:
+                    table[slot] = n_cells
+                    cell_key[n_cells] = key
+                    cell[i] = n_cells
+                    first[n_cells] = i
+                    n_cells += 1
+                    break
+                if cell_key[at] == key:
+                    cell[i] = at
+                    break
+                slot = (slot + 1) & (size - 1)
+    return n_cells
+
+
+cdef Py_ssize_t _cells_by_codes(const code_t[:, ::1] codes, const index_t[::1] pooled,
+                                const index_t[::1] fold, index_t[::1] cell,
+                                index_t[::1] first, table_array):
+    """:func:`fold_cells` comparing rows code for code (too wide for a key)."""
+    cdef Py_ssize_t n = pooled.shape[0], p = codes.shape[1], size = table_array.shape[0]
+    cdef Py_ssize_t i, j, slot, row, other, at, n_cells = 0
+    cdef uint64_t h
+    cdef bint same
     cdef index_t[::1] table = table_array
     # each column's multiplier: odd, its bits spread (splitmix64's sequence)
     weights_array = np.empty(max(p, 1), dtype=np.uint64)
@@ -412,10 +493,7 @@ def fold_cells(const code_t[:, ::1] codes, const index_t[::1] pooled,
             h = <uint64_t>fold[i] * <uint64_t>0x9e3779b97f4a7c15
             for j in range(p):
                 h += <uint64_t><uint32_t>codes[row, j] * weights[j]
-            h ^= h >> 31
-            h *= <uint64_t>0xbf58476d1ce4e5b9
-            h ^= h >> 29
-            slot = <Py_ssize_t>(h & <uint64_t>(size - 1))
+            slot = <Py_ssize_t>(_mix64(h) & <uint64_t>(size - 1))
             while True:
                 at = table[slot]
                 if at < 0:

@@ -295,14 +295,18 @@ _fold_args = (seeds, hst.integers(0, 15), hst.lists(hst.integers(1, 3), min_size
 
 
 @given(seeds, hst.integers(0, 40), hst.lists(hst.integers(1, 3), min_size=0, max_size=4),
-       hst.integers(1, 4))
-def test_fold_cells_number_equal_rows_of_a_fold_by_first_appearance(seed, n, dims, n_folds):
+       hst.integers(1, 4), hst.booleans())
+def test_fold_cells_number_equal_rows_of_a_fold_by_first_appearance(seed, n, dims, n_folds, wide):
     rng = np.random.default_rng(seed)
     codes = _codes(rng, n, dims, missing=0.2) if dims else np.zeros((n, 0), dtype=np.int32)
+    levels = np.array(dims, dtype=np.int64)
+    if wide:  # levels too many for a row in 64 bits (with 3 columns or more)
+        codes = np.where(codes >= 0, codes * 2**28, codes).astype(np.int32)
+        levels *= 2**28
     pooled = rng.integers(0, n, size=rng.integers(0, 2 * n + 1)) if n else np.zeros(0, np.int64)
     fold = np.sort(rng.integers(0, n_folds, size=len(pooled)))
     cell, first = np.empty((2, len(pooled)), dtype=np.int64)
-    n_cells = fold_cells(codes, pooled, fold, cell, first)
+    n_cells = fold_cells(codes, levels, pooled, fold, cell, first)
     seen = {}  # (fold, codes) -> cell, numbered as first met
     want = [seen.setdefault((int(f), tuple(codes[r].tolist())), len(seen))
             for r, f in zip(pooled.tolist(), fold)]
@@ -497,7 +501,12 @@ def test_fold_kernels_refuse_inconsistent_layouts():
     table, entries = np.zeros((1, 4)), np.array([0, 2], dtype=np.int32)
     args = (np.array([0], np.int64), np.array([1], np.uint8))
     with pytest.raises(ValueError, match="names row 2"):
-        fold_cells(codes, np.array([2], np.int64), fold[:1], fold[:1].copy(), fold[:1].copy())
+        fold_cells(codes, one, np.array([2], np.int64), fold[:1], fold[:1].copy(),
+                   fold[:1].copy())
+    with pytest.raises(ValueError, match="levels needs"):
+        fold_cells(codes, one[:1], one, fold, fold.copy(), fold.copy())
+    with pytest.raises(ValueError, match="below 0"):
+        fold_cells(codes, one, one, -1 - fold, fold.copy(), fold.copy())
     with pytest.raises(ValueError, match="column 5"):
         fold_family_counts(codes, truth, fold, weight, one, np.array([5]), one[1:], [table],
                            [entries])
