@@ -8,7 +8,8 @@ that occur), and the next variable's ids are derived from the occupied cells
 their situations (each cell's rows in their own order), so every table is
 written in order and every sum adds a cell's rows as they came.
 """
-from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+from pystagedtrees.kernels._types cimport (
+    code_t, flag_t, float64_t, index_t, small_code_t, stage_t)
 
 
 cdef extern from *:  # the compiler's (GCC, Clang)
@@ -301,6 +302,35 @@ def split_by_level(const index_t[::1] row, const index_t[::1] group,
             written = total
             start = end
     return written
+
+
+def count_dense_unit_rows(const small_code_t[::1, :] codes, const index_t[::1] n_levels,
+                          const index_t[::1] table_start, float64_t[::1] tables):
+    """Count rows of weight one into the tables of every situation of each variable.
+
+    Variable ``i``'s table (all its situations in mixed radix, row-major, its
+    ``n_levels[i]`` levels a row) starts at ``tables[table_start[i]]``.  Each
+    row adds one to its cell of each variable until its first missing code.
+    One pass over the rows, the variables of a row together, with no weights
+    or situations per row to read and write (``count_dense_variable`` with
+    unit weights, a variable at a time, gives the same tables: sums of ones
+    are exact).  ``codes`` is a column after another (``encode_frame``'s
+    ``order="F"``), one byte a code.  The caller guarantees ``codes <
+    n_levels`` and tables of ``prod(n_levels[:i + 1])`` cells.
+    """
+    cdef Py_ssize_t r, i, n = codes.shape[0], p = codes.shape[1]
+    cdef index_t cell
+    cdef small_code_t c
+    with nogil:
+        for r in range(n):
+            cell = 0
+            for i in range(p):
+                c = codes[r, i]
+                if c < 0:
+                    break
+                # the cell's place in the table is the row's situation one variable on
+                cell = cell * n_levels[i] + c
+                tables[table_start[i] + cell] += 1
 
 
 def count_dense_variable(const code_t[::1] codes, const float64_t[::1] weight,
