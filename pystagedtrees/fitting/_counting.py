@@ -360,8 +360,9 @@ def counts_unit_dense(n_levels):
 def count_dense_unit(codes, n_levels):
     """:func:`count_dense` of rows all of weight one, ``codes`` int8 in column
     order ("F"; a tree that :func:`counts_unit_dense`): one pass over the rows
-    that counts each into every variable's table (``count_dense_unit_rows``),
-    with no weights or situations per row.  The same tables: sums of ones."""
+    that counts each into the table of the last variable it reaches
+    (``count_dense_unit_rows``), with no weights or situations per row; each
+    table's rows then add to the table above.  The same tables: sums of ones."""
     n_levels = [int(k) for k in n_levels]
     if codes.dtype != np.int8 or not codes.flags.f_contiguous or codes.ndim != 2 \
             or codes.shape[1] != len(n_levels) or not counts_unit_dense(n_levels):
@@ -371,8 +372,10 @@ def count_dense_unit(codes, n_levels):
     start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     tables = np.zeros(int(sizes.sum()))
     count_dense_unit_rows(codes, np.asarray(n_levels, dtype=np.int64), start, tables)
-    return _reached_situations([tables[a:a + size].reshape(-1, k)
-                                for a, size, k in zip(start, sizes, n_levels)])
+    full = [tables[a:a + size].reshape(-1, k) for a, size, k in zip(start, sizes, n_levels)]
+    for i in range(len(full) - 1, 0, -1):  # a situation's rows went on from its cell above
+        full[i - 1].ravel()[:] += full[i].sum(axis=1)
+    return _reached_situations(full)
 
 
 def _rows_by_situation(situation):

@@ -306,17 +306,21 @@ def split_by_level(const index_t[::1] row, const index_t[::1] group,
 
 def count_dense_unit_rows(const small_code_t[::1, :] codes, const index_t[::1] n_levels,
                           const index_t[::1] table_start, float64_t[::1] tables):
-    """Count rows of weight one into the tables of every situation of each variable.
+    """Count each row of weight one into the table of the last variable it reaches.
 
     Variable ``i``'s table (all its situations in mixed radix, row-major, its
-    ``n_levels[i]`` levels a row) starts at ``tables[table_start[i]]``.  Each
-    row adds one to its cell of each variable until its first missing code.
-    One pass over the rows, the variables of a row together, with no weights
-    or situations per row to read and write (``count_dense_variable`` with
-    unit weights, a variable at a time, gives the same tables: sums of ones
-    are exact).  ``codes`` is a column after another (``encode_frame``'s
-    ``order="F"``), one byte a code.  The caller guarantees ``codes <
-    n_levels`` and tables of ``prod(n_levels[:i + 1])`` cells.
+    ``n_levels[i]`` levels a row) starts at ``tables[table_start[i]]``.  A row
+    adds one to its cell of the variable before its first missing code (of
+    the last variable, if none is missing; nowhere, if the first is): one
+    increment a row, into a table of many cells, where adding to every
+    variable's table would add to the root's few cells row after row, each
+    addition waiting for the one before.  The caller adds each table's rows
+    to the table above it (the counts of the rows that went on), which gives
+    ``count_dense_variable``'s tables with unit weights: sums of ones are
+    exact in any order.  ``codes`` is a column after another
+    (``encode_frame``'s ``order="F"``), one byte a code.  The caller
+    guarantees ``codes < n_levels`` and tables of ``prod(n_levels[:i + 1])``
+    cells.
     """
     cdef Py_ssize_t r, i, n = codes.shape[0], p = codes.shape[1]
     cdef index_t cell
@@ -330,7 +334,10 @@ def count_dense_unit_rows(const small_code_t[::1, :] codes, const index_t[::1] n
                     break
                 # the cell's place in the table is the row's situation one variable on
                 cell = cell * n_levels[i] + c
-                tables[table_start[i] + cell] += 1
+            else:
+                i = p  # every code present: the last variable's cell
+            if i > 0:
+                tables[table_start[i - 1] + cell] += 1
 
 
 def count_dense_variable(const code_t[::1] codes, const float64_t[::1] weight,

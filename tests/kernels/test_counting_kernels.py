@@ -90,12 +90,14 @@ def test_unit_rows_counted_into_every_situation_of_every_variable(seed, n, n_lev
     count_dense_unit_rows(codes, np.array(n_levels, dtype=np.int64), start, tables)
     want = [np.zeros((size // k, k)) for size, k in zip(sizes, n_levels)]
     for r in range(n):  # each row down its path until its first missing code
-        situation = 0
+        situation, last = 0, None
         for i, k in enumerate(n_levels):
             if codes[r, i] < 0:
                 break
-            want[i][situation, codes[r, i]] += 1
+            last = (i, situation, codes[r, i])
             situation = situation * k + codes[r, i]
+        if last is not None:  # counted in the last variable's table it reached
+            want[last[0]][last[1:]] += 1
     np.testing.assert_array_equal(tables, np.concatenate([w.ravel() for w in want]))
 
 
