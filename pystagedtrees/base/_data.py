@@ -352,7 +352,7 @@ def _is_string_dictionary(dtype):
 
 def _dictionary_codes(values, levels, codes=None):
     """int32 codes into ``levels`` of an Arrow dictionary-of-strings array (written
-    into ``codes`` when given), or None when a row holds a value that is not a
+    into ``codes``, of its integer type, when given), or None when a row holds a value that is not a
     level (the caller's general path then says which, as for any column).
 
     Each chunk's indices are its rows' positions in its own small dictionary:
@@ -371,7 +371,7 @@ def _dictionary_codes(values, levels, codes=None):
             dictionary = chunk.dictionary
             # -1 for a missing entry, -2 for a value that is not a level
             entry_codes = np.array([-1 if entry is None else position.get(entry, -2)
-                                    for entry in dictionary.to_pylist()], dtype=np.int32)
+                                    for entry in dictionary.to_pylist()], dtype=codes.dtype)
             # the dictionary is the levels in order (a file written from a
             # categorical of them): the indices are the codes, only widened
             same = np.array_equal(entry_codes, np.arange(len(entry_codes)))
@@ -412,7 +412,7 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
     native : bool, default False
         Give a Categorical's own codes (int8 up to 127 levels) as they are,
         without a widened copy.
-    out : numpy.ndarray of int32, optional
+    out : numpy.ndarray of int32 (or int8, for at most 127 levels), optional
         Where to write the codes (a column of a code matrix), returned.
 
     Returns
@@ -453,7 +453,7 @@ def encode_column(col, levels, column=None, name=None, unknown_as=None, unknown_
 
 
 def _written(codes, out, keep=False):
-    """``codes`` copied into ``out`` (int32) when given, else ``codes`` themselves
+    """``codes`` copied into ``out`` (int32, or int8 of few levels) when given, else ``codes`` themselves
     with ``keep``, else an int32 copy (never a Categorical's own array to edit)."""
     if out is not None:
         out[:] = codes
@@ -473,7 +473,7 @@ def _column_arrays(data, columns):
     return [by_name[c] for c in columns]
 
 
-def encode_frame(data, columns=None, levels=None, name="data", order="C"):
+def encode_frame(data, columns=None, levels=None, name="data", order="C", dtype=np.int32):
     """Encode the columns of a DataFrame as an int32 code matrix.
 
     Parameters
@@ -490,10 +490,13 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
     order : {"C", "F"}
         Memory layout of the codes; "F" (a column after another) is what the
         counting kernels read, written without a strided copy.
+    dtype : numpy integer dtype, default int32
+        The codes' type with ``order="F"``; ``numpy.int8`` when every column
+        has at most 127 levels (the caller's check) takes a quarter of the memory.
 
     Returns
     -------
-    codes : numpy.ndarray of int32, shape (n_rows, n_columns), in ``order``
+    codes : numpy.ndarray of int32 (or ``dtype``), shape (n_rows, n_columns), in ``order``
         Level codes, -1 for missing values.
     levels : dict of str to list of str
         The levels of each encoded column, in column order.
@@ -510,7 +513,7 @@ def encode_frame(data, columns=None, levels=None, name="data", order="C"):
                 f"{list(data.columns)}."
             )
     # "F": each column's codes written straight into its column of the matrix
-    matrix = (np.empty((data.shape[0], len(columns)), dtype=np.int32, order="F")
+    matrix = (np.empty((data.shape[0], len(columns)), dtype=dtype, order="F")
               if order == "F" else None)
     out_levels, coded = {}, []
     for j, (column, values) in enumerate(zip(columns, _column_arrays(data, columns))):

@@ -18,6 +18,7 @@ from pystagedtrees.base._dask import dask_levels, is_dask_frame, refuse_dask, tr
 from pystagedtrees.base._data import category_strings, check_frame, encode_frame
 from pystagedtrees.base._validation import check_choice
 from pystagedtrees.kernels._counts import (
+    count_dense_unit_rows,
     count_dense_variable,
     count_in_path_order,
     number_occupied_cells,
@@ -321,10 +322,20 @@ def _count_dense(codes, n_levels, weights):
     a row that left the tree: a missing value, or no weight)."""
     situation = np.zeros(codes.shape[0], dtype=np.int64)
     situation[weights <= 0] = -1  # rows of no weight are not in the tree
-    situations, counts, m = [], [], 1
+    tables, m = [], 1
     for i, k in enumerate(n_levels):
         table = np.zeros((m, int(k)))
         count_dense_variable(np.ascontiguousarray(codes[:, i]), weights, situation, table)
+        tables.append(table)
+        m *= int(k)
+    return (*_reached_situations(tables), situation)
+
+
+def _reached_situations(tables):
+    """Per variable, the situations of its table of every situation that hold a
+    count (the root's one always), and their rows of the table."""
+    situations, counts = [], []
+    for i, table in enumerate(tables):
         if i == 0:  # the root's one situation, counted or not
             situations.append(np.zeros(1, dtype=np.int64))
             counts.append(table)
@@ -332,8 +343,39 @@ def _count_dense(codes, n_levels, weights):
             reached = np.flatnonzero(table.any(axis=1))
             situations.append(reached)
             counts.append(table[reached])
-        m *= int(k)
-    return situations, counts, situation
+    return situations, counts
+
+
+SMALL_CODE_LEVELS = 127
+"""The most levels a variable's codes take as one byte (``numpy.int8``)."""
+
+
+def counts_unit_dense(n_levels):
+    """Whether rows of weight one over variables of these numbers of levels are
+    counted by :func:`count_dense_unit`: a tree that :func:`fits_dense`, its
+    codes one byte each."""
+    return fits_dense(n_levels) and max(n_levels, default=0) <= SMALL_CODE_LEVELS
+
+
+def count_dense_unit(codes, n_levels):
+    """:func:`count_dense` of rows all of weight one, ``codes`` int8 in column
+    order ("F"; a tree that :func:`counts_unit_dense`): one pass over the rows
+    that counts each into the table of the last variable it reaches
+    (``count_dense_unit_rows``), with no weights or situations per row; each
+    table's rows then add to the table above.  The same tables: sums of ones."""
+    n_levels = [int(k) for k in n_levels]
+    if codes.dtype != np.int8 or not codes.flags.f_contiguous or codes.ndim != 2 \
+            or codes.shape[1] != len(n_levels) or not counts_unit_dense(n_levels):
+        raise ValueError("count_dense_unit takes int8 codes in column order, a column per "
+                         "variable, of a tree that counts_unit_dense.")
+    sizes = np.cumprod(n_levels, dtype=np.int64)  # variable i's cells: its situations x levels
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    tables = np.zeros(int(sizes.sum()))
+    count_dense_unit_rows(codes, np.asarray(n_levels, dtype=np.int64), start, tables)
+    full = [tables[a:a + size].reshape(-1, k) for a, size, k in zip(start, sizes, n_levels)]
+    for i in range(len(full) - 1, 0, -1):  # a situation's rows went on from its cell above
+        full[i - 1].ravel()[:] += full[i].sum(axis=1)
+    return _reached_situations(full)
 
 
 def _rows_by_situation(situation):
@@ -358,11 +400,17 @@ def _rows_by_situation(situation):
 
 def _count_block(part, tree, name, complete_only, margins):
     """The tables of some rows of a partition (at least one), as ``_count_partition``'s."""
-    codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name, order="F")
+    n_levels = [len(lev) for lev in tree.values()]
+    # every row weighs one: a small tree's rows are counted in one pass, as bytes
+    unit_dense = counts_unit_dense(n_levels)
+    codes, _ = encode_frame(part, columns=list(tree), levels=tree, name=name, order="F",
+                            dtype=np.int8 if unit_dense else np.int32)
     if complete_only:
         codes = np.asfortranarray(codes[(codes >= 0).all(axis=1)])
-    n_levels = [len(lev) for lev in tree.values()]
-    situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
+    if unit_dense:
+        situations, counts = count_dense_unit(codes, n_levels)
+    else:
+        situations, counts = count_situations(codes, n_levels, np.ones(codes.shape[0]))
     return (situations, counts, column_margins(codes, n_levels) if margins else None,
             codes.shape[0])
 

@@ -11,6 +11,7 @@ import numpy as np
 #: The numpy dtype of each ctypedef of ``_types.pxd``.
 DTYPES = {
     "code_t": np.dtype(np.int32),  # level codes, -1 for a missing value
+    "small_code_t": np.dtype(np.int8),  # level codes of at most 127 levels
     "stage_t": np.dtype(np.int32),  # stage ids of one variable
     "index_t": np.dtype(np.int64),  # indices, situation ids, ranks
     "float64_t": np.dtype(np.float64),  # counts, weights, probabilities, scores

@@ -8,7 +8,8 @@ that occur), and the next variable's ids are derived from the occupied cells
 their situations (each cell's rows in their own order), so every table is
 written in order and every sum adds a cell's rows as they came.
 """
-from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t, stage_t
+from pystagedtrees.kernels._types cimport (
+    code_t, flag_t, float64_t, index_t, small_code_t, stage_t)
 
 
 cdef extern from *:  # the compiler's (GCC, Clang)
@@ -301,6 +302,42 @@ def split_by_level(const index_t[::1] row, const index_t[::1] group,
             written = total
             start = end
     return written
+
+
+def count_dense_unit_rows(const small_code_t[::1, :] codes, const index_t[::1] n_levels,
+                          const index_t[::1] table_start, float64_t[::1] tables):
+    """Count each row of weight one into the table of the last variable it reaches.
+
+    Variable ``i``'s table (all its situations in mixed radix, row-major, its
+    ``n_levels[i]`` levels a row) starts at ``tables[table_start[i]]``.  A row
+    adds one to its cell of the variable before its first missing code (of
+    the last variable, if none is missing; nowhere, if the first is): one
+    increment a row, into a table of many cells, where adding to every
+    variable's table would add to the root's few cells row after row, each
+    addition waiting for the one before.  The caller adds each table's rows
+    to the table above it (the counts of the rows that went on), which gives
+    ``count_dense_variable``'s tables with unit weights: sums of ones are
+    exact in any order.  ``codes`` is a column after another
+    (``encode_frame``'s ``order="F"``), one byte a code.  The caller
+    guarantees ``codes < n_levels`` and tables of ``prod(n_levels[:i + 1])``
+    cells.
+    """
+    cdef Py_ssize_t r, i, n = codes.shape[0], p = codes.shape[1]
+    cdef index_t cell
+    cdef small_code_t c
+    with nogil:
+        for r in range(n):
+            cell = 0
+            for i in range(p):
+                c = codes[r, i]
+                if c < 0:
+                    break
+                # the cell's place in the table is the row's situation one variable on
+                cell = cell * n_levels[i] + c
+            else:
+                i = p  # every code present: the last variable's cell
+            if i > 0:
+                tables[table_start[i - 1] + cell] += 1
 
 
 def count_dense_variable(const code_t[::1] codes, const float64_t[::1] weight,

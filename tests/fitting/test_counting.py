@@ -1,7 +1,8 @@
 """The two ways of counting rows into situation tables give the same tables,
-bit for bit: tables of every situation (small trees, ``count_dense``) and
-the situations the rows reach, in path order (past ``DENSE_CELLS``, after
-dense tables of the first variables that fit)."""
+bit for bit: tables of every situation (small trees, ``count_dense``; rows
+of weight one in one pass, ``count_dense_unit``) and the situations the rows
+reach, in path order (past ``DENSE_CELLS``, after dense tables of the first
+variables that fit)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -57,6 +58,30 @@ def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_leve
         for i in range(len(n_levels)):
             np.testing.assert_array_equal(situations[i], want_situations[i])
             np.testing.assert_array_equal(counts[i], want_counts[i])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=hst.integers(0, 2**32 - 1), n_rows=hst.integers(0, 60),
+       n_levels=hst.lists(hst.integers(1, 4), min_size=1, max_size=6))
+def test_rows_of_weight_one_counted_in_one_pass_give_the_same_tables(seed, n_rows, n_levels):
+    rng = np.random.default_rng(seed)
+    codes = np.asfortranarray(
+        np.column_stack([rng.integers(-1, k, size=n_rows) for k in n_levels]).astype(np.int32)
+        .reshape(n_rows, len(n_levels)))
+    assert _counting.counts_unit_dense(n_levels)
+    situations, counts = _counting.count_dense_unit(codes.astype(np.int8, order="F"), n_levels)
+    want_situations, want_counts, _ = _counting.count_paths(codes, n_levels, np.ones(n_rows))
+    for i in range(len(n_levels)):
+        np.testing.assert_array_equal(situations[i], want_situations[i])
+        np.testing.assert_array_equal(counts[i], want_counts[i])
+
+
+@pytest.mark.parametrize("n_levels", [[2] * 20, [128, 2]])
+def test_one_pass_counting_only_for_small_trees_of_byte_codes(n_levels):
+    assert not _counting.counts_unit_dense(n_levels)
+    with pytest.raises(ValueError, match="counts_unit_dense"):
+        _counting.count_dense_unit(np.zeros((3, len(n_levels)), dtype=np.int8, order="F"),
+                                   n_levels)
 
 
 @pytest.mark.parametrize("n_levels, dense", [([2] * 19, True), ([2] * 20, False), ([1024, 1024], False)])

@@ -1,6 +1,6 @@
 """Counting, tree-lookup, inference and sampling kernels against NumPy twins.
 
-Twins: ``_counts`` (all ten), ``_as_sevt`` (both), ``_infer`` (both),
+Twins: ``_counts`` (all eleven), ``_as_sevt`` (both), ``_infer`` (both),
 ``_random`` (``draw_levels``, ``StageJoiner``).
 """
 import itertools
@@ -12,6 +12,7 @@ from hypothesis import strategies as hst
 
 from pystagedtrees.kernels._as_sevt import stages_by_parent_codes, stages_by_parent_config
 from pystagedtrees.kernels._counts import (
+    count_dense_unit_rows,
     count_dense_variable,
     count_in_path_order,
     first_positions,
@@ -76,6 +77,28 @@ def test_rows_counted_into_every_situation_and_moved_on(seed, n, m, k):
             moved[r] = before[r] * k + codes[r]
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(situation, moved)
+
+
+@given(seeds, hst.integers(0, 40), hst.lists(hst.integers(1, 4), min_size=1, max_size=4))
+def test_unit_rows_counted_into_every_situation_of_every_variable(seed, n, n_levels):
+    rng = np.random.default_rng(seed)
+    codes = np.asfortranarray(np.column_stack(
+        [rng.integers(-1, k, size=n) for k in n_levels]).astype(np.int8))
+    sizes = np.cumprod(n_levels)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    tables = np.zeros(int(sizes.sum()))
+    count_dense_unit_rows(codes, np.array(n_levels, dtype=np.int64), start, tables)
+    want = [np.zeros((size // k, k)) for size, k in zip(sizes, n_levels)]
+    for r in range(n):  # each row down its path until its first missing code
+        situation, last = 0, None
+        for i, k in enumerate(n_levels):
+            if codes[r, i] < 0:
+                break
+            last = (i, situation, codes[r, i])
+            situation = situation * k + codes[r, i]
+        if last is not None:  # counted in the last variable's table it reached
+            want[last[0]][last[1:]] += 1
+    np.testing.assert_array_equal(tables, np.concatenate([w.ravel() for w in want]))
 
 
 @given(seeds, hst.integers(0, 30), hst.integers(1, 6), hst.integers(1, 4))

@@ -18,7 +18,8 @@ TWINS = {
     "_as_sevt": {name: HERE + "test_counting_kernels.py"
                  for name in ("stages_by_parent_config", "stages_by_parent_codes")},
     "_counts": {name: HERE + "test_counting_kernels.py" for name in (
-        "count_in_path_order", "count_dense_variable", "split_by_level", "number_occupied_cells", "smooth_rows",
+        "count_in_path_order", "count_dense_variable", "count_dense_unit_rows",
+        "split_by_level", "number_occupied_cells", "smooth_rows",
         "occupied_situations",
         "ids_by_first_appearance", "regroup_stages", "sum_rows_by_stage",
         "first_positions", "map_ids")},
