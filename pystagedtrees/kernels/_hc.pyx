@@ -69,6 +69,11 @@ cdef class _RScorer:
     cdef float64_t[:, ::1] moved_logp
     cdef float64_t[:, ::1] moved_prob
     cdef float64_t[:, ::1] moved_terms
+    # by level, the rows of a nonzero count (level a's from cell_start[a]),
+    # in order: only they add to a sum, a zero count's term (+-0.0) leaves
+    # it as it is
+    cdef index_t[::1] cell_start
+    cdef index_t[::1] cell_rows
     # whether every sum of counts is exact (integers below 2**53), so that
     # situations of equal counts moved between the same stages refit them
     # alike, whatever their rows' order
@@ -96,6 +101,11 @@ cdef class _RScorer:
         self.moved_prob = np.zeros((2, k))
         self.moved_terms = np.zeros((k, m))
         whole = np.asarray(row_counts)
+        level, row = np.nonzero(whole.T)  # level-major: rows in order per level
+        cell_rows = np.zeros(max(len(row), 1), dtype=np.int64)
+        cell_rows[:len(row)] = row
+        self.cell_rows = cell_rows
+        self.cell_start = np.searchsorted(level, np.arange(k + 1)).astype(np.int64)
         self.exact_sums = bool(np.all(whole == np.floor(whole))
                                and np.abs(whole).sum() < 2.0 ** 53)
         with nogil:
@@ -221,17 +231,19 @@ cdef class _RScorer:
         """The score with situation ``moved`` moved as last prepared (-1:
         the stages as at the last ``refit``): the variable's log-likelihood
         summed level by level over the rows, then the variables' in order
-        (as ``variable_loglik`` and ``rsum``).  The terms are those R adds
-        (a cell of a zero probability adds 0.0, which leaves the sum as it
-        is)."""
+        (as ``variable_loglik`` and ``rsum``).  Only the cells of nonzero
+        counts are added: the others' terms are +-0.0, which leave the sum
+        (never -0.0) as it is, as does a cell of a zero probability's 0.0."""
         cdef const float64_t[:, ::1] counts = self.row_counts
         cdef const index_t[::1] row_sit = self.row_sit
+        cdef const index_t[::1] cell_rows = self.cell_rows
         cdef const float64_t[:, ::1] terms = self.row_terms if moved < 0 else self.moved_terms
-        cdef Py_ssize_t m = counts.shape[0], k = counts.shape[1], r, a, i
+        cdef Py_ssize_t k = counts.shape[1], g, r, a, i
         cdef racc_t acc = 0.0, total = 0.0
         cdef double term
         for a in range(k):
-            for r in range(m):
+            for g in range(self.cell_start[a], self.cell_start[a + 1]):
+                r = cell_rows[g]
                 term = terms[a, r]
                 if row_sit[r] == moved and moved >= 0:
                     term = (self.moved_logp[1, a] * counts[r, a]
@@ -469,7 +481,7 @@ cdef class _Climb:
         cdef Py_ssize_t r, jj, i, c, s1, s2, k = self.k
         cdef Py_ssize_t width = self.n_order + 1, n_within = 0, n_contenders
         cdef double best_score = now_score, top = now_score, score, cand_df
-        cdef racc_t t1, t2, cand
+        cdef racc_t t1, t2, cand, without_source
         cdef const index_t[::1] order = self.order
         cdef const index_t[::1] sizes = self.sizes
         cdef const index_t[::1] version = self.version
@@ -486,6 +498,7 @@ cdef class _Climb:
             i = self.row_first[r]
             c = self.sit_class[i]
             t1 = self.source_term_of(i, s1, self.sit_total[i])
+            without_source = ll - terms[s1]  # the first operation of every move's sum
             for jj in range(width):
                 s2 = order[jj] if jj < n_order else new_stage
                 if s2 == s1:
@@ -495,7 +508,7 @@ cdef class _Climb:
                     t2 = target_term[c, s2]
                 else:
                     t2 = self.refit_target(i, s2, self.sit_total[i])
-                cand = ll - terms[s1] - terms[s2] + t1 + t2
+                cand = without_source - terms[s2] + t1 + t2
                 cand_df = df
                 if sizes[s1] == 1:
                     cand_df = cand_df - (k - 1)
