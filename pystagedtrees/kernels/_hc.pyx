@@ -3,7 +3,11 @@
 Each iteration tries, stage by stage (R's ``unique()`` order) and situation
 by situation, every other stage and then a new one, and makes the best
 strictly improving move.  A move changes only its two stages, so their
-refitted log-likelihood terms are cached by stage version.  Moves whose
+refitted log-likelihood terms are cached by stage version.  Situations of
+equal counts in one stage score every move alike, so an iteration scores
+each such row of situations once (a table row per (stage, counts) pair)
+and replays R's visit order over the table only where the moves that tie
+up to rounding need it.  Moves whose
 scores differ only by rounding are rescored as R scores a model (refit from
 the table rows, per-variable long-double sums, then their sum) and the
 first strictly best in R's visit order is made.
@@ -11,7 +15,7 @@ first strictly best in R's visit order is made.
 import numpy as np
 
 cimport cython
-from libc.math cimport fabs, log
+from libc.math cimport NAN, fabs, log
 
 from pystagedtrees.kernels._limits cimport HC_RIVALS, MAX_LEVELS
 from pystagedtrees.kernels._rstage cimport count_term, score_of, stage_term
@@ -24,6 +28,9 @@ from pystagedtrees.kernels._types cimport float64_t, index_t
 cdef double TIE_RTOL = 1e-13
 # memory for the cache of refitted target terms (bytes, about)
 cdef Py_ssize_t TARGET_CACHE_BYTES = 1 << 25
+# most move scores an iteration keeps by rows (32 MiB); more rows than fit
+# are scored situation by situation
+ROW_TABLE_ENTRIES = 1 << 22
 
 
 @cython.final  # direct (inlinable) method calls, no vtable
@@ -32,65 +39,96 @@ cdef class _RScorer:
 
     ``row_sit`` maps each table row to its movable situation (or -1: a fixed
     row, whose terms are computed once); ``var_lls`` holds every variable's
-    log-likelihood, this one's at ``var_pos``.
+    log-likelihood, this one's at ``var_pos``.  ``refit`` fits the stages as
+    they are; a move then changes only its two stages, so ``prepare_move``
+    refits those two and reuses the other rows' terms (the same numbers,
+    added in R's order by ``score``).
     """
     cdef const float64_t[:, ::1] row_counts
     cdef const index_t[::1] row_sit
     cdef const float64_t[::1] var_lls
     cdef Py_ssize_t var_pos
     cdef double lam, penalty
-    cdef float64_t[:, ::1] fixed_terms
-    # scratch by stage id: refitted probabilities, their logs, and which call
-    # (2 call: counts summed, 2 call + 1: normalised) filled them
+    # by level then row: the term of each row as the stages are (fixed rows'
+    # once and for all)
+    cdef float64_t[:, ::1] row_terms
+    # scratch by stage id: refitted probabilities, their logs, and which
+    # refit (2 refit: counts summed, 2 refit + 1: normalised) filled them
     cdef float64_t[:, ::1] prob
     cdef float64_t[:, ::1] logp
     cdef index_t[::1] stamp
-    cdef index_t call
+    cdef index_t n_refits
+    # each table row's stage (-1: fixed), and the movable rows by stage in
+    # row order (stage s's from stage_rows_start[s])
+    cdef index_t[::1] row_stage
+    cdef index_t[::1] stage_rows_start
+    cdef index_t[::1] stage_rows
+    # the two stages a move changes, refitted (source then target), and by
+    # level then row the terms with them, the moved situation's rows as if
+    # it stayed in the refitted source
+    cdef float64_t[:, ::1] moved_logp
+    cdef float64_t[:, ::1] moved_prob
+    cdef float64_t[:, ::1] moved_terms
+    # by level, the rows of a nonzero count (level a's from cell_start[a]),
+    # in order: only they add to a sum, a zero count's term (+-0.0) leaves
+    # it as it is
+    cdef index_t[::1] cell_start
+    cdef index_t[::1] cell_rows
+    # whether every sum of counts is exact (integers below 2**53), so that
+    # situations of equal counts moved between the same stages refit them
+    # alike, whatever their rows' order
+    cdef bint exact_sums
 
     def __init__(self, const float64_t[:, ::1] row_counts, const index_t[::1] row_sit,
                  const float64_t[:, ::1] row_prob, const float64_t[::1] var_lls,
                  Py_ssize_t var_pos, Py_ssize_t max_stages, double lam, double penalty):
-        cdef Py_ssize_t r, a, k = row_counts.shape[1]
+        cdef Py_ssize_t r, a, m = row_counts.shape[0], k = row_counts.shape[1]
         self.row_counts = row_counts
         self.row_sit = row_sit
         self.var_lls = var_lls
         self.var_pos = var_pos
         self.lam = lam
         self.penalty = penalty
-        self.fixed_terms = np.zeros((row_counts.shape[0], k))
+        self.row_terms = np.zeros((k, m))
         self.prob = np.zeros((max_stages, k))
         self.logp = np.zeros((max_stages, k))
         self.stamp = np.full(max_stages, -1, dtype=np.int64)
-        self.call = 0
+        self.n_refits = 0
+        self.row_stage = np.full(m, -1, dtype=np.int64)
+        self.stage_rows_start = np.zeros(max_stages + 1, dtype=np.int64)
+        self.stage_rows = np.zeros(max(m, 1), dtype=np.int64)
+        self.moved_logp = np.zeros((2, k))
+        self.moved_prob = np.zeros((2, k))
+        self.moved_terms = np.zeros((k, m))
+        whole = np.asarray(row_counts)
+        level, row = np.nonzero(whole.T)  # level-major: rows in order per level
+        cell_rows = np.zeros(max(len(row), 1), dtype=np.int64)
+        cell_rows[:len(row)] = row
+        self.cell_rows = cell_rows
+        self.cell_start = np.searchsorted(level, np.arange(k + 1)).astype(np.int64)
+        self.exact_sums = bool(np.all(whole == np.floor(whole))
+                               and np.abs(whole).sum() < 2.0 ** 53)
         with nogil:
-            for r in range(row_counts.shape[0]):
+            for r in range(m):
                 if row_sit[r] < 0:
                     for a in range(k):
-                        self.fixed_terms[r, a] = count_term(row_prob[r, a], row_counts[r, a])
+                        self.row_terms[a, r] = count_term(row_prob[r, a], row_counts[r, a])
 
-    cdef double score(self, const index_t[::1] sit_stage, Py_ssize_t moved, Py_ssize_t target,
-                      double df) noexcept nogil:
-        """The score with situation ``moved`` in stage ``target`` (-1: as it is):
-        the movable stages refitted from the table rows in order, the
-        variable's log-likelihood summed level by level over the rows, then
-        the variables' in order (as ``variable_loglik`` and ``rsum``)."""
-        # local views: the loops below do not reload them through self
+    cdef void refit(self, const index_t[::1] sit_stage) noexcept nogil:
+        """Refit the movable stages from the table rows in order (as R's
+        ``sevt_fit``), keep each movable row's term and list the rows by stage."""
         cdef const float64_t[:, ::1] counts = self.row_counts
-        cdef const index_t[::1] row_sit = self.row_sit
         cdef float64_t[:, ::1] prob = self.prob
-        cdef float64_t[:, ::1] logp = self.logp
         cdef index_t[::1] stamp = self.stamp
-        cdef Py_ssize_t m = counts.shape[0], k = counts.shape[1], r, a, i, s
-        cdef racc_t acc = 0.0, total = 0.0
-        cdef double denom, term
+        cdef Py_ssize_t m = counts.shape[0], k = counts.shape[1], r, a, s
         cdef index_t summed, normalised
-        self.call += 1
-        summed, normalised = 2 * self.call, 2 * self.call + 1
+        self.n_refits += 1
+        summed, normalised = 2 * self.n_refits, 2 * self.n_refits + 1
         for r in range(m):
-            i = row_sit[r]
-            if i < 0:
+            s = sit_stage[self.row_sit[r]] if self.row_sit[r] >= 0 else -1
+            self.row_stage[r] = s
+            if s < 0:
                 continue
-            s = target if i == moved else sit_stage[i]
             if stamp[s] != summed:
                 stamp[s] = summed
                 for a in range(k):
@@ -98,29 +136,119 @@ cdef class _RScorer:
             for a in range(k):
                 prob[s, a] += counts[r, a]
         for r in range(m):
-            i = row_sit[r]
-            if i < 0:
-                continue
-            s = target if i == moved else sit_stage[i]
-            if stamp[s] == summed:
+            s = self.row_stage[r]
+            if s >= 0 and stamp[s] == summed:
                 stamp[s] = normalised
-                denom = 0.0
-                for a in range(k):
-                    prob[s, a] = prob[s, a] + self.lam
-                    denom = denom + prob[s, a]
-                for a in range(k):
-                    prob[s, a] = prob[s, a] / denom
-                    logp[s, a] = log(prob[s, a]) if prob[s, a] > 0 else 0.0
+                self.normalise(&prob[s, 0], &self.logp[s, 0])
         for a in range(k):
             for r in range(m):
-                i = row_sit[r]
-                if i < 0:
-                    acc += self.fixed_terms[r, a]
+                s = self.row_stage[r]
+                if s >= 0:
+                    self.row_terms[a, r] = (self.logp[s, a] * counts[r, a]
+                                            if prob[s, a] > 0 else 0.0)
+        # the rows by stage: a stable counting sort
+        for s in range(self.stage_rows_start.shape[0]):
+            self.stage_rows_start[s] = 0
+        for r in range(m):
+            if self.row_stage[r] >= 0:
+                self.stage_rows_start[self.row_stage[r] + 1] += 1
+        for s in range(1, self.stage_rows_start.shape[0]):
+            self.stage_rows_start[s] += self.stage_rows_start[s - 1]
+        for r in range(m):
+            s = self.row_stage[r]
+            if s >= 0:
+                self.stage_rows[self.stage_rows_start[s]] = r
+                self.stage_rows_start[s] += 1
+        for s in range(self.stage_rows_start.shape[0] - 1, 0, -1):
+            self.stage_rows_start[s] = self.stage_rows_start[s - 1]
+        self.stage_rows_start[0] = 0
+
+    cdef inline void normalise(self, float64_t* prob, float64_t* logp) noexcept nogil:
+        """Summed counts to R's smoothed probabilities, and their logs."""
+        cdef Py_ssize_t a, k = self.row_counts.shape[1]
+        cdef double denom = 0.0
+        for a in range(k):
+            prob[a] = prob[a] + self.lam
+            denom = denom + prob[a]
+        for a in range(k):
+            prob[a] = prob[a] / denom
+            logp[a] = log(prob[a]) if prob[a] > 0 else 0.0
+
+    cdef void refit_moved(self, Py_ssize_t moved, Py_ssize_t source,
+                          Py_ssize_t target) noexcept nogil:
+        """``moved_prob``/``moved_logp``: the source stage without situation
+        ``moved`` and the target with it, summed in row order."""
+        cdef const float64_t[:, ::1] counts = self.row_counts
+        cdef Py_ssize_t k = counts.shape[1], a, g, h, r, from_source
+        cdef Py_ssize_t source_end = self.stage_rows_start[source + 1]
+        cdef Py_ssize_t target_end = self.stage_rows_start[target + 1]
+        for a in range(k):
+            self.moved_prob[0, a] = 0.0
+            self.moved_prob[1, a] = 0.0
+        for g in range(self.stage_rows_start[source], source_end):
+            r = self.stage_rows[g]
+            if self.row_sit[r] != moved:
+                for a in range(k):
+                    self.moved_prob[0, a] += counts[r, a]
+        # the target's rows merged with the moved situation's, in row order
+        g, h = self.stage_rows_start[source], self.stage_rows_start[target]
+        while True:
+            while g < source_end and self.row_sit[self.stage_rows[g]] != moved:
+                g += 1
+            if g == source_end and h == target_end:
+                break
+            from_source = h == target_end or (
+                g < source_end and self.stage_rows[g] < self.stage_rows[h])
+            if from_source:
+                r = self.stage_rows[g]
+                g += 1
+            else:
+                r = self.stage_rows[h]
+                h += 1
+            for a in range(k):
+                self.moved_prob[1, a] += counts[r, a]
+        self.normalise(&self.moved_prob[0, 0], &self.moved_logp[0, 0])
+        self.normalise(&self.moved_prob[1, 0], &self.moved_logp[1, 0])
+
+    cdef void prepare_move(self, Py_ssize_t moved, Py_ssize_t source,
+                           Py_ssize_t target) noexcept nogil:
+        """Refit the stages ``source`` and ``target`` for moving situation
+        ``moved`` between them, and list the rows' terms with them."""
+        cdef const float64_t[:, ::1] counts = self.row_counts
+        cdef Py_ssize_t m = counts.shape[0], k = counts.shape[1], r, a, s, side
+        self.refit_moved(moved, source, target)
+        for a in range(k):
+            for r in range(m):
+                s = self.row_stage[r]
+                if s != source and s != target:
+                    self.moved_terms[a, r] = self.row_terms[a, r]
                 else:
-                    s = target if i == moved else sit_stage[i]
-                    if prob[s, a] > 0:
-                        term = logp[s, a] * counts[r, a]
-                        acc += term
+                    side = 1 if s == target else 0
+                    self.moved_terms[a, r] = (self.moved_logp[side, a] * counts[r, a]
+                                              if self.moved_prob[side, a] > 0 else 0.0)
+
+    cdef double score(self, Py_ssize_t moved, double df) noexcept nogil:
+        """The score with situation ``moved`` moved as last prepared (-1:
+        the stages as at the last ``refit``): the variable's log-likelihood
+        summed level by level over the rows, then the variables' in order
+        (as ``variable_loglik`` and ``rsum``).  Only the cells of nonzero
+        counts are added: the others' terms are +-0.0, which leave the sum
+        (never -0.0) as it is, as does a cell of a zero probability's 0.0."""
+        cdef const float64_t[:, ::1] counts = self.row_counts
+        cdef const index_t[::1] row_sit = self.row_sit
+        cdef const index_t[::1] cell_rows = self.cell_rows
+        cdef const float64_t[:, ::1] terms = self.row_terms if moved < 0 else self.moved_terms
+        cdef Py_ssize_t k = counts.shape[1], g, r, a, i
+        cdef racc_t acc = 0.0, total = 0.0
+        cdef double term
+        for a in range(k):
+            for g in range(self.cell_start[a], self.cell_start[a + 1]):
+                r = cell_rows[g]
+                term = terms[a, r]
+                if row_sit[r] == moved and moved >= 0:
+                    term = (self.moved_logp[1, a] * counts[r, a]
+                            if self.moved_prob[1, a] > 0 else 0.0)
+                acc += term
         for i in range(self.var_lls.shape[0]):
             total += <double>acc if i == self.var_pos else self.var_lls[i]
         return score_of(<double>total, df, self.penalty)
@@ -131,6 +259,7 @@ cdef class _Climb:
     """The stages of the movable situations during the climb, and the moves
     of one iteration that tie with the best up to rounding."""
     cdef const float64_t[:, ::1] sit_counts
+    cdef float64_t[::1] sit_total
     cdef index_t[::1] sit_stage
     cdef Py_ssize_t n_sit, k
     cdef double lam
@@ -167,13 +296,30 @@ cdef class _Climb:
     cdef Py_ssize_t n_near
     cdef bint overflow
     cdef double top
+    # one iteration's rows: the situations of one class in one stage, in R's
+    # visit order of their first situation: stage position, class, first
+    # situation, how many; each situation's row (-1: skipped); and the
+    # scores of every row's moves, row by row (target positions as in
+    # ``order``, then the new stage; NaN: its own stage)
+    cdef index_t[::1] row_pos
+    cdef index_t[::1] row_class
+    cdef index_t[::1] row_first
+    cdef index_t[::1] row_size
+    cdef index_t[::1] sit_row
+    cdef index_t[::1] class_row  # a class's row in the stage being listed
+    cdef float64_t[::1] row_scores
+    cdef Py_ssize_t n_rows
 
     def __init__(self, const float64_t[:, ::1] sit_counts, const index_t[::1] sit_class,
                  index_t[::1] sit_stage, const index_t[::1] stage_order, Py_ssize_t max_stages,
-                 double lam):
-        cdef Py_ssize_t j, n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
+                 double lam, Py_ssize_t table_capacity):
+        cdef Py_ssize_t a, j, n_sit = sit_counts.shape[0], k = sit_counts.shape[1]
         cdef Py_ssize_t n_classes = 1
         self.sit_counts = sit_counts
+        self.sit_total = np.zeros(n_sit)
+        for j in range(n_sit):
+            for a in range(k):
+                self.sit_total[j] += sit_counts[j, a]
         self.sit_class = sit_class
         for j in range(n_sit):
             n_classes = max(n_classes, sit_class[j] + 1)
@@ -201,6 +347,13 @@ cdef class _Climb:
         self.grouped = np.zeros(max(n_sit, 1), dtype=np.int64)
         self.near = np.empty((HC_RIVALS, 2), dtype=np.int64)
         self.near_score = np.empty(HC_RIVALS)
+        self.row_pos = np.empty(max(n_sit, 1), dtype=np.int64)
+        self.row_class = np.empty(max(n_sit, 1), dtype=np.int64)
+        self.row_first = np.empty(max(n_sit, 1), dtype=np.int64)
+        self.row_size = np.empty(max(n_sit, 1), dtype=np.int64)
+        self.sit_row = np.empty(max(n_sit, 1), dtype=np.int64)
+        self.class_row = np.full(n_classes, -1, dtype=np.int64)
+        self.row_scores = np.empty(max(1, min(table_capacity, n_sit * (max_stages + 1))))
 
     cdef void start(self, Py_ssize_t n_stages) noexcept nogil:
         """Sum the situations' counts by stage and refit every stage."""
@@ -282,8 +435,155 @@ cdef class _Climb:
         staying one unless a move beats it by more than ``tol``), with the
         move in ``best_i``/``best_s2`` (-1: none).  ``top`` becomes the best
         score met, staying included, and ``near`` the moves within ``tol``
-        of it."""
-        cdef Py_ssize_t j, jj, g, i, c, a, s1, s2, k = self.k
+        of it when R's own scores must decide (two or more of them, or one
+        and staying), else it may be left empty.  By rows of situations
+        when their scores fit the table, else situation by situation."""
+        self.n_near = 0
+        self.overflow = False
+        self.group_situations()
+        if self.list_rows(skip_empty):
+            return self.scan_rows(now_score, tol, other_ll, df, penalty, best_i, best_s2)
+        return self.scan_situations(now_score, tol, skip_empty, other_ll, df, penalty,
+                                    best_i, best_s2)
+
+    cdef bint list_rows(self, bint skip_empty) noexcept nogil:
+        """List the rows of situations (skipping those ``scan_situations``
+        skips); whether their scores fit the table."""
+        cdef Py_ssize_t j, g, i, c, r, s1
+        self.n_rows = 0
+        for j in range(self.n_order):
+            s1 = self.order[j]
+            for g in range(self.group_start[j], self.group_start[j + 1]):
+                i = self.grouped[g]
+                if skip_empty and self.sit_total[i] == 0 and self.sizes[s1] > 1:
+                    self.sit_row[i] = -1
+                    continue
+                c = self.sit_class[i]
+                r = self.class_row[c]
+                if r < 0 or r >= self.n_rows or self.row_pos[r] != j or self.row_class[r] != c:
+                    r = self.n_rows
+                    self.n_rows += 1
+                    self.class_row[c] = r
+                    self.row_pos[r] = j
+                    self.row_class[r] = c
+                    self.row_first[r] = i
+                    self.row_size[r] = 0
+                self.row_size[r] += 1
+                self.sit_row[i] = r
+        return self.n_rows * (self.n_order + 1) <= self.row_scores.shape[0]
+
+    cdef double scan_rows(self, double now_score, double tol, double other_ll, double df,
+                          double penalty, Py_ssize_t* best_i, Py_ssize_t* best_s2) noexcept nogil:
+        """``scan`` by rows.  The situations after the first of a row score
+        as it did, so they never beat the best met by more than ``tol``:
+        the best move is found over the rows, and the visit order replayed
+        only to list the contenders or to see whether they overflow."""
+        cdef Py_ssize_t r, jj, i, c, s1, s2, k = self.k
+        cdef Py_ssize_t width = self.n_order + 1, n_within = 0, n_contenders
+        cdef double best_score = now_score, top = now_score, score, cand_df
+        cdef racc_t t1, t2, cand, without_source
+        cdef const index_t[::1] order = self.order
+        cdef const index_t[::1] sizes = self.sizes
+        cdef const index_t[::1] version = self.version
+        cdef const racc_t[::1] terms = self.terms
+        cdef const racc_t[:, ::1] target_term = self.target_term
+        cdef const index_t[:, ::1] target_version = self.target_version
+        cdef float64_t[::1] scores = self.row_scores
+        cdef Py_ssize_t n_order = self.n_order, cached = self.cached, new_stage = self.new_stage
+        cdef racc_t ll = self.ll
+        best_i[0] = -1
+        best_s2[0] = -1
+        for r in range(self.n_rows):
+            s1 = order[self.row_pos[r]]
+            i = self.row_first[r]
+            c = self.sit_class[i]
+            t1 = self.source_term_of(i, s1, self.sit_total[i])
+            without_source = ll - terms[s1]  # the first operation of every move's sum
+            for jj in range(width):
+                s2 = order[jj] if jj < n_order else new_stage
+                if s2 == s1:
+                    scores[r * width + jj] = NAN  # compares as a move never tried
+                    continue
+                if s2 < cached and target_version[c, s2] == version[s2]:
+                    t2 = target_term[c, s2]
+                else:
+                    t2 = self.refit_target(i, s2, self.sit_total[i])
+                cand = without_source - terms[s2] + t1 + t2
+                cand_df = df
+                if sizes[s1] == 1:
+                    cand_df = cand_df - (k - 1)
+                if sizes[s2] == 0:
+                    cand_df = cand_df + (k - 1)
+                score = score_of(other_ll + <double>cand, cand_df, penalty)
+                scores[r * width + jj] = score
+                if score >= now_score - tol:
+                    n_within += self.row_size[r]
+                if score > top:
+                    top = score
+                if score > best_score + tol:
+                    best_score = score
+                    best_i[0] = i
+                    best_s2[0] = s2
+        self.top = top
+        # R's visit notes every move within tol of the best met so far: at
+        # most the moves within tol of staying
+        n_contenders = self.count_at_least(top - tol)
+        if n_within > HC_RIVALS:
+            self.overflow = n_contenders > HC_RIVALS or self.count_notes(now_score, tol) > HC_RIVALS
+        if not self.overflow and n_contenders + self.stays_contender(now_score, tol) >= 2:
+            self.list_contenders(top - tol)
+        return best_score
+
+    cdef Py_ssize_t count_at_least(self, double level) noexcept nogil:
+        """How many moves score at least ``level`` (counting stops past HC_RIVALS)."""
+        cdef Py_ssize_t r, jj, width = self.n_order + 1, n = 0
+        for r in range(self.n_rows):
+            for jj in range(width):
+                if self.row_scores[r * width + jj] >= level:
+                    n += self.row_size[r]
+                    if n > HC_RIVALS:
+                        return n
+        return n
+
+    cdef Py_ssize_t count_notes(self, double now_score, double tol) noexcept nogil:
+        """How many moves R's visit notes as within ``tol`` of the best met
+        so far (counting stops past HC_RIVALS)."""
+        cdef Py_ssize_t g, r, jj, width = self.n_order + 1, n = 0
+        cdef double top = now_score, score
+        for g in range(self.group_start[self.n_order]):
+            r = self.sit_row[self.grouped[g]]
+            if r < 0:
+                continue
+            for jj in range(width):
+                score = self.row_scores[r * width + jj]
+                if score >= top - tol:
+                    n += 1
+                    if n > HC_RIVALS:
+                        return n
+                    if score > top:
+                        top = score
+        return n
+
+    cdef void list_contenders(self, double level) noexcept nogil:
+        """``near``: the moves scoring at least ``level``, in R's visit order
+        (at most HC_RIVALS of them)."""
+        cdef Py_ssize_t g, i, r, jj, width = self.n_order + 1
+        for g in range(self.group_start[self.n_order]):
+            i = self.grouped[g]
+            r = self.sit_row[i]
+            if r < 0:
+                continue
+            for jj in range(width):
+                if self.row_scores[r * width + jj] >= level:
+                    self.near[self.n_near, 0] = i
+                    self.near[self.n_near, 1] = self.order[jj] if jj < self.n_order else self.new_stage
+                    self.n_near += 1
+
+    cdef double scan_situations(self, double now_score, double tol, bint skip_empty,
+                                double other_ll, double df, double penalty, Py_ssize_t* best_i,
+                                Py_ssize_t* best_s2) noexcept nogil:
+        """``scan`` situation by situation."""
+        cdef Py_ssize_t j, jj, g, i, c, s1, s2, k = self.k
         cdef double best_score = now_score, top = now_score, score, cand_df, row_total
         cdef racc_t t1, t2, cand
         # the inner loop reads local views (no reload through self per move)
@@ -297,16 +597,11 @@ cdef class _Climb:
         cdef racc_t ll = self.ll
         best_i[0] = -1
         best_s2[0] = -1
-        self.n_near = 0
-        self.overflow = False
-        self.group_situations()
         for j in range(n_order):
             s1 = order[j]
             for g in range(self.group_start[j], self.group_start[j + 1]):
                 i = self.grouped[g]
-                row_total = 0.0
-                for a in range(k):
-                    row_total += self.sit_counts[i, a]
+                row_total = self.sit_total[i]
                 if row_total == 0 and sizes[s1] > 1 and skip_empty:
                     # it changes the df only when it empties its stage:
                     # never strictly better, so never R's choice
@@ -420,18 +715,36 @@ cdef class _Climb:
 cdef double _settle_as_r(_Climb climb, _RScorer scorer, double staying, double df,
                          Py_ssize_t* best_i, Py_ssize_t* best_s2) noexcept nogil:
     """Among the contenders (and staying, scored ``staying``), the first
-    strictly best by R's own scores, in R's visit order; its score."""
-    cdef Py_ssize_t g, i, s2
-    cdef double exact, best_exact = staying
+    strictly best by R's own scores, in R's visit order; its score
+    (``scorer`` refitted to the stages as they are).  Contenders of equal
+    counts moved between the same stages share one refit when the sums of
+    counts are exact."""
+    cdef double exact[HC_RIVALS]
+    cdef bint scored[HC_RIVALS]
+    cdef Py_ssize_t g, h, i, s1, s2
+    cdef double best_exact = staying
+    for g in range(climb.n_near):
+        scored[g] = False
+    for g in range(climb.n_near):
+        if scored[g]:
+            continue
+        i, s2 = climb.near[g, 0], climb.near[g, 1]
+        s1 = climb.sit_stage[i]
+        scorer.prepare_move(i, s1, s2)
+        for h in range(g, climb.n_near):
+            if h == g or (scorer.exact_sums and not scored[h]
+                          and climb.near[h, 1] == s2
+                          and climb.sit_stage[climb.near[h, 0]] == s1
+                          and climb.sit_class[climb.near[h, 0]] == climb.sit_class[i]):
+                exact[h] = scorer.score(climb.near[h, 0],
+                                        climb.moved_df(climb.near[h, 0], s2, df))
+                scored[h] = True
     best_i[0] = -1
     for g in range(climb.n_near):
-        i = climb.near[g, 0]
-        s2 = climb.near[g, 1]
-        exact = scorer.score(climb.sit_stage, i, s2, climb.moved_df(i, s2, df))
-        if exact > best_exact:
-            best_exact = exact
-            best_i[0] = i
-            best_s2[0] = s2
+        if exact[g] > best_exact:
+            best_exact = exact[g]
+            best_i[0] = climb.near[g, 0]
+            best_s2[0] = climb.near[g, 1]
     return best_exact
 
 
@@ -441,7 +754,8 @@ def move_situations(const float64_t[:, ::1] sit_counts, const index_t[::1] sit_c
                     double lam, double other_ll, double start_score, double df, double penalty,
                     long max_iter, index_t[:, ::1] moves, const float64_t[:, ::1] row_counts,
                     const index_t[::1] row_sit, const float64_t[:, ::1] row_prob,
-                    const float64_t[::1] var_lls, Py_ssize_t var_pos):
+                    const float64_t[::1] var_lls, Py_ssize_t var_pos,
+                    Py_ssize_t row_table_entries=ROW_TABLE_ENTRIES):
     """Hill climbing moving one situation at a time to another stage (R: ``stages_hc``).
 
     Parameters
@@ -467,6 +781,9 @@ def move_situations(const float64_t[:, ::1] sit_counts, const index_t[::1] sit_c
         ties: the variable's table rows in order, each row's movable
         situation (or -1, and then its probabilities in ``row_prob``), and
         every variable's log-likelihood (this one's at ``var_pos``).
+    row_table_entries : room for the move scores of an iteration's rows of
+        situations of equal counts in one stage (0: always score situation
+        by situation; the moves made are the same).
 
     When the best moves (or the best and staying) differ only by rounding,
     R's choice rests on its own rounding: they are rescored as R scores a
@@ -479,7 +796,7 @@ def move_situations(const float64_t[:, ::1] sit_counts, const index_t[::1] sit_c
     # every live stage holds a situation, and emptied ids are reused
     cdef Py_ssize_t max_stages = n_stages + sit_counts.shape[0] + 1
     cdef _Climb climb = _Climb(sit_counts, sit_class, sit_stage, stage_order, max_stages,
-                                 lam)
+                               lam, row_table_entries)
     cdef _RScorer scorer = _RScorer(row_counts, row_sit, row_prob, var_lls, var_pos,
                                     max_stages, lam, penalty)
     cdef Py_ssize_t n_moves = 0, best_i, best_s2
@@ -499,7 +816,8 @@ def move_situations(const float64_t[:, ::1] sit_counts, const index_t[::1] sit_c
                                     &best_i, &best_s2)
             if climb.n_near + climb.stays_contender(now_score, tol) >= 2:
                 # R's own scores decide
-                staying = start_score if n_moves == 0 else scorer.score(sit_stage, -1, -1, df)
+                scorer.refit(sit_stage)
+                staying = start_score if n_moves == 0 else scorer.score(-1, df)
                 best_score = _settle_as_r(climb, scorer, staying, df, &best_i, &best_s2)
             if best_i < 0:
                 break

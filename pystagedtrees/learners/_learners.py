@@ -28,7 +28,7 @@ from pystagedtrees.kernels._bhc import backward_join, settle_joins
 from pystagedtrees.kernels._bj import BYTES_PER_STAGE as BJ_BYTES_PER_STAGE
 from pystagedtrees.kernels._bj import BYTES_PER_STAGE_LEVEL as BJ_BYTES_PER_STAGE_LEVEL
 from pystagedtrees.kernels._bj import DISTANCE_CODES, backward_join_distance
-from pystagedtrees.kernels._hc import move_situations
+from pystagedtrees.kernels._hc import ROW_TABLE_ENTRIES, move_situations
 from pystagedtrees.kernels._stage_scores import join_probabilities, max_levels, variable_loglik
 from pystagedtrees.learners._rows import distinct_rows
 from pystagedtrees.model._sevt import Sevt, check_sevt
@@ -510,8 +510,9 @@ def _check_movable(model, i, free):
 
 def _hc_steps(model, positions, ignore, masks=None):
     """What stages_hc allocates per variable: tables over its movable
-    situations and the stages they may form (at most one more each), and a
-    cache of move terms bounded by the kernel (32 MiB).  ``masks``: each
+    situations and the stages they may form (at most one more each), a
+    cache of move terms and a table of move scores, both bounded by the
+    kernel (32 MiB each).  ``masks``: each
     variable's :func:`free_stage_mask`, when the caller has them."""
     for at, i in enumerate(positions):
         _check_levels(model, i)
@@ -528,7 +529,8 @@ def _hc_steps(model, positions, ignore, masks=None):
 
 def _hc_bytes(n_stages, n_sit, k):
     max_stages = n_stages + n_sit + 1
-    return 8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 16)) + (1 << 25)
+    score_table = min(ROW_TABLE_ENTRIES, n_sit * (max_stages + 1))
+    return 8 * (max_stages * (3 * k + 9) + n_sit * (2 * k + 22) + score_table) + (1 << 25)
 
 
 def _movable_situations(model, i, free):

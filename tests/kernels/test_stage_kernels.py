@@ -349,6 +349,56 @@ def test_move_situations_is_r_stages_hc(seed, n_sit, k, lam, max_iter, repeated)
     assert got_df == other_df + len(set(want_stage)) * (k - 1)
 
 
+def _climb(counts, sit_class, stage, lam, max_iter, row_table_entries, shuffled_rows):
+    """move_situations over situations whose table rows are given in a
+    shuffled order (or not); its moves and final stages."""
+    from pystagedtrees.kernels._hc import move_situations
+    n_sit, k = counts.shape
+    rng = np.random.default_rng(n_sit)
+    row_sit = rng.permutation(n_sit) if shuffled_rows else np.arange(n_sit)
+    row_counts = np.ascontiguousarray(counts[row_sit])
+    n_stages = int(stage.max()) + 1
+    var_lls = np.array([-120.5, -1.0, -30.25])
+    penalty = math.log(5.0 * n_sit)
+    df = 4.0 + n_stages * (k - 1)
+    start = r_refit_score(row_counts, stage[row_sit], lam, var_lls, 1, df, penalty)
+    sit_stage = stage.copy()
+    moves = np.empty((max_iter, 3), dtype=np.int64)
+    n_moves, got_df = move_situations(
+        counts, sit_class, sit_stage, np.arange(n_stages, dtype=np.int64), n_stages, lam,
+        r_sum([var_lls[0], var_lls[2]]), start, df, penalty, max_iter, moves, row_counts,
+        row_sit.astype(np.int64), np.zeros_like(row_counts), var_lls, 1, row_table_entries)
+    return moves[:n_moves].tolist(), sit_stage.tolist(), got_df
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, hst.integers(2, 120), hst.integers(2, 3), hst.sampled_from([0.0, 0.5, 1.0]),
+       hst.integers(1, 6), hst.booleans(), hst.booleans(), hst.booleans())
+def test_move_situations_by_rows_is_by_situations(seed, n_sit, k, lam, n_distinct, fractional,
+                                                   shuffled_rows, small_table):
+    """Scoring each row of situations of equal counts once (and sharing R's
+    refits among them) moves as scoring situation by situation: many
+    situations of few distinct counts tie, in R's arithmetic too."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(0, 6, size=(n_distinct, k)).astype(float)
+    if fractional:  # sums of counts no longer exact: no shared refits
+        distinct = distinct * 0.1
+    counts = distinct[rng.integers(0, n_distinct, size=n_sit)]
+    counts[rng.random(n_sit) < 0.1] = 0.0
+    sit_class = np.unique(counts, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    stage = np.zeros(n_sit, dtype=np.int64)
+    if rng.random() < 0.5:  # a few stages to start from, ids by first appearance
+        raw = rng.integers(0, 3, size=n_sit)
+        _, first, stage = np.unique(raw, return_index=True, return_inverse=True)
+        stage = np.argsort(np.argsort(first))[stage].astype(np.int64)
+    max_iter = 10 * n_sit + 10
+    # a small table: rows past it are scored situation by situation
+    by_rows = _climb(counts, sit_class, stage, lam, max_iter, 3 * n_sit if small_table else 1 << 22,
+                     shuffled_rows)
+    by_situations = _climb(counts, sit_class, stage, lam, max_iter, 0, shuffled_rows)
+    assert by_rows == by_situations
+
+
 @settings(max_examples=200, deadline=None)
 @given(hst.integers(2, 40), hst.data())
 def test_settle_joins_follows_every_join_to_the_stage_left(m, data):
