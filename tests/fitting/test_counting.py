@@ -32,14 +32,22 @@ def counted_by_hand(codes, n_levels, weights):
     return situations, counts
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=hst.integers(0, 2**32 - 1), n_rows=hst.integers(0, 60),
-       n_levels=hst.lists(hst.integers(1, 4), min_size=1, max_size=6))
-def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_levels):
-    rng = np.random.default_rng(seed)
-    codes = np.asfortranarray(
+def random_codes(rng, n_rows, n_levels):
+    """Codes of ``n_rows`` rows in column order, some missing (-1)."""
+    return np.asfortranarray(
         np.column_stack([rng.integers(-1, k, size=n_rows) for k in n_levels]).astype(np.int32)
         .reshape(n_rows, len(n_levels)))
+
+
+small_trees = given(seed=hst.integers(0, 2**32 - 1), n_rows=hst.integers(0, 60),
+                    n_levels=hst.lists(hst.integers(1, 4), min_size=1, max_size=6))
+
+
+@settings(max_examples=60, deadline=None)
+@small_trees
+def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_levels):
+    rng = np.random.default_rng(seed)
+    codes = random_codes(rng, n_rows, n_levels)
     weights = rng.random(n_rows) * rng.integers(0, 3, size=n_rows)  # fractional, some zero
     want_situations, want_counts = counted_by_hand(codes, n_levels, weights)
     assert _counting.fits_dense(n_levels)
@@ -61,16 +69,12 @@ def test_dense_and_path_order_counting_give_the_same_tables(seed, n_rows, n_leve
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=hst.integers(0, 2**32 - 1), n_rows=hst.integers(0, 60),
-       n_levels=hst.lists(hst.integers(1, 4), min_size=1, max_size=6))
+@small_trees
 def test_rows_of_weight_one_counted_in_one_pass_give_the_same_tables(seed, n_rows, n_levels):
-    rng = np.random.default_rng(seed)
-    codes = np.asfortranarray(
-        np.column_stack([rng.integers(-1, k, size=n_rows) for k in n_levels]).astype(np.int32)
-        .reshape(n_rows, len(n_levels)))
+    codes = random_codes(np.random.default_rng(seed), n_rows, n_levels)
     assert _counting.counts_unit_dense(n_levels)
     situations, counts = _counting.count_dense_unit(codes.astype(np.int8, order="F"), n_levels)
-    want_situations, want_counts, _ = _counting.count_paths(codes, n_levels, np.ones(n_rows))
+    want_situations, want_counts = counted_by_hand(codes, n_levels, np.ones(n_rows))
     for i in range(len(n_levels)):
         np.testing.assert_array_equal(situations[i], want_situations[i])
         np.testing.assert_array_equal(counts[i], want_counts[i])
