@@ -419,6 +419,26 @@ cdef class _Climb:
             self.target_version[self.sit_class[i], s2] = self.version[s2]
         return term
 
+    cdef inline double move_score(self, Py_ssize_t i, Py_ssize_t c, Py_ssize_t s1, Py_ssize_t s2,
+                                  racc_t t1, racc_t without_source, double other_ll, double df,
+                                  double penalty) noexcept nogil:
+        """The score of moving situation ``i`` (of counts class ``c``) from
+        stage ``s1`` to ``s2``, given what ``s1`` keeps (``t1``) and the
+        log-likelihood without ``s1``'s term (``without_source``): R's sum,
+        term by term in its order."""
+        cdef racc_t t2
+        cdef double cand_df = df
+        if s2 < self.cached and self.target_version[c, s2] == self.version[s2]:
+            t2 = self.target_term[c, s2]
+        else:
+            t2 = self.refit_target(i, s2, self.sit_total[i])
+        if self.sizes[s1] == 1:
+            cand_df = cand_df - (self.k - 1)
+        if self.sizes[s2] == 0:
+            cand_df = cand_df + (self.k - 1)
+        return score_of(other_ll + <double>(without_source - self.terms[s2] + t1 + t2),
+                        cand_df, penalty)
+
     cdef inline void note_contender(self, Py_ssize_t i, Py_ssize_t s2, double score) noexcept nogil:
         if self.n_near < HC_RIVALS:
             self.near[self.n_near, 0] = i
@@ -478,18 +498,14 @@ cdef class _Climb:
         as it did, so they never beat the best met by more than ``tol``:
         the best move is found over the rows, and the visit order replayed
         only to list the contenders or to see whether they overflow."""
-        cdef Py_ssize_t r, jj, i, c, s1, s2, k = self.k
+        cdef Py_ssize_t r, jj, i, c, s1, s2
         cdef Py_ssize_t width = self.n_order + 1, n_within = 0, n_contenders
-        cdef double best_score = now_score, top = now_score, score, cand_df
-        cdef racc_t t1, t2, cand, without_source
+        cdef double best_score = now_score, top = now_score, score
+        cdef racc_t t1, without_source
         cdef const index_t[::1] order = self.order
-        cdef const index_t[::1] sizes = self.sizes
-        cdef const index_t[::1] version = self.version
         cdef const racc_t[::1] terms = self.terms
-        cdef const racc_t[:, ::1] target_term = self.target_term
-        cdef const index_t[:, ::1] target_version = self.target_version
         cdef float64_t[::1] scores = self.row_scores
-        cdef Py_ssize_t n_order = self.n_order, cached = self.cached, new_stage = self.new_stage
+        cdef Py_ssize_t n_order = self.n_order, new_stage = self.new_stage
         cdef racc_t ll = self.ll
         best_i[0] = -1
         best_s2[0] = -1
@@ -504,17 +520,7 @@ cdef class _Climb:
                 if s2 == s1:
                     scores[r * width + jj] = NAN  # compares as a move never tried
                     continue
-                if s2 < cached and target_version[c, s2] == version[s2]:
-                    t2 = target_term[c, s2]
-                else:
-                    t2 = self.refit_target(i, s2, self.sit_total[i])
-                cand = without_source - terms[s2] + t1 + t2
-                cand_df = df
-                if sizes[s1] == 1:
-                    cand_df = cand_df - (k - 1)
-                if sizes[s2] == 0:
-                    cand_df = cand_df + (k - 1)
-                score = score_of(other_ll + <double>cand, cand_df, penalty)
+                score = self.move_score(i, c, s1, s2, t1, without_source, other_ll, df, penalty)
                 scores[r * width + jj] = score
                 if score >= now_score - tol:
                     n_within += self.row_size[r]
@@ -583,18 +589,12 @@ cdef class _Climb:
                                 double other_ll, double df, double penalty, Py_ssize_t* best_i,
                                 Py_ssize_t* best_s2) noexcept nogil:
         """``scan`` situation by situation."""
-        cdef Py_ssize_t j, jj, g, i, c, s1, s2, k = self.k
-        cdef double best_score = now_score, top = now_score, score, cand_df, row_total
-        cdef racc_t t1, t2, cand
-        # the inner loop reads local views (no reload through self per move)
+        cdef Py_ssize_t j, jj, g, i, c, s1, s2
+        cdef double best_score = now_score, top = now_score, score, row_total
+        cdef racc_t t1, without_source
         cdef const index_t[::1] order = self.order
         cdef const index_t[::1] sizes = self.sizes
-        cdef const index_t[::1] version = self.version
-        cdef const racc_t[::1] terms = self.terms
-        cdef const racc_t[:, ::1] target_term = self.target_term
-        cdef const index_t[:, ::1] target_version = self.target_version
-        cdef Py_ssize_t n_order = self.n_order, cached = self.cached, new_stage = self.new_stage
-        cdef racc_t ll = self.ll
+        cdef Py_ssize_t n_order = self.n_order, new_stage = self.new_stage
         best_i[0] = -1
         best_s2[0] = -1
         for j in range(n_order):
@@ -608,22 +608,13 @@ cdef class _Climb:
                     continue
                 # what the source stage keeps does not depend on the target
                 t1 = self.source_term_of(i, s1, row_total)
+                without_source = self.ll - self.terms[s1]  # the first operation of every move's sum
                 c = self.sit_class[i]
                 for jj in range(n_order + 1):
                     s2 = order[jj] if jj < n_order else new_stage
                     if s2 == s1:
                         continue
-                    if s2 < cached and target_version[c, s2] == version[s2]:
-                        t2 = target_term[c, s2]
-                    else:
-                        t2 = self.refit_target(i, s2, row_total)
-                    cand = ll - terms[s1] - terms[s2] + t1 + t2
-                    cand_df = df
-                    if sizes[s1] == 1:
-                        cand_df = cand_df - (k - 1)
-                    if sizes[s2] == 0:
-                        cand_df = cand_df + (k - 1)
-                    score = score_of(other_ll + <double>cand, cand_df, penalty)
+                    score = self.move_score(i, c, s1, s2, t1, without_source, other_ll, df, penalty)
                     if score >= top - tol:  # a contender, so far
                         self.note_contender(i, s2, score)
                         if score > top:
