@@ -10,6 +10,7 @@ from libc.stdlib cimport free, malloc
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from pystagedtrees.kernels._bnc_cpt cimport fold_cpt_logs
+from pystagedtrees.kernels._hash cimport mix64
 from pystagedtrees.kernels._types cimport code_t, flag_t, float64_t, index_t
 
 # R's max.col treats entries within this relative distance as tied.
@@ -415,14 +416,6 @@ def fold_cells(const code_t[:, ::1] codes, const index_t[::1] levels,
     return _cells_by_key(_row_keys(codes, place), span, pooled, fold, cell, first, table)
 
 
-cdef inline uint64_t _mix64(uint64_t h) noexcept nogil:
-    """Spread the bits of ``h`` down to the low ones (a table's slot)."""
-    h ^= h >> 31
-    h *= <uint64_t>0xbf58476d1ce4e5b9
-    h ^= h >> 29
-    return h
-
-
 cdef _row_keys(const code_t[:, ::1] codes, const uint64_t[::1] place):
     """Each row's codes as one number: the sum of (code + 1) times its place."""
     cdef Py_ssize_t n = codes.shape[0], p = codes.shape[1], r, j
@@ -452,7 +445,7 @@ cdef Py_ssize_t _cells_by_key(const uint64_t[::1] row_key, uint64_t span,
     with nogil:
         for i in range(n):
             key = row_key[pooled[i]] + <uint64_t>fold[i] * span
-            slot = <Py_ssize_t>(_mix64(key * <uint64_t>0x9e3779b97f4a7c15) & <uint64_t>(size - 1))
+            slot = <Py_ssize_t>(mix64(key) & <uint64_t>(size - 1))
             while True:
                 at = table[slot]
                 if at < 0:
@@ -493,7 +486,7 @@ cdef Py_ssize_t _cells_by_codes(const code_t[:, ::1] codes, const index_t[::1] p
             h = <uint64_t>fold[i] * <uint64_t>0x9e3779b97f4a7c15
             for j in range(p):
                 h += <uint64_t><uint32_t>codes[row, j] * weights[j]
-            slot = <Py_ssize_t>(_mix64(h) & <uint64_t>(size - 1))
+            slot = <Py_ssize_t>(mix64(h) & <uint64_t>(size - 1))
             while True:
                 at = table[slot]
                 if at < 0:
